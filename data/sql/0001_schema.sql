@@ -1,0 +1,166 @@
+-- 0001_schema.sql: the crawltop task store, base tables.
+--
+-- Applied by `crawltop migrate` inside one transaction, after the migrator
+-- has created the schema `crawltop` and `crawltop.schema_version`.
+-- Names follow the seeds: domains, pages (seed 000), jobs (seeds 000, 001),
+-- tasks (all seeds). Scores use SPEC.md's one scale: 0..100, higher is more
+-- urgent; job priority 1..10, 1 first.
+
+-- The longest path or URL the store accepts, in bytes. A 10 KB URL is an
+-- input error, not something to store.
+CREATE FUNCTION crawltop.max_url_bytes() RETURNS integer
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT 2048';
+
+-- A page path: starts with '/', at most max_url_bytes() bytes, no white
+-- space, no control characters, no fragment ('#').
+CREATE FUNCTION crawltop.path_ok(p text) RETURNS boolean
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+	SELECT p IS NOT NULL
+	   AND octet_length(p) <= crawltop.max_url_bytes()
+	   AND p ~ '^/[^[:space:][:cntrl:]#]*$'
+$$;
+
+-- An absolute http(s) URL: scheme, host, optional path; same limits.
+CREATE FUNCTION crawltop.url_ok(u text) RETURNS boolean
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+	SELECT u IS NOT NULL
+	   AND octet_length(u) <= crawltop.max_url_bytes()
+	   AND u ~ '^https?://[^[:space:][:cntrl:]/?#]+(/[^[:space:][:cntrl:]]*)?$'
+$$;
+
+-- Live tunables, versioned: a change inserts a new row; the highest version
+-- is current. `value` mirrors struct ct_settings (settings.h) plus the
+-- store's own keys under "store".
+CREATE TABLE crawltop.settings (
+	version    integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	value      jsonb NOT NULL CHECK (jsonb_typeof(value) = 'object'),
+	created_at timestamptz NOT NULL DEFAULT now(),
+	created_by text NOT NULL DEFAULT current_user,
+	note       text
+);
+
+INSERT INTO crawltop.settings (value, note) VALUES (
+	'{"classes":   {"p0": 80, "p1": 60, "p2": 40},
+	  "hierarchy": {"root": 1.0, "sitemap": 0.5, "decay": 0.8, "floor": 0.1},
+	  "default_priority": 5,
+	  "store": {"lease_seconds": 30, "max_retries": 3,
+	            "retry_base_seconds": 10, "retry_max_seconds": 600}}',
+	'defaults (0001_schema.sql)');
+
+-- Append-only record of every operator change (who, what, before, after).
+CREATE TABLE crawltop.audit_log (
+	id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	at               timestamptz NOT NULL DEFAULT now(),
+	db_role          text NOT NULL DEFAULT current_user,
+	application_name text NOT NULL
+		DEFAULT coalesce(current_setting('application_name', true), ''),
+	action           text NOT NULL,
+	job_id           bigint,
+	before           jsonb,
+	after            jsonb,
+	rows_affected    bigint NOT NULL DEFAULT 0
+);
+
+-- A site. `name` is a host name (lower case letters, digits, '-', '.',
+-- optionally ":port"); nothing else can reach SQL or a URL through it.
+CREATE TABLE crawltop.domains (
+	id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	name       text NOT NULL UNIQUE,
+	created_at timestamptz NOT NULL DEFAULT now(),
+	CONSTRAINT domains_name_valid CHECK (
+		name ~ '^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?$'
+		AND length(name) <= 253)
+);
+
+-- A page of a site. priority_score is seed 000's hierarchy score, 0..1
+-- (double precision per SPEC.md); it never decreases. NaN fails the CHECK
+-- (PostgreSQL orders NaN above every number).
+CREATE TABLE crawltop.pages (
+	id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	domain_id      bigint NOT NULL REFERENCES crawltop.domains (id),
+	path           text NOT NULL,
+	priority_score double precision NOT NULL DEFAULT 0
+		CHECK (priority_score >= 0 AND priority_score <= 1),
+	created_at     timestamptz NOT NULL DEFAULT now(),
+	UNIQUE (domain_id, path),
+	CONSTRAINT pages_path_valid CHECK (crawltop.path_ok(path))
+);
+
+-- A crawl of one domain. priority 1..10 (seed 001, 1 first); the mode says
+-- how its tasks are scored (SPEC.md); total_pages counts its tasks.
+CREATE TABLE crawltop.jobs (
+	id                  bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	name                text NOT NULL UNIQUE,
+	domain_id           bigint NOT NULL REFERENCES crawltop.domains (id),
+	priority            smallint NOT NULL DEFAULT 5
+		CHECK (priority BETWEEN 1 AND 10),
+	prioritization_mode text NOT NULL DEFAULT 'hierarchy'
+		CHECK (prioritization_mode IN ('fifo', 'hierarchy', 'frontier',
+			'discovery', 'freshness', 'importance')),
+	total_pages         integer NOT NULL DEFAULT 0 CHECK (total_pages >= 0),
+	status              text NOT NULL DEFAULT 'pending'
+		CHECK (status IN ('pending', 'running', 'paused', 'completed',
+			'cancelled')),
+	max_retries         smallint NOT NULL DEFAULT 3
+		CHECK (max_retries BETWEEN 0 AND 100),
+	created_at          timestamptz NOT NULL DEFAULT now(),
+	updated_at          timestamptz NOT NULL DEFAULT now(),
+	CONSTRAINT jobs_name_valid CHECK (name ~ '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$')
+);
+
+-- One page to fetch for one job.
+--
+-- job_priority is jobs.priority copied in (kept in sync by the functions
+-- that change a job) so that one index can hand out tasks of ALL jobs in
+-- SPEC.md's order with a range scan and no Sort. A paused job's pending
+-- tasks carry priority + 100, outside the 1..10 range every claim scans.
+--
+-- Lease: a running task belongs to lease_owner until lease_expires_at. A
+-- lease without owner is a retry waiting for its backoff; either way, an
+-- expired lease returns the task to pending (crawltop.claim does that).
+CREATE TABLE crawltop.tasks (
+	id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	job_id           bigint NOT NULL REFERENCES crawltop.jobs (id)
+		ON DELETE CASCADE,
+	page_id          bigint NOT NULL REFERENCES crawltop.pages (id),
+	status           text NOT NULL DEFAULT 'pending'
+		CHECK (status IN ('pending', 'running', 'completed', 'failed',
+			'skipped')),
+	job_priority     smallint NOT NULL
+		CHECK (job_priority BETWEEN 1 AND 10
+		       OR job_priority BETWEEN 101 AND 110),
+	score            double precision NOT NULL DEFAULT 0
+		CHECK (score >= 0 AND score <= 100),
+	class            smallint NOT NULL DEFAULT 3 CHECK (class BETWEEN 0 AND 3),
+	source_type      text NOT NULL DEFAULT 'other'
+		CHECK (source_type IN ('sitemap', 'link', 'manual', 'other')),
+	source_url       text CHECK (source_url IS NULL OR crawltop.url_ok(source_url)),
+	source_page_id   bigint REFERENCES crawltop.pages (id),
+	depth            integer CHECK (depth >= 0),
+	type             text CHECK (type ~ '^[A-Za-z0-9_-]{1,32}$'),
+	discovery_method text CHECK (discovery_method ~ '^[A-Za-z0-9_-]{1,32}$'),
+	retry_count      smallint NOT NULL DEFAULT 0 CHECK (retry_count >= 0),
+	last_error       text,
+	-- discovery time: clock_timestamp(), so tasks of one batch keep their
+	-- order in the array (ties are then broken by id)
+	created_at       timestamptz NOT NULL DEFAULT clock_timestamp(),
+	started_at       timestamptz,
+	completed_at     timestamptz,
+	lease_owner      text,
+	lease_expires_at timestamptz,
+	UNIQUE (job_id, page_id),
+	CONSTRAINT tasks_lease_only_running CHECK (
+		status = 'running' OR (lease_owner IS NULL AND lease_expires_at IS NULL)),
+	CONSTRAINT tasks_running_has_lease CHECK (
+		status <> 'running' OR lease_expires_at IS NOT NULL)
+);
+
+-- Claims from all jobs: SPEC.md's order exactly, pending tasks only.
+CREATE INDEX tasks_claim_all ON crawltop.tasks
+	(job_priority, score DESC, created_at, id) WHERE status = 'pending';
+-- Claims from one job.
+CREATE INDEX tasks_claim_job ON crawltop.tasks
+	(job_id, score DESC, created_at, id) WHERE status = 'pending';
+-- Expired leases (and retries whose backoff is over), oldest first.
+CREATE INDEX tasks_lease ON crawltop.tasks (lease_expires_at)
+	WHERE status = 'running';

@@ -1,0 +1,337 @@
+-- 0002_enqueue.sql: creating jobs and enqueueing discovered pages.
+--
+-- These are the functions a crawler in any language calls. Every input is
+-- checked before anything is written, and a refusal raises an error whose
+-- message names the value and the rule, with a SQLSTATE a program can test:
+--   P0002  a job or page that does not exist
+--   22003  a number out of range (priority 0 or 11, a NaN score)
+--   22023  any other invalid value (a malformed path, a bad name)
+--   23505  a job name that is taken
+--   55000  a job whose state forbids the change (cancelled, completed)
+-- A refused call changes nothing (it is one statement, hence atomic).
+
+-- The current value of one setting, e.g. crawltop.setting('{store,lease_seconds}').
+CREATE FUNCTION crawltop.setting(p_path text[]) RETURNS jsonb
+	LANGUAGE sql STABLE AS $$
+	SELECT value #> p_path FROM crawltop.settings ORDER BY version DESC LIMIT 1
+$$;
+
+-- Class of a score given the P0/P1/P2 lower bounds (SPEC.md: half-open).
+CREATE FUNCTION crawltop.class_of(p_score double precision,
+		p0 double precision, p1 double precision, p2 double precision)
+	RETURNS smallint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+	SELECT (CASE WHEN p_score >= p0 THEN 0 WHEN p_score >= p1 THEN 1
+		     WHEN p_score >= p2 THEN 2 ELSE 3 END)::smallint
+$$;
+
+-- A value shortened and quoted for an error message.
+CREATE FUNCTION crawltop.shown(p text) RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+	SELECT CASE WHEN p IS NULL THEN 'NULL'
+		    WHEN length(p) <= 80 THEN quote_literal(p)
+		    ELSE quote_literal(left(p, 80)) || '... (' ||
+			 octet_length(p) || ' bytes)' END
+$$;
+
+-- Refuse a priority outside 1..10 (seed 001: never clamped).
+CREATE FUNCTION crawltop.check_priority(p_priority integer) RETURNS void
+	LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+	IF p_priority IS NULL OR p_priority NOT BETWEEN 1 AND 10 THEN
+		RAISE EXCEPTION 'priority % is outside 1..10 (1 is the most urgent, 5 the default)',
+			coalesce(p_priority::text, 'NULL') USING ERRCODE = '22003';
+	END IF;
+END $$;
+
+-- Refuse an unknown prioritisation mode.
+CREATE FUNCTION crawltop.check_mode(p_mode text) RETURNS void
+	LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+	IF p_mode IS NULL OR p_mode NOT IN ('fifo', 'hierarchy', 'frontier',
+			'discovery', 'freshness', 'importance') THEN
+		RAISE EXCEPTION 'mode % is unknown: use fifo, hierarchy, frontier, discovery, freshness or importance',
+			crawltop.shown(p_mode) USING ERRCODE = '22023';
+	END IF;
+END $$;
+
+-- Create a job `p_name` over domain `p_domain` (created when new; the name
+-- is lower-cased). Returns the job id. Writes an audit_log row.
+CREATE FUNCTION crawltop.create_job(p_name text, p_domain text,
+		p_priority integer DEFAULT 5, p_mode text DEFAULT 'hierarchy')
+	RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	v_domain text := lower(p_domain);
+	v_domain_id bigint;
+	v_id bigint;
+BEGIN
+	IF p_name IS NULL OR p_name !~ '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' THEN
+		RAISE EXCEPTION 'job name % is not allowed: use 1 to 64 of A-Z a-z 0-9 . _ - starting with a letter or digit',
+			crawltop.shown(p_name) USING ERRCODE = '22023';
+	END IF;
+	IF v_domain IS NULL OR length(v_domain) > 253 OR v_domain !~
+		'^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?$' THEN
+		RAISE EXCEPTION 'domain % is not a host name (letters, digits, ''-'' and ''.'', optionally :port)',
+			crawltop.shown(p_domain) USING ERRCODE = '22023';
+	END IF;
+	PERFORM crawltop.check_priority(p_priority);
+	PERFORM crawltop.check_mode(p_mode);
+	SELECT id INTO v_id FROM crawltop.jobs WHERE name = p_name;
+	IF FOUND THEN
+		RAISE EXCEPTION 'job name % is taken (job %)', crawltop.shown(p_name), v_id
+			USING ERRCODE = '23505';
+	END IF;
+
+	INSERT INTO crawltop.domains (name) VALUES (v_domain)
+		ON CONFLICT (name) DO NOTHING;
+	SELECT id INTO STRICT v_domain_id FROM crawltop.domains WHERE name = v_domain;
+	INSERT INTO crawltop.jobs (name, domain_id, priority, prioritization_mode,
+			max_retries)
+		VALUES (p_name, v_domain_id, p_priority, p_mode,
+			coalesce((crawltop.setting('{store,max_retries}'))::smallint, 3))
+		RETURNING id INTO v_id;
+	INSERT INTO crawltop.audit_log (action, job_id, after, rows_affected)
+		VALUES ('job.create', v_id, jsonb_build_object('name', p_name,
+			'domain', v_domain, 'priority', p_priority, 'mode', p_mode), 1);
+	RETURN v_id;
+END $$;
+
+-- The id of the page at p_path in job p_job_id's domain, or NULL.
+CREATE FUNCTION crawltop.page_id(p_job_id bigint, p_path text) RETURNS bigint
+	LANGUAGE sql STABLE AS $$
+	SELECT p.id FROM crawltop.jobs j
+	JOIN crawltop.pages p ON p.domain_id = j.domain_id AND p.path = p_path
+	WHERE j.id = p_job_id
+$$;
+
+-- Enqueue a batch of paths discovered for job p_job_id, in one statement.
+--
+--  * Pages of the job's domain are created as needed; a task is created per
+--    (job, page) once: a path already queued for the job is a duplicate.
+--  * Seed 000's hierarchy score (SPEC.md) is applied to every page of the
+--    batch, whatever the job's mode: '/' gets root (1.0); a sitemap source
+--    sitemap (0.5); a link from source page p_source_page_id (found by id)
+--    max(decay x its score, floor); an unknown source page or any other
+--    source the floor (0.1). A page's score only ever increases.
+--  * A task's score (0..100) follows the job's mode: hierarchy = page score
+--    x 100; fifo = 0; frontier, discovery, freshness and importance take
+--    p_scores (one per path, computed by the engine; required for the first
+--    three, 0 when absent for importance). A pending task of the job whose
+--    score would rise is raised; none is lowered.
+--  * The tasks of one batch share one discovery time (created_at); among
+--    them the task id decides, and tasks are inserted in page id order,
+--    which, like the page inserts sorted by path, keeps concurrent
+--    enqueues free of deadlocks.
+--  * jobs.total_pages grows by the number of new tasks. Enqueues into one
+--    job are serialised on the job's row.
+-- Returns the number of new tasks and of raised pending tasks.
+CREATE FUNCTION crawltop.enqueue(
+		p_job_id bigint,
+		p_paths text[],
+		p_source_type text DEFAULT 'link',
+		p_source_page_id bigint DEFAULT NULL,
+		p_depth integer DEFAULT NULL,
+		p_type text DEFAULT NULL,
+		p_discovery_method text DEFAULT NULL,
+		p_source_url text DEFAULT NULL,
+		p_scores double precision[] DEFAULT NULL,
+		OUT inserted integer, OUT raised integer)
+	LANGUAGE plpgsql AS $$
+DECLARE
+	j crawltop.jobs;
+	h jsonb := crawltop.setting('{hierarchy}');
+	c jsonb := crawltop.setting('{classes}');
+	v_root double precision := (h->>'root')::double precision;
+	v_floor double precision := (h->>'floor')::double precision;
+	v_p0 double precision := (c->>'p0')::double precision;
+	v_p1 double precision := (c->>'p1')::double precision;
+	v_p2 double precision := (c->>'p2')::double precision;
+	v_src double precision;   -- source page score; NULL when unknown
+	v_new double precision;   -- hierarchy score of a non-root page
+	v_now timestamptz := clock_timestamp();
+	v_i bigint;
+	v_bad text;
+	v_badf double precision;
+BEGIN
+	inserted := 0;
+	raised := 0;
+	IF p_job_id IS NULL THEN
+		RAISE EXCEPTION 'job id is NULL' USING ERRCODE = '22004';
+	END IF;
+	SELECT * INTO j FROM crawltop.jobs WHERE id = p_job_id FOR NO KEY UPDATE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'job % does not exist', p_job_id USING ERRCODE = 'P0002';
+	END IF;
+	IF j.status IN ('completed', 'cancelled') THEN
+		RAISE EXCEPTION 'job % (%) is %: it takes no new tasks', j.id, j.name,
+			j.status USING ERRCODE = '55000';
+	END IF;
+	IF p_paths IS NULL OR array_ndims(p_paths) > 1 THEN
+		RAISE EXCEPTION 'paths must be a one-dimensional array of page paths'
+			USING ERRCODE = '22023';
+	END IF;
+
+	SELECT u.i, u.p INTO v_i, v_bad
+	FROM unnest(p_paths) WITH ORDINALITY AS u(p, i)
+	WHERE NOT crawltop.path_ok(u.p) ORDER BY u.i LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'paths[%] = % is not a page path: it must start with ''/'', have no spaces, control characters or ''#'', and be at most % bytes',
+			v_i, crawltop.shown(v_bad), crawltop.max_url_bytes()
+			USING ERRCODE = '22023';
+	END IF;
+	IF p_source_type IS NULL OR p_source_type NOT IN ('sitemap', 'link',
+			'manual', 'other') THEN
+		RAISE EXCEPTION 'source type % is unknown: use sitemap, link, manual or other',
+			crawltop.shown(p_source_type) USING ERRCODE = '22023';
+	END IF;
+	IF p_depth < 0 THEN
+		RAISE EXCEPTION 'depth % is negative', p_depth USING ERRCODE = '22023';
+	END IF;
+	IF p_type !~ '^[A-Za-z0-9_-]{1,32}$' THEN
+		RAISE EXCEPTION 'type % is not allowed: 1 to 32 of A-Z a-z 0-9 _ -',
+			crawltop.shown(p_type) USING ERRCODE = '22023';
+	END IF;
+	IF p_discovery_method !~ '^[A-Za-z0-9_-]{1,32}$' THEN
+		RAISE EXCEPTION 'discovery method % is not allowed: 1 to 32 of A-Z a-z 0-9 _ -',
+			crawltop.shown(p_discovery_method) USING ERRCODE = '22023';
+	END IF;
+	IF p_source_url IS NOT NULL AND NOT crawltop.url_ok(p_source_url) THEN
+		RAISE EXCEPTION 'source URL % is not an http(s) URL of at most % bytes without spaces or control characters',
+			crawltop.shown(p_source_url), crawltop.max_url_bytes()
+			USING ERRCODE = '22023';
+	END IF;
+
+	IF j.prioritization_mode IN ('fifo', 'hierarchy') AND p_scores IS NOT NULL THEN
+		RAISE EXCEPTION 'job % is in % mode: the store computes its scores, pass none',
+			j.id, j.prioritization_mode USING ERRCODE = '22023';
+	END IF;
+	IF j.prioritization_mode IN ('frontier', 'discovery', 'freshness')
+			AND p_scores IS NULL THEN
+		RAISE EXCEPTION 'job % is in % mode: pass one score (0..100) per path',
+			j.id, j.prioritization_mode USING ERRCODE = '22023';
+	END IF;
+	IF p_scores IS NOT NULL THEN
+		IF array_ndims(p_scores) > 1 OR
+		   coalesce(cardinality(p_scores), 0) <> cardinality(p_paths) THEN
+			RAISE EXCEPTION '% scores for % paths: pass one score per path',
+				coalesce(cardinality(p_scores), 0), cardinality(p_paths)
+				USING ERRCODE = '22023';
+		END IF;
+		SELECT u.i, u.s INTO v_i, v_badf
+		FROM unnest(p_scores) WITH ORDINALITY AS u(s, i)
+		WHERE u.s IS NULL OR NOT (u.s >= 0 AND u.s <= 100)
+		ORDER BY u.i LIMIT 1;
+		IF FOUND THEN
+			RAISE EXCEPTION 'scores[%] = %: a score must be a finite number in 0..100',
+				v_i, coalesce(v_badf::text, 'NULL') USING ERRCODE = '22003';
+		END IF;
+	END IF;
+	IF p_source_page_id IS NOT NULL THEN
+		SELECT priority_score INTO v_src FROM crawltop.pages
+		WHERE id = p_source_page_id;
+		IF NOT FOUND THEN
+			RAISE EXCEPTION 'source page % does not exist', p_source_page_id
+				USING ERRCODE = 'P0002';
+		END IF;
+	END IF;
+	IF cardinality(p_paths) = 0 THEN
+		RETURN;
+	END IF;
+
+	v_new := CASE p_source_type
+		WHEN 'sitemap' THEN (h->>'sitemap')::double precision
+		WHEN 'link' THEN greatest(coalesce((h->>'decay')::double precision
+			* v_src, v_floor), v_floor)
+		ELSE v_floor END;
+
+	-- Pages: create the missing ones (in path order: no deadlock between
+	-- two batches), then raise scores, locking rows in id order first.
+	INSERT INTO crawltop.pages (domain_id, path)
+	SELECT j.domain_id, u.p FROM (SELECT DISTINCT p FROM unnest(p_paths) p) u
+	ORDER BY u.p
+	ON CONFLICT (domain_id, path) DO NOTHING;
+
+	PERFORM 1 FROM crawltop.pages pg
+	WHERE pg.domain_id = j.domain_id AND pg.path = ANY (p_paths)
+	  AND pg.priority_score < CASE WHEN pg.path = '/' THEN v_root ELSE v_new END
+	ORDER BY pg.id FOR NO KEY UPDATE;
+	UPDATE crawltop.pages pg
+	SET priority_score = CASE WHEN pg.path = '/' THEN v_root ELSE v_new END
+	WHERE pg.domain_id = j.domain_id AND pg.path = ANY (p_paths)
+	  AND pg.priority_score < CASE WHEN pg.path = '/' THEN v_root ELSE v_new END;
+
+	-- Tasks: one per (job, page); a duplicate raises a pending task's score.
+	WITH input AS (
+		SELECT u.p AS path, max(p_scores[u.i]) AS given
+		FROM unnest(p_paths) WITH ORDINALITY AS u(p, i)
+		GROUP BY u.p
+	), scored AS (
+		SELECT pg.id AS page_id,
+		       CASE j.prioritization_mode
+			    WHEN 'hierarchy' THEN pg.priority_score * 100
+			    WHEN 'fifo' THEN 0
+			    ELSE coalesce(i.given, 0) END AS score
+		FROM input i
+		JOIN crawltop.pages pg ON pg.domain_id = j.domain_id AND pg.path = i.path
+	), ins AS (
+		INSERT INTO crawltop.tasks AS t (job_id, page_id, job_priority, score,
+			class, source_type, source_url, source_page_id, depth, type,
+			discovery_method, created_at)
+		SELECT j.id, s.page_id,
+		       j.priority + CASE WHEN j.status = 'paused' THEN 100 ELSE 0 END,
+		       s.score, crawltop.class_of(s.score, v_p0, v_p1, v_p2),
+		       p_source_type, p_source_url, p_source_page_id, p_depth, p_type,
+		       p_discovery_method, v_now
+		FROM scored s ORDER BY s.page_id
+		ON CONFLICT (job_id, page_id) DO UPDATE
+			SET score = excluded.score, class = excluded.class
+			WHERE t.status = 'pending' AND t.score < excluded.score
+		RETURNING (t.xmax = 0) AS fresh
+	)
+	SELECT count(*) FILTER (WHERE fresh), count(*) FILTER (WHERE NOT fresh)
+	INTO inserted, raised FROM ins;
+
+	IF inserted > 0 THEN
+		UPDATE crawltop.jobs SET total_pages = total_pages + inserted,
+			updated_at = now()
+		WHERE id = j.id;
+	END IF;
+END $$;
+
+-- Seed 000's batch update after a sitemap was processed: '/' gets the root
+-- score and every page the job enqueued from a sitemap at least the
+-- sitemap score; the job's pending tasks are raised to match (hierarchy
+-- mode). Enqueue already does this as it goes; this repairs a job after a
+-- settings change. Returns the number of tasks raised.
+CREATE FUNCTION crawltop.apply_sitemap_priorities(p_job_id bigint)
+	RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+	j crawltop.jobs;
+	h jsonb := crawltop.setting('{hierarchy}');
+	c jsonb := crawltop.setting('{classes}');
+	n integer;
+BEGIN
+	SELECT * INTO j FROM crawltop.jobs WHERE id = p_job_id FOR NO KEY UPDATE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'job % does not exist', p_job_id USING ERRCODE = 'P0002';
+	END IF;
+	UPDATE crawltop.pages SET priority_score = (h->>'root')::double precision
+	WHERE domain_id = j.domain_id AND path = '/'
+	  AND priority_score < (h->>'root')::double precision;
+	UPDATE crawltop.pages pg SET priority_score = (h->>'sitemap')::double precision
+	FROM crawltop.tasks t
+	WHERE t.job_id = j.id AND t.page_id = pg.id AND t.source_type = 'sitemap'
+	  AND pg.priority_score < (h->>'sitemap')::double precision;
+	IF j.prioritization_mode <> 'hierarchy' THEN
+		RETURN 0;
+	END IF;
+	UPDATE crawltop.tasks t
+	SET score = pg.priority_score * 100,
+	    class = crawltop.class_of(pg.priority_score * 100,
+		(c->>'p0')::double precision, (c->>'p1')::double precision,
+		(c->>'p2')::double precision)
+	FROM crawltop.pages pg
+	WHERE t.job_id = j.id AND t.status = 'pending' AND pg.id = t.page_id
+	  AND t.score < pg.priority_score * 100;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN n;
+END $$;

@@ -1,0 +1,20 @@
+/* timestamp.h: parse the times that inputs carry, with no clock and no
+ * time-zone database. Epoch milliseconds or ISO-8601; an ISO time without a
+ * zone is UTC; a date alone is midnight UTC. */
+#ifndef CRAWLTOP_TIMESTAMP_H
+#define CRAWLTOP_TIMESTAMP_H
+
+#include <stdint.h>
+
+#include "export.h"
+#include "status.h"
+
+/* "2024-06-10T08:00:00Z", "2024-06-10 08:00:00.5+02:00", "2024-06-10",
+ * "1718006400000". CT_EINVAL with a message naming the text otherwise. */
+CT_API ct_status ct_time_parse(const char *s, int64_t *ms, struct ct_error *err);
+/* Days from 1970-01-01 of a proleptic Gregorian date. */
+CT_API int64_t ct_days_from_civil(int64_t y, unsigned m, unsigned d);
+/* Format as "YYYY-MM-DDTHH:MM:SS.mmmZ" into buf (>= 25 bytes). */
+CT_API void ct_time_format(int64_t ms, char buf[32]);
+
+#endif

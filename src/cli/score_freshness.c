@@ -1,0 +1,50 @@
+/* score_freshness.c: `crawltop score freshness` (seed 004). */
+#include <stdio.h>
+
+#include "crawltop/freshness.h"
+#include "score.h"
+
+json_t *score_freshness(const struct score_ctx *ctx, json_t *in,
+			double *rank_key, char err[JIN_ERR])
+{
+	static const char *const fields[] = {"url", "visits", "lastVisited",
+		"lastChanged", "topicRelevance", "hubDepth", "isHub", NULL};
+	struct ct_freshness_input fi = CT_FRESHNESS_INPUT_INIT;
+	const char *url = NULL;
+	long depth = 0;
+	bool p;
+	if (jin_only(in, fields, NULL, err) ||
+	    jin_string(in, "url", &url, &p, err) ||
+	    jin_integer(in, "visits", &fi.visits, &p, err) ||
+	    jin_time(in, "lastVisited", &fi.last_visited_ms, &fi.has_last_visited, err) ||
+	    jin_time(in, "lastChanged", &fi.last_changed_ms, &fi.has_last_changed, err) ||
+	    jin_number(in, "topicRelevance", &fi.topic_relevance, &p, err) ||
+	    jin_integer(in, "hubDepth", &depth, &p, err) ||
+	    jin_bool(in, "isHub", &fi.is_hub, &p, err))
+		return NULL;
+	if (!url) {
+		snprintf(err, JIN_ERR, "field 'url' is required");
+		return NULL;
+	}
+	if (depth < 0 || depth > 1000000) {
+		snprintf(err, JIN_ERR, "hubDepth = %ld: must be 0..1000000", depth);
+		return NULL;
+	}
+	fi.hub_depth = (int)depth;
+
+	struct ct_freshness_result r;
+	struct ct_error e;
+	if (ct_freshness_score(&ctx->settings.freshness, &ctx->settings.classes,
+			       &fi, ctx->now_ms, &r, &e) != CT_OK) {
+		snprintf(err, JIN_ERR, "%s", e.msg);
+		return NULL;
+	}
+	json_t *out = json_object();
+	json_object_set_new(out, "url", json_string(url));
+	jout_number(out, "score", r.score);
+	json_object_set_new(out, "level",
+			    json_string(ct_freshness_level_name(r.level)));
+	json_object_set_new(out, "reasons", jout_reasons(&r.reasons));
+	*rank_key = r.score;
+	return out;
+}

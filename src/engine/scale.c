@@ -1,0 +1,120 @@
+/* scale.c: the one order and the one 0..100 scale of SPEC.md. */
+#include <math.h>
+#include <string.h>
+
+#include "crawltop/scale.h"
+
+static bool in_scale(double v)
+{
+	return isfinite(v) && v >= CT_SCORE_MIN && v <= CT_SCORE_MAX;
+}
+
+/* Bounds must be finite, inside the scale and strictly decreasing. */
+ct_status ct_class_bounds_check(const struct ct_class_bounds *b,
+				struct ct_error *err)
+{
+	static const char *const name[] = {"p0", "p1", "p2"};
+	const double v[] = {b->p0, b->p1, b->p2};
+	for (int i = 0; i < 3; i++)
+		if (!in_scale(v[i]))
+			return ct_error_set(err, CT_ERANGE,
+				"class bound %s = %g: must be a number in 0..100",
+				name[i], v[i]);
+	if (!(b->p0 > b->p1 && b->p1 > b->p2))
+		return ct_error_set(err, CT_EINVAL,
+			"class bounds p0 = %g, p1 = %g, p2 = %g: must be strictly "
+			"decreasing (p0 > p1 > p2)", b->p0, b->p1, b->p2);
+	return CT_OK;
+}
+
+/* Half-open intervals: P0 is [p0, 100], P1 [p1, p0), P2 [p2, p1), P3 the
+ * rest. NaN falls to P3. */
+ct_class ct_class_of(double score, const struct ct_class_bounds *b)
+{
+	const struct ct_class_bounds d = CT_CLASS_BOUNDS_DEFAULT;
+	if (!b)
+		b = &d;
+	if (score >= b->p0)
+		return CT_P0;
+	if (score >= b->p1)
+		return CT_P1;
+	if (score >= b->p2)
+		return CT_P2;
+	return CT_P3;
+}
+
+const char *ct_class_name(ct_class c)
+{
+	static const char *const n[] = {"P0", "P1", "P2", "P3"};
+	return (unsigned)c < CT_CLASS_COUNT ? n[c] : "P?";
+}
+
+const char *ct_class_label(ct_class c)
+{
+	static const char *const n[] = {"P0 (High)", "P1 (Medium)", "P2 (Low)",
+					"P3 (Deferred)"};
+	return (unsigned)c < CT_CLASS_COUNT ? n[c] : "P?";
+}
+
+/* Seed 003's actions per class. */
+const char *ct_class_action(ct_class c)
+{
+	static const char *const n[] = {
+		"P0: crawl now, profile + list",
+		"P1: list on daily discovery page",
+		"P2: watchlist, recrawl on signals",
+		"P3: defer, weekly tiny sample",
+	};
+	return (unsigned)c < CT_CLASS_COUNT ? n[c] : "P?";
+}
+
+bool ct_class_parse(const char *s, ct_class *out)
+{
+	if (!s)
+		return false;
+	if ((s[0] == 'P' || s[0] == 'p') && s[1])
+		s++;
+	if (s[0] >= '0' && s[0] <= '3' && s[1] == '\0') {
+		*out = (ct_class)(s[0] - '0');
+		return true;
+	}
+	return false;
+}
+
+int ct_task_key_cmp(const struct ct_task_key *a, const struct ct_task_key *b)
+{
+	if (a->job_priority != b->job_priority)
+		return a->job_priority < b->job_priority ? -1 : 1;
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	if (a->discovered_ms != b->discovered_ms)
+		return a->discovered_ms < b->discovered_ms ? -1 : 1;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return 0;
+}
+
+double ct_score_from_hierarchy(double h)
+{
+	return h * 100.0;
+}
+
+/* 50 - (100/pi) atan(p/S). For p > 0 the same value is computed as
+ * (100/pi) atan(S/p), which keeps full relative precision near 0 so that
+ * distinct large priorities stay distinct. */
+double ct_score_from_frontier(double p)
+{
+	const double k = 100.0 / M_PI;
+	if (p > 0)
+		return k * atan(CT_FRONTIER_SCALE / p);
+	return 50.0 - k * atan(p / CT_FRONTIER_SCALE);
+}
+
+double ct_frontier_from_score(double score)
+{
+	if (score <= 0)
+		return INFINITY;
+	if (score >= 100)
+		return -INFINITY;
+	return CT_FRONTIER_SCALE * tan((50.0 - score) * M_PI / 100.0);
+}

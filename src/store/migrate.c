@@ -1,0 +1,309 @@
+/* migrate.c: apply data/sql/NNNN_name.sql in order, once each.
+ *
+ * The migrator owns two objects no migration creates: the schema
+ * `crawltop` and the table crawltop.schema_version (one row per applied
+ * migration). Every step holds one transaction-scoped advisory lock, so
+ * two `crawltop migrate` runs at once apply each file exactly once. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "store_int.h"
+
+#ifndef CT_SQL_DIR_INSTALLED
+#define CT_SQL_DIR_INSTALLED "/usr/local/share/crawltop/sql"
+#endif
+
+/* Key of the advisory lock that serialises migrators ("crawltop" in hex,
+ * shortened). */
+#define MIGRATE_LOCK "SELECT pg_advisory_xact_lock(6373616277)"
+
+#define MAX_MIGRATIONS 9999
+
+static const char bootstrap_sql[] =
+	"CREATE SCHEMA IF NOT EXISTS crawltop;"
+	"CREATE TABLE IF NOT EXISTS crawltop.schema_version ("
+	" version integer PRIMARY KEY CHECK (version > 0),"
+	" name text NOT NULL,"
+	" applied_at timestamptz NOT NULL DEFAULT now(),"
+	" applied_by text NOT NULL DEFAULT current_user)";
+
+static const char version_sql[] =
+	"SELECT coalesce(max(version), 0) FROM crawltop.schema_version";
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *ct_store_sql_dir(void)
+{
+	const char *env = getenv("CRAWLTOP_SQL_DIR");
+	if (env && env[0])
+		return env;
+#ifdef CT_SQL_DIR_DEV
+	if (is_dir(CT_SQL_DIR_DEV))
+		return CT_SQL_DIR_DEV;
+#endif
+	return CT_SQL_DIR_INSTALLED;
+}
+
+struct migration {
+	int version;
+	char name[256];
+};
+
+static int migration_cmp(const void *pa, const void *pb)
+{
+	const struct migration *a = pa, *b = pb;
+	return (a->version > b->version) - (a->version < b->version);
+}
+
+/* "NNNN_name.sql" with name of [a-z0-9_]: sets *version, returns 1. Other
+ * names return 0 (README files and editor backups are ignored). */
+static int parse_name(const char *f, int *version)
+{
+	size_t l = strlen(f);
+	if (l < 10 || l >= sizeof ((struct migration *)0)->name ||
+	    strcmp(f + l - 4, ".sql") != 0 || f[4] != '_')
+		return 0;
+	for (int i = 0; i < 4; i++)
+		if (!isdigit((unsigned char)f[i]))
+			return 0;
+	for (size_t i = 5; i < l - 4; i++)
+		if (!(islower((unsigned char)f[i]) ||
+		      isdigit((unsigned char)f[i]) || f[i] == '_'))
+			return 0;
+	*version = (f[0] - '0') * 1000 + (f[1] - '0') * 100 +
+		   (f[2] - '0') * 10 + (f[3] - '0');
+	return 1;
+}
+
+/* List dir's migrations sorted by version into *out (caller frees);
+ * refuses a gap, a duplicate, version 0 or an empty directory. */
+static ct_status list_migrations(const char *dir, struct migration **out,
+				 int *count, struct ct_error *err)
+{
+	*out = NULL;
+	*count = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return ct_error_set(err, CT_EIO, "migrate: cannot open SQL "
+				    "directory %s: %s (set CRAWLTOP_SQL_DIR)",
+				    dir, strerror(errno));
+	struct migration *m = NULL;
+	int n = 0, cap = 0;
+	ct_status st = CT_OK;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		int v;
+		if (!parse_name(e->d_name, &v))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			struct migration *p = realloc(m, cap * sizeof *m);
+			if (!p) {
+				st = ct_error_set(err, CT_ENOMEM,
+						  "migrate: out of memory");
+				goto out;
+			}
+			m = p;
+		}
+		m[n].version = v;
+		snprintf(m[n].name, sizeof m[n].name, "%s", e->d_name);
+		n++;
+	}
+	if (n == 0) {
+		st = ct_error_set(err, CT_ENOENT, "migrate: no migrations "
+				  "(NNNN_name.sql) in %s", dir);
+		goto out;
+	}
+	qsort(m, n, sizeof *m, migration_cmp);
+	for (int i = 0; i < n; i++) {
+		if (m[i].version == i + 1)
+			continue;
+		if (i > 0 && m[i].version == m[i - 1].version)
+			st = ct_error_set(err, CT_EINVAL, "migrate: %s and %s "
+					  "in %s have the same number", m[i - 1].name,
+					  m[i].name, dir);
+		else
+			st = ct_error_set(err, CT_EINVAL, "migrate: migration "
+					  "%04d is missing in %s (found %s): "
+					  "numbers must run 0001, 0002, ... "
+					  "without gaps", i + 1, dir, m[i].name);
+		goto out;
+	}
+out:
+	closedir(d);
+	if (st != CT_OK) {
+		free(m);
+		return st;
+	}
+	*out = m;
+	*count = n;
+	return CT_OK;
+}
+
+/* Read a whole file into a new NUL-terminated string (caller frees). */
+static ct_status read_file(const char *path, char **out, struct ct_error *err)
+{
+	*out = NULL;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return ct_error_set(err, CT_EIO, "migrate: cannot open %s: %s",
+				    path, strerror(errno));
+	struct st_buf b = {0};
+	char chunk[8192];
+	size_t k;
+	while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		for (size_t i = 0; i < k; i++) {
+			if (chunk[i] == '\0') {
+				fclose(f);
+				st_buf_free(&b);
+				return ct_error_set(err, CT_EINVAL, "migrate: %s "
+						    "contains a NUL byte", path);
+			}
+		}
+		st_buf_putn(&b, chunk, k);
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad || b.oom || !b.p) {
+		st_buf_free(&b);
+		return ct_error_set(err, bad ? CT_EIO : CT_ENOMEM,
+				    "migrate: cannot read %s", path);
+	}
+	*out = b.p;
+	return CT_OK;
+}
+
+/* Read the one integer of a one-row result. */
+static ct_status query_int(struct ct_store *s, const char *what,
+			   const char *sql, int *out, struct ct_error *err)
+{
+	PGresult *r;
+	ct_status st = st_exec(s, what, sql, ST_SCRIPT, NULL, &r, err);
+	if (st != CT_OK)
+		return st;
+	*out = PQntuples(r) == 1 ? atoi(PQgetvalue(r, 0, 0)) : 0;
+	PQclear(r);
+	return CT_OK;
+}
+
+/* Run constant SQL (one or more statements), discarding the result. */
+static ct_status script(struct ct_store *s, const char *what, const char *sql,
+			struct ct_error *err)
+{
+	return st_exec(s, what, sql, ST_SCRIPT, NULL, NULL, err);
+}
+
+static void rollback(struct ct_store *s)
+{
+	PQclear(PQexec(s->conn, "ROLLBACK"));
+}
+
+ct_status ct_store_schema_version(struct ct_store *s, int *out,
+				  struct ct_error *err)
+{
+	int exists;
+	*out = 0;
+	ct_status st = query_int(s, "schema version",
+		"SELECT (to_regclass('crawltop.schema_version') IS NOT NULL)::int",
+		&exists, err);
+	if (st != CT_OK || !exists)
+		return st;
+	return query_int(s, "schema version", version_sql, out, err);
+}
+
+/* Apply one migration if the database does not have it yet. */
+static ct_status apply_one(struct ct_store *s, const char *dir,
+			   const struct migration *m, int *applied,
+			   struct ct_error *err)
+{
+	char path[4096], what[300];
+	snprintf(path, sizeof path, "%s/%s", dir, m->name);
+	snprintf(what, sizeof what, "migration %s", m->name);
+	char *sql;
+	ct_status st = read_file(path, &sql, err);
+	if (st != CT_OK)
+		return st;
+	int have = 0;
+	if ((st = script(s, what, "BEGIN", err)) != CT_OK)
+		goto out;
+	if ((st = script(s, what, MIGRATE_LOCK, err)) != CT_OK ||
+	    (st = query_int(s, what, version_sql, &have, err)) != CT_OK)
+		goto fail;
+	if (have < m->version) {
+		char ver[16];
+		snprintf(ver, sizeof ver, "%d", m->version);
+		const char *params[] = {ver, m->name};
+		if ((st = script(s, what, sql, err)) != CT_OK ||
+		    (st = st_exec(s, what, "INSERT INTO crawltop.schema_version "
+				  "(version, name) VALUES ($1, $2)", 2, params,
+				  NULL, err)) != CT_OK)
+			goto fail;
+		++*applied;
+	}
+	st = script(s, what, "COMMIT", err);
+	goto out;
+fail:
+	rollback(s);
+out:
+	free(sql);
+	return st;
+}
+
+ct_status ct_store_migrate(struct ct_store *s, const char *sql_dir,
+			   struct ct_migrate_result *res, struct ct_error *err)
+{
+	*res = (struct ct_migrate_result){0};
+	const char *dir = sql_dir ? sql_dir : ct_store_sql_dir();
+	const char *enc = PQparameterStatus(s->conn, "server_encoding");
+	if (!enc || strcmp(enc, "UTF8") != 0)
+		return ct_error_set(err, CT_EINVAL, "migrate: the database "
+				    "encoding is %s; crawltop needs UTF8 "
+				    "(createdb -E UTF8 -T template0)",
+				    enc ? enc : "unknown");
+	struct migration *m;
+	int n;
+	ct_status st = list_migrations(dir, &m, &n, err);
+	if (st != CT_OK)
+		return st;
+	res->known = m[n - 1].version;
+
+	/* Bootstrap and version check in one transaction: a refusal leaves
+	 * the database as it was. */
+	if ((st = script(s, "migrate", "BEGIN", err)) != CT_OK)
+		goto out;
+	if ((st = script(s, "migrate", MIGRATE_LOCK, err)) ||
+	    (st = script(s, "migrate", bootstrap_sql, err)) ||
+	    (st = query_int(s, "migrate", version_sql, &res->from_version, err))) {
+		rollback(s);
+		goto out;
+	}
+	if (res->from_version > res->known) {
+		rollback(s);
+		st = ct_error_set(err, CT_EINVAL, "migrate: the database schema "
+				  "is at version %d, newer than this crawltop "
+				  "knows (%d, in %s); refusing to touch it: use "
+				  "a newer crawltop", res->from_version,
+				  res->known, dir);
+		goto out;
+	}
+	if ((st = script(s, "migrate", "COMMIT", err)) != CT_OK)
+		goto out;
+
+	for (int i = res->from_version; i < n; i++)
+		if ((st = apply_one(s, dir, &m[i], &res->applied, err)) != CT_OK)
+			break;
+	if (st == CT_OK)
+		st = query_int(s, "migrate", version_sql, &res->to_version, err);
+out:
+	free(m);
+	return st;
+}

@@ -1,0 +1,252 @@
+/* store.c: connection, the one statement choke point, error reporting.
+ *
+ * Modelled on psql/pgbench: every statement runs through st_exec, which
+ * checks PQresultStatus, records the SQLSTATE and names the statement in
+ * the error; call sites PQclear on every path. Outside values only ever
+ * travel as parameters (PQexecParams), never inside SQL text. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_int.h"
+
+/* Forward server notices to the hook, if any; never print. */
+static void notice_receiver(void *arg, const PGresult *r)
+{
+	struct ct_store *s = arg;
+	if (!s->notice)
+		return;
+	const char *sev = PQresultErrorField(r, PG_DIAG_SEVERITY);
+	const char *msg = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+	s->notice(s->notice_ctx, sev ? sev : "NOTICE", msg ? msg : "");
+}
+
+ct_status ct_store_open(const char *dsn, struct ct_store **out,
+			struct ct_error *err)
+{
+	*out = NULL;
+	struct ct_store *s = calloc(1, sizeof *s);
+	if (!s)
+		return ct_error_set(err, CT_ENOMEM, "connect: out of memory");
+	/* expand_dbname: "dbname" may be a full connection string or URI;
+	 * the later keywords only fill in what it leaves unset, except
+	 * client_encoding, which we always want to be UTF8. */
+	const char *const keys[] = {"dbname", "fallback_application_name",
+				    "client_encoding", NULL};
+	const char *const vals[] = {dsn ? dsn : "", "crawltop", "UTF8", NULL};
+	s->conn = PQconnectdbParams(keys, vals, 1);
+	if (!s->conn) {
+		free(s);
+		return ct_error_set(err, CT_ENOMEM, "connect: out of memory");
+	}
+	if (PQstatus(s->conn) != CONNECTION_OK) {
+		char msg[CT_ERROR_LEN];
+		snprintf(msg, sizeof msg, "%s", PQerrorMessage(s->conn));
+		size_t l = strlen(msg);
+		while (l && (msg[l - 1] == '\n' || msg[l - 1] == ' '))
+			msg[--l] = '\0';
+		ct_store_close(s);
+		return ct_error_set(err, CT_EIO, "connect: %s", msg);
+	}
+	PQsetNoticeReceiver(s->conn, notice_receiver, s);
+	*out = s;
+	return CT_OK;
+}
+
+void ct_store_close(struct ct_store *s)
+{
+	if (!s)
+		return;
+	if (s->conn)
+		PQfinish(s->conn);
+	free(s);
+}
+
+const char *ct_store_sqlstate(const struct ct_store *s)
+{
+	return s->sqlstate;
+}
+
+void ct_store_set_notice_hook(struct ct_store *s, ct_store_notice_fn *fn,
+			      void *ctx)
+{
+	s->notice = fn;
+	s->notice_ctx = ctx;
+}
+
+/* SQLSTATE -> ct_status, as documented in store.h. */
+static ct_status status_of(const char *state)
+{
+	if (!state || strlen(state) != 5)
+		return CT_EIO;
+	if (strcmp(state, "P0002") == 0)
+		return CT_ENOENT;
+	if (strcmp(state, "22003") == 0)
+		return CT_ERANGE;
+	if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0 ||
+	    strcmp(state, "42501") == 0 || strcmp(state, "55000") == 0)
+		return CT_EINVAL;
+	if (strncmp(state, "53", 2) == 0)
+		return CT_ENOMEM;
+	return CT_EIO;
+}
+
+/* Copy src into dst (size n) with trailing newlines and spaces removed. */
+static void trimmed(char *dst, size_t n, const char *src)
+{
+	snprintf(dst, n, "%s", src ? src : "");
+	size_t l = strlen(dst);
+	while (l && (dst[l - 1] == '\n' || dst[l - 1] == ' '))
+		dst[--l] = '\0';
+}
+
+ct_status st_exec(struct ct_store *s, const char *what, const char *sql,
+		  int n, const char *const *params, PGresult **res,
+		  struct ct_error *err)
+{
+	if (res)
+		*res = NULL;
+	s->sqlstate[0] = '\0';
+	PGresult *r = n >= 0 ? PQexecParams(s->conn, sql, n, NULL, params,
+					    NULL, NULL, 0)
+			     : PQexec(s->conn, sql);
+	ExecStatusType rs = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+	if (rs == PGRES_COMMAND_OK || rs == PGRES_TUPLES_OK) {
+		if (res)
+			*res = r;
+		else
+			PQclear(r);
+		return CT_OK;
+	}
+
+	const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+	char msg[CT_ERROR_LEN], detail[CT_ERROR_LEN / 2];
+	if (r && PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY))
+		trimmed(msg, sizeof msg,
+			PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY));
+	else
+		trimmed(msg, sizeof msg, PQerrorMessage(s->conn));
+	if (!msg[0])
+		snprintf(msg, sizeof msg, "unexpected result %s",
+			 PQresStatus(rs));
+	trimmed(detail, sizeof detail,
+		r ? PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL) : NULL);
+	ct_status st;
+	if (PQstatus(s->conn) != CONNECTION_OK) {
+		st = CT_EIO;
+		snprintf(msg + strlen(msg), sizeof msg - strlen(msg),
+			 " (connection lost)");
+	} else {
+		st = status_of(state);
+	}
+	if (state)
+		snprintf(s->sqlstate, sizeof s->sqlstate, "%s", state);
+	PQclear(r);
+	if (state)
+		return ct_error_set(err, st, "%s: %s%s%s (SQLSTATE %s)", what,
+				    msg, detail[0] ? ": " : "", detail, state);
+	return ct_error_set(err, st, "%s: %s", what, msg);
+}
+
+ct_status ct_store_exec(struct ct_store *s, const char *what, const char *sql,
+			struct ct_error *err)
+{
+	return st_exec(s, what, sql, ST_SCRIPT, NULL, NULL, err);
+}
+
+ct_status ct_store_query(struct ct_store *s, const char *what, const char *sql,
+			 int n, const char *const *params, char *buf,
+			 size_t len, long *rows, struct ct_error *err)
+{
+	PGresult *r;
+	if (buf && len)
+		buf[0] = '\0';
+	if (rows)
+		*rows = 0;
+	ct_status st = st_exec(s, what, sql, n, params, &r, err);
+	if (st != CT_OK)
+		return st;
+	ExecStatusType rs = PQresultStatus(r);
+	if (rows)
+		*rows = rs == PGRES_TUPLES_OK ? PQntuples(r)
+					      : atol(PQcmdTuples(r));
+	if (buf && len && PQntuples(r) > 0 && PQnfields(r) > 0)
+		snprintf(buf, len, "%s", PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return CT_OK;
+}
+
+/* ---- parameter value buffers ------------------------------------------ */
+
+static void grow(struct st_buf *b, size_t extra)
+{
+	if (b->oom || b->len + extra + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	char *p = realloc(b->p, cap);
+	if (!p) {
+		b->oom = 1;
+		return;
+	}
+	b->p = p;
+	b->cap = cap;
+}
+
+void st_buf_putc(struct st_buf *b, char c)
+{
+	grow(b, 1);
+	if (b->oom)
+		return;
+	b->p[b->len++] = c;
+	b->p[b->len] = '\0';
+}
+
+void st_buf_putn(struct st_buf *b, const char *s, size_t n)
+{
+	grow(b, n);
+	if (b->oom)
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+void st_buf_puts(struct st_buf *b, const char *s)
+{
+	st_buf_putn(b, s, strlen(s));
+}
+
+void st_buf_printf(struct st_buf *b, const char *fmt, ...)
+{
+	char tmp[128];
+	va_list ap;
+	va_start(ap, fmt);
+	int l = vsnprintf(tmp, sizeof tmp, fmt, ap);
+	va_end(ap);
+	if (l < 0 || (size_t)l >= sizeof tmp) {
+		b->oom = 1; /* only used for numbers; never this long */
+		return;
+	}
+	st_buf_puts(b, tmp);
+}
+
+void st_buf_free(struct st_buf *b)
+{
+	free(b->p);
+	*b = (struct st_buf){0};
+}
+
+void st_buf_array_elem(struct st_buf *b, const char *s)
+{
+	grow(b, strlen(s) * 2 + 3);
+	st_buf_putc(b, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			st_buf_putc(b, '\\');
+		st_buf_putc(b, *s);
+	}
+	st_buf_putc(b, '"');
+}

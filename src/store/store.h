@@ -1,0 +1,141 @@
+/* store.h: the PostgreSQL task store (issue 3), seen from C.
+ *
+ * Everything here is a thin wrapper around SQL functions in schema
+ * `crawltop` (data/sql/), which crawlers in any language call the same way.
+ * Only src/store/ includes libpq-fe.h; this header exposes no libpq type.
+ *
+ * Every function returns a ct_status and, on failure, fills err (which may
+ * be NULL) with one sentence that names the statement, the server's message
+ * and the SQLSTATE, e.g.
+ *   "enqueue: job 42 does not exist (SQLSTATE P0002)".
+ * ct_store_sqlstate() returns that SQLSTATE for programs that branch on it.
+ * Status mapping: SQLSTATE P0002 -> CT_ENOENT; 22003 -> CT_ERANGE; other
+ * class 22 and 23, 42501 and 55000 -> CT_EINVAL; 53xxx -> CT_ENOMEM;
+ * anything else (connection lost, server error) -> CT_EIO.
+ *
+ * A store handle is one connection: use one per thread. The library never
+ * prints: server notices go to the hook set with ct_store_set_notice_hook
+ * (dropped by default). */
+#ifndef CRAWLTOP_STORE_H
+#define CRAWLTOP_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crawltop/hierarchy.h"
+#include "crawltop/status.h"
+
+struct ct_store;
+
+/* Connect. dsn is a libpq connection string or URI; NULL or "" uses the
+ * libpq defaults (PGHOST, PGDATABASE, ...). The session uses UTF8 and, when
+ * the DSN names none, application_name "crawltop". On success *out is a
+ * new handle the caller frees with ct_store_close. */
+ct_status ct_store_open(const char *dsn, struct ct_store **out,
+			struct ct_error *err);
+/* Close the connection and free the handle (NULL is fine). */
+void ct_store_close(struct ct_store *s);
+
+/* SQLSTATE of the last failed call on s ("" when the failure did not come
+ * from the server, or nothing failed yet). Borrowed, valid until the next
+ * call on s. */
+const char *ct_store_sqlstate(const struct ct_store *s);
+
+/* Receive server notices (severity and message, both borrowed for the
+ * call). fn NULL drops them, which is the default. */
+typedef void ct_store_notice_fn(void *ctx, const char *severity,
+				const char *message);
+void ct_store_set_notice_hook(struct ct_store *s, ct_store_notice_fn *fn,
+			      void *ctx);
+
+/* Run one SQL text with no parameters and discard its result: for tests,
+ * tools and migrations, never for outside values. */
+ct_status ct_store_exec(struct ct_store *s, const char *what, const char *sql,
+			struct ct_error *err);
+
+/* Run one statement with n text parameters (outside values go here, never
+ * into sql) and copy the first column of its first row into buf, truncated
+ * to len - 1 bytes; "" when there is no row or the value is NULL. *rows
+ * (may be NULL) receives the number of rows returned or affected. For
+ * tests and tools. */
+ct_status ct_store_query(struct ct_store *s, const char *what, const char *sql,
+			 int n, const char *const *params, char *buf,
+			 size_t len, long *rows, struct ct_error *err);
+
+/* ---- migrations (migrate.c) ------------------------------------------- */
+
+/* The directory holding the numbered migrations: $CRAWLTOP_SQL_DIR when
+ * set and non-empty, else the source tree's data/sql when it exists (baked
+ * in at build time), else the installed datadir/crawltop/sql. Static. */
+const char *ct_store_sql_dir(void);
+
+struct ct_migrate_result {
+	int from_version; /* recorded version before (0: none) */
+	int to_version;   /* recorded version after */
+	int known;        /* highest version found in the directory */
+	int applied;      /* migrations applied by this call */
+};
+
+/* Apply the migrations NNNN_name.sql of sql_dir (NULL: ct_store_sql_dir())
+ * that the database has not recorded, in order, each in one transaction
+ * recorded in crawltop.schema_version. Concurrent callers serialise on an
+ * advisory lock; a second run applies nothing. Refused (CT_EINVAL, nothing
+ * changed) when the database records a newer version than the directory
+ * knows, when the numbering has a gap or a duplicate, or when the server
+ * encoding is not UTF8. A failing migration is rolled back and reported
+ * with its file name; earlier ones stay applied. */
+ct_status ct_store_migrate(struct ct_store *s, const char *sql_dir,
+			   struct ct_migrate_result *res, struct ct_error *err);
+
+/* The version recorded in crawltop.schema_version (0 when the table does
+ * not exist yet). */
+ct_status ct_store_schema_version(struct ct_store *s, int *out,
+				  struct ct_error *err);
+
+/* ---- jobs and enqueue (enqueue.c) ------------------------------------- */
+
+/* Create a job over a domain (created when new). name: 1..64 of
+ * [A-Za-z0-9._-], starting with a letter or digit; domain: a lower-case
+ * host name; priority 1..10; mode one of fifo, hierarchy, frontier,
+ * discovery, freshness, importance. *id receives the job id. */
+ct_status ct_store_job_create(struct ct_store *s, const char *name,
+			      const char *domain, int priority,
+			      const char *mode, int64_t *id,
+			      struct ct_error *err);
+
+/* The id of the page at path in job_id's domain; CT_ENOENT when there is
+ * none. */
+ct_status ct_store_page_id(struct ct_store *s, int64_t job_id,
+			   const char *path, int64_t *id, struct ct_error *err);
+
+/* A batch of discovered paths for one job (crawltop.enqueue). Borrowed. */
+struct ct_enqueue_batch {
+	int64_t job_id;
+	const char *const *paths; /* n page paths, each starting with '/' */
+	size_t n;
+	/* NULL, or n scores 0..100 for frontier, discovery, freshness and
+	 * importance jobs (computed by the engine); must be NULL for fifo and
+	 * hierarchy jobs, whose scores the store computes. */
+	const double *scores;
+	ct_source_type source;
+	int64_t source_page_id;   /* page the paths were found on; 0 = unknown */
+	const char *source_url;   /* optional, for display */
+	int depth;                /* -1 = unknown; other negatives refused */
+	const char *type;         /* optional: article, hub, nav, ... */
+	const char *discovery_method; /* optional */
+};
+#define CT_ENQUEUE_BATCH_INIT {.source = CT_SRC_LINK, .depth = -1}
+
+struct ct_enqueue_result {
+	long inserted; /* new tasks */
+	long raised;   /* existing pending tasks whose score went up */
+};
+
+/* Enqueue a batch in one statement: pages are created as needed, tasks are
+ * deduplicated per job, scored by the job's mode (SPEC.md), hierarchy
+ * scores only increase, total_pages is kept current. All or nothing: a bad
+ * path, score or job refuses the whole batch. */
+ct_status ct_store_enqueue(struct ct_store *s, const struct ct_enqueue_batch *b,
+			   struct ct_enqueue_result *res, struct ct_error *err);
+
+#endif

@@ -1,0 +1,47 @@
+/* store_int.h: what the store's .c files share; never included elsewhere. */
+#ifndef CRAWLTOP_STORE_INT_H
+#define CRAWLTOP_STORE_INT_H
+
+#include <libpq-fe.h>
+
+#include "store.h"
+
+struct ct_store {
+	PGconn *conn;
+	char sqlstate[6];          /* of the last failure, "" if none */
+	ct_store_notice_fn *notice;
+	void *notice_ctx;
+};
+
+/* The choke point: every statement goes through here. Runs sql with n text
+ * parameters (params may hold NULLs for SQL NULL) as one statement, or,
+ * with n = ST_SCRIPT, as a simple query that may hold several statements
+ * (constant SQL and migration files only). On success *res is the
+ * result (the caller PQclear's it; pass res NULL to discard it) and the
+ * function returns CT_OK. On failure *res is NULL, err says "what: message
+ * (SQLSTATE xxxxx)", s->sqlstate is set, and the status maps the SQLSTATE
+ * as store.h documents. */
+#define ST_SCRIPT (-1)
+ct_status st_exec(struct ct_store *s, const char *what, const char *sql,
+		  int n, const char *const *params, PGresult **res,
+		  struct ct_error *err);
+
+/* Growable string for building parameter VALUES (never SQL text). */
+struct st_buf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+void st_buf_putc(struct st_buf *b, char c);
+void st_buf_puts(struct st_buf *b, const char *s);
+void st_buf_putn(struct st_buf *b, const char *s, size_t n);
+void st_buf_printf(struct st_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+void st_buf_free(struct st_buf *b);
+/* Append a PostgreSQL array literal element: "..." with \ and " escaped. */
+void st_buf_array_elem(struct st_buf *b, const char *s);
+
+#endif

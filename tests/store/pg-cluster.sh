@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# pg-cluster.sh: a throwaway PostgreSQL 15 cluster for the store tests.
+#
+#   pg-cluster.sh run CMD [ARGS...]
+#       initdb a fresh cluster in a new temp dir, start it, run CMD with
+#       CT_TEST_DSN (and PGHOST/PGPORT/PGUSER/PGDATABASE) pointing at it,
+#       then stop the server and remove the dir whatever CMD did (also on
+#       failure, Ctrl-C or a meson timeout's SIGTERM). Exits with CMD's
+#       status. CMD's stdout is untouched (TAP goes through); the server log
+#       is copied to stderr when CMD fails.
+#   pg-cluster.sh start DIR     start a cluster in the empty dir DIR and
+#                               print its connection string (for manual use)
+#   pg-cluster.sh stop DIR      stop it and remove DIR
+#
+# The server listens only on a unix socket inside the temp dir (no TCP), runs
+# with fsync and synchronous_commit on, in UTF8 with the C locale. When run as
+# root, the server runs as the `postgres` user (runuser), which owns the dir.
+# PostgreSQL binaries: $PG_BINDIR, else /usr/lib/postgresql/15/bin, else PATH.
+set -euo pipefail
+
+PG_BINDIR=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
+[ -x "$PG_BINDIR/initdb" ] || PG_BINDIR=$(dirname "$(command -v initdb 2>/dev/null || echo /nonexistent/initdb)")
+if [ ! -x "$PG_BINDIR/initdb" ]; then
+	echo "pg-cluster.sh: PostgreSQL server binaries not found (install postgresql-15 or set PG_BINDIR)" >&2
+	exit 77 # meson: skipped
+fi
+
+# as_pg CMD...: run CMD as the cluster's owner.
+as_pg() {
+	if [ "$(id -u)" -eq 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+# start DIR: initdb + start; prints the DSN.
+start() {
+	local dir=$1
+	mkdir -p "$dir"
+	[ "$(id -u)" -eq 0 ] && chown postgres: "$dir" && chmod 700 "$dir"
+	as_pg "$PG_BINDIR/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 \
+		--locale=C --no-instructions >"$dir/initdb.log" 2>&1 || {
+		cat "$dir/initdb.log" >&2
+		return 1
+	}
+	cat >>"$dir/data/postgresql.conf" <<EOF
+# crawltop test cluster
+listen_addresses = ''
+unix_socket_directories = '$dir'
+unix_socket_permissions = 0700
+port = 5432
+fsync = on
+synchronous_commit = on
+max_connections = 60
+shared_buffers = 128MB
+max_wal_size = 1GB
+log_min_messages = warning
+log_line_prefix = '%m [%p] %a '
+EOF
+	as_pg "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+		start >/dev/null || {
+		cat "$dir/server.log" >&2
+		return 1
+	}
+	echo "host=$dir port=5432 user=postgres dbname=postgres"
+}
+
+# stop DIR: stop the server (fast, then immediate) and remove DIR.
+stop() {
+	local dir=$1
+	if [ -f "$dir/data/postmaster.pid" ]; then
+		as_pg "$PG_BINDIR/pg_ctl" -D "$dir/data" -m fast -w -t 30 stop \
+			>/dev/null 2>&1 ||
+			as_pg "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate -w stop \
+				>/dev/null 2>&1 || true
+	fi
+	rm -rf "$dir"
+}
+
+run() {
+	local dir rc=0
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/ct-pg.XXXXXX")
+	# shellcheck disable=SC2064
+	trap "stop '$dir'" EXIT
+	trap 'exit 143' TERM
+	trap 'exit 130' INT
+	local dsn
+	dsn=$(start "$dir") || exit 1
+	export CT_TEST_DSN=$dsn PGHOST=$dir PGPORT=5432 PGUSER=postgres \
+		PGDATABASE=postgres
+	"$@" || rc=$?
+	if [ $rc -ne 0 ] && [ -f "$dir/server.log" ]; then
+		echo "--- server log ($dir/server.log) ---" >&2
+		tail -n 50 "$dir/server.log" >&2
+	fi
+	exit $rc
+}
+
+case ${1:-} in
+run) shift; [ $# -ge 1 ] || { echo "usage: $0 run CMD [ARGS...]" >&2; exit 2; }; run "$@" ;;
+start) [ $# -eq 2 ] || { echo "usage: $0 start DIR" >&2; exit 2; }; start "$2" ;;
+stop) [ $# -eq 2 ] || { echo "usage: $0 stop DIR" >&2; exit 2; }; stop "$2" ;;
+*) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac

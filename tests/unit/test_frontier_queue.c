@@ -1,0 +1,816 @@
+/* test_frontier_queue.c: seed 002's QueueManager
+ * (include/crawltop/frontier_queue.h, SPEC.md "Seed 002, frontier").
+ * Priorities are derived by hand from the default tables: article 0,
+ * hub-seed 4, history 6, nav 10, refresh 25, unknown 12; sitemap bonus 10. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "crawltop/frontier_queue.h"
+
+#define ASSERT_EXACT(got, want) do { \
+	double ex_got_ = (got), ex_want_ = (want); \
+	if (!(ex_got_ == ex_want_)) \
+		fail_msg("%s = %.17g, expected exactly %.17g", #got, \
+			 ex_got_, ex_want_); \
+} while (0)
+
+/* ---- helpers --------------------------------------------------------- */
+
+/* Callback state: hosts with resume times, a refused path, a bypass path. */
+struct cb_state {
+	const char *slow_host[4];
+	int64_t slow_until[4];
+	int n_slow;
+	int resume_calls;
+	const char *refuse;        /* substring refused by eligibility */
+	const char *refuse_reason; /* may be NULL */
+	const char *bypass;        /* substring allowed past max_depth */
+	int bypass_calls;
+};
+
+static int64_t cb_resume(void *ctx, const char *host)
+{
+	struct cb_state *s = ctx;
+	s->resume_calls++;
+	for (int i = 0; i < s->n_slow; i++)
+		if (strcmp(s->slow_host[i], host) == 0)
+			return s->slow_until[i];
+	return 0;
+}
+
+static bool cb_eligible(void *ctx, const char *url, const char **reason)
+{
+	struct cb_state *s = ctx;
+	if (s->refuse && strstr(url, s->refuse)) {
+		*reason = s->refuse_reason;
+		return false;
+	}
+	return true;
+}
+
+static bool cb_bypass(void *ctx, const char *url, int depth, const char *type)
+{
+	struct cb_state *s = ctx;
+	s->bypass_calls++;
+	return s->bypass && strstr(url, s->bypass) != NULL;
+}
+
+/* A queue with default params changed by the caller, and all callbacks. */
+static struct ct_fq *make_queue(const struct ct_frontier_params *p,
+				struct cb_state *s)
+{
+	struct ct_fq_callbacks cb = { s, cb_bypass, cb_eligible, cb_resume };
+	struct ct_fq *q = NULL;
+	struct ct_error err = {{0}};
+	ct_status st = ct_fq_create(p, NULL, &cb, &q, &err);
+	if (st != CT_OK)
+		fail_msg("ct_fq_create: %s", err.msg);
+	return q;
+}
+
+/* Enqueues url with type, depth, method; returns the decision's reason
+ * (NULL when enqueued) and asserts CT_OK. */
+static const char *enq(struct ct_fq *q, const char *url, const char *type,
+		       int depth, const char *method, int64_t discovered_ms)
+{
+	struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+	struct ct_fq_enqueue_result res;
+	struct ct_error err = {{0}};
+
+	in.url = url;
+	in.type = type;
+	in.depth = depth;
+	in.discovery_method = method;
+	ct_status st = ct_fq_enqueue(q, &in, discovered_ms, &res, &err);
+	if (st != CT_OK)
+		fail_msg("enqueue %s: %d %s", url ? url : "(null)", (int)st, err.msg);
+	assert_int_equal(res.enqueued, res.reason == NULL);
+	return res.reason;
+}
+
+/* Pulls at now and asserts an item came out; the caller releases it. */
+static struct ct_fq_item pull_item(struct ct_fq *q, int64_t now)
+{
+	struct ct_fq_pull_result r;
+	assert_int_equal(ct_fq_pull(q, now, &r), CT_OK);
+	if (!r.has_item)
+		fail_msg("no item (size %zu)", ct_fq_size(q));
+	return r.item;
+}
+
+/* Pulls and returns the URL's path after the host, copied into buf. */
+static const char *pull_path(struct ct_fq *q, int64_t now, char *buf, size_t n)
+{
+	struct ct_fq_item it = pull_item(q, now);
+	const char *path = strchr(it.url + strlen("https://"), '/');
+	snprintf(buf, n, "%s", path ? path : "");
+	ct_fq_item_release(&it);
+	return buf;
+}
+
+/* ---- URL normalisation ----------------------------------------------- */
+
+static void normalise_url_rules(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "HTTP://Example.COM:80/Path?q=1#frag", "http://example.com/Path?q=1" },
+		{ "https://example.com:443", "https://example.com/" },
+		{ "https://example.com:8443/a", "https://example.com:8443/a" },
+		{ "http://example.com:443/a", "http://example.com:443/a" },
+		{ "https://user:Pw@Example.com/a", "https://user:Pw@example.com/a" },
+		{ "http://example.com?x", "http://example.com/?x" },
+		{ "http://example.com#top", "http://example.com/" },
+		{ "http://[::1]:80/x", "http://[::1]/x" },
+		{ "http://[::1]:8080/x", "http://[::1]:8080/x" },
+		{ "http://example.com:080/", "http://example.com/" },
+		{ "http://example.com:/", "http://example.com/" },
+		{ "wss://Chat.example.com:443/s", "wss://chat.example.com/s" },
+		{ "ftp://files.example.com:21/f", "ftp://files.example.com/f" },
+		{ "https://example.com/A/./b", "https://example.com/A/./b" },
+	};
+	char buf[128];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		long n = ct_fq_normalise_url(cases[i].in, buf, sizeof(buf));
+		assert_int_equal(n, (long)strlen(cases[i].want));
+		assert_string_equal(buf, cases[i].want);
+	}
+	static const char *const bad[] = {
+		"", "example.com/x", "http:/x", "http://", "http:///x",
+		"http://:80/", "1http://x", "http://x:99999/", "http://x:8a/",
+		"http://[::1/x", "http://x]:80/", "://x", "http://a b.com/",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (ct_fq_normalise_url(bad[i], buf, sizeof(buf)) != -1)
+			fail_msg("\"%s\" should be invalid", bad[i]);
+	assert_int_equal(ct_fq_normalise_url(NULL, buf, sizeof(buf)), -1);
+	/* snprintf semantics: the full length, a terminated prefix */
+	assert_int_equal(ct_fq_normalise_url("HTTP://A.com", buf, 5), 13);
+	assert_string_equal(buf, "http");
+	assert_int_equal(ct_fq_normalise_url("HTTP://A.com", NULL, 0), 13);
+}
+
+/* ---- enqueue checks -------------------------------------------------- */
+
+/* NULL, empty, no scheme, no host: "invalid-url"; nothing is queued. */
+static void invalid_url(void **state)
+{
+	struct ct_frontier_params p;
+	struct cb_state s = {0};
+	ct_frontier_params_default(&p);
+	struct ct_fq *q = make_queue(&p, &s);
+
+	assert_string_equal(enq(q, NULL, "nav", 0, NULL, 0), "invalid-url");
+	assert_string_equal(enq(q, "", "nav", 0, NULL, 0), "invalid-url");
+	assert_string_equal(enq(q, "example.com/a", "nav", 0, NULL, 0), "invalid-url");
+	assert_string_equal(enq(q, "https://", "nav", 0, NULL, 0), "invalid-url");
+	assert_string_equal(enq(q, "https://x:port/", "nav", 0, NULL, 0), "invalid-url");
+	assert_int_equal(ct_fq_size(q), 0);
+	ct_fq_destroy(q);
+}
+
+/* max_queue 3 counts both heaps: nav, nav (discovery) and article
+ * (acquisition) fill it; the fourth is "queue-full"; a pull frees a
+ * place. */
+static void queue_full(void **state)
+{
+	struct ct_frontier_params p;
+	struct cb_state s = {0};
+	ct_frontier_params_default(&p);
+	p.max_queue = 3;
+	struct ct_fq *q = make_queue(&p, &s);
+
+	assert_null(enq(q, "https://a.com/1", "nav", 0, NULL, 1));
+	assert_null(enq(q, "https://a.com/2", "nav", 0, NULL, 2));
+	assert_null(enq(q, "https://a.com/3", "article", 0, NULL, 3));
+	assert_int_equal(ct_fq_size_of(q, CT_QUEUE_DISCOVERY), 2);
+	assert_int_equal(ct_fq_size_of(q, CT_QUEUE_ACQUISITION), 1);
+	assert_string_equal(enq(q, "https://a.com/4", "article", 0, NULL, 4), "queue-full");
+	assert_string_equal(enq(q, "https://a.com/4", "nav", 0, NULL, 4), "queue-full");
+	assert_int_equal(ct_fq_size(q), 3);
+	struct ct_fq_item it = pull_item(q, 0);
+	ct_fq_item_release(&it);
+	assert_null(enq(q, "https://a.com/4", "nav", 0, NULL, 4));
+	ct_fq_destroy(q);
+}
+
+/* max_depth 2: depth 2 goes in, depth 3 is "max-depth" unless the bypass
+ * callback lets it in; the bypass is only asked for items too deep. */
+static void max_depth_and_bypass(void **state)
+{
+	struct ct_frontier_params p;
+	struct cb_state s = {0};
+	ct_frontier_params_default(&p);
+	p.max_depth = 2;
+	struct ct_fq *q = make_queue(&p, &s);
+
+	assert_null(enq(q, "https://a.com/d2", "nav", 2, NULL, 0));
+	assert_int_equal(s.bypass_calls, 0);
+	assert_string_equal(enq(q, "https://a.com/d3", "nav", 3, NULL, 0), "max-depth");
+	assert_int_equal(s.bypass_calls, 1);
+	s.bypass = "/keep";
+	assert_null(enq(q, "https://a.com/keep/d3", "nav", 3, NULL, 0));
+	assert_string_equal(enq(q, "https://a.com/d4", "nav", 4, NULL, 0), "max-depth");
+	assert_int_equal(ct_fq_size(q), 2);
+	ct_fq_destroy(q);
+}
+
+/* The eligibility callback's reason, or "ineligible" when it gives none. */
+static void eligibility_reason(void **state)
+{
+	struct ct_frontier_params p;
+	struct cb_state s = {0};
+	ct_frontier_params_default(&p);
+	struct ct_fq *q = make_queue(&p, &s);
+
+	s.refuse = "/login";
+	s.refuse_reason = "robots";
+	assert_string_equal(enq(q, "https://a.com/login", "nav", 0, NULL, 0), "robots");
+	s.refuse_reason = NULL;
+	assert_string_equal(enq(q, "https://a.com/login", "nav", 0, NULL, 0), "ineligible");
+	assert_null(enq(q, "https://a.com/home", "nav", 0, NULL, 0));
+	ct_fq_destroy(q);
+}
+
+/* The same normalised URL is a "duplicate" while queued, and welcome again
+ * once pulled. The path is case-sensitive, so /A is another URL. */
+static void duplicate_and_release(void **state)
+{
+	struct ct_frontier_params p;
+	struct cb_state s = {0};
+	ct_frontier_params_default(&p);
+	struct ct_fq *q = make_queue(&p, &s);
+
+	assert_null(enq(q, "https://a.com/a", "nav", 0, NULL, 0));
+	assert_string_equal(enq(q, "https://a.com/a", "nav", 0, NULL, 0), "duplicate");
+	assert_string_equal(enq(q, "HTTPS://A.COM:443/a#top", "article", 1, NULL, 0),
+			    "duplicate");
+	assert_true(ct_fq_contains(q, "https://a.com:443/a"));
+	assert_false(ct_fq_contains(q, "https://a.com/A"));
+	assert_null(enq(q, "https://a.com/A", "nav", 0, NULL, 0));
+	assert_int_equal(ct_fq_size(q), 2);
+
+	/* both are nav depth 0 (10); /a was first */
+	struct ct_fq_item it = pull_item(q, 0);
+	assert_string_equal(it.url, "https://a.com/a");
+	assert_string_equal(it.key, "https://a.com/a");
+	assert_string_equal(it.host, "a.com");
+	ct_fq_item_release(&it);
+	assert_null(it.url);
+	assert_false(ct_fq_contains(q, "https://a.com/a"));
+	assert_null(enq(q, "https://a.com/a", "nav", 0, NULL, 0));
+	ct_fq_destroy(q);
+}
+
+/* The checks run in the seed's order: with every check failing, the
+ * earliest one is reported. */
+static void check_order(void **state)
+{
+	struct ct_frontier_params p;
+	struct cb_state s = {0};
+	ct_frontier_params_default(&p);
+	p.max_queue = 2;
+	p.max_depth = 1;
+	struct ct_fq *q = make_queue(&p, &s);
+
+	s.refuse = "/x";
+	s.refuse_reason = "robots";
+	assert_null(enq(q, "https://a.com/dup", "nav", 0, NULL, 0));
+	/* ineligible and duplicate -> eligibility first */
+	assert_string_equal(enq(q, "https://a.com/dup?/x", "nav", 0, NULL, 0), "robots");
+	s.refuse = "/dup";
+	assert_string_equal(enq(q, "https://a.com/dup", "nav", 0, NULL, 0), "robots");
+	s.refuse = "/x";
+	/* too deep and ineligible -> max-depth */
+	assert_string_equal(enq(q, "https://a.com/x", "nav", 2, NULL, 0), "max-depth");
+	assert_null(enq(q, "https://a.com/other", "nav", 0, NULL, 0));
+	/* full, too deep -> queue-full; full and invalid -> invalid-url */
+	assert_string_equal(enq(q, "https://a.com/x", "nav", 2, NULL, 0), "queue-full");
+	assert_string_equal(enq(q, "not a url", "nav", 2, NULL, 0), "invalid-url");
+	ct_fq_destroy(q);
+}
+
+/* Total prioritisation "other" is "deprioritised" (scored, dropped);
+ * country items go in with their offset: article depth 1 = 1 - 5000. */
+static void deprioritised(void **state)
+{
+	struct ct_frontier_params p;
+	struct cb_state s = {0};
+	ct_frontier_params_default(&p);
+	p.total_prioritisation = true;
+	assert_int_equal(ct_frontier_add_country_token(&p, "france"), CT_OK);
+	struct ct_fq *q = make_queue(&p, &s);
+	struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+	struct ct_fq_enqueue_result res;
+
+	in.url = "https://a.com/sports/x";
+	in.type = "article";
+	in.depth = 1;
+	assert_int_equal(ct_fq_enqueue(q, &in, 0, &res, NULL), CT_OK);
+	assert_false(res.enqueued);
+	assert_string_equal(res.reason, "deprioritised");
+	assert_true(res.scored);
+	assert_true(res.score.dropped);
+	ASSERT_EXACT(res.score.priority, 5000001);
+	assert_int_equal(ct_fq_size(q), 0);
+	assert_false(ct_fq_contains(q, in.url));
+
+	in.url = "https://a.com/france/x";
+	assert_int_equal(ct_fq_enqueue(q, &in, 0, &res, NULL), CT_OK);
+	assert_true(res.enqueued);
+	ASSERT_EXACT(res.score.priority, -4999);
+	struct ct_fq_item it = pull_item(q, 0);
+	ASSERT_EXACT(it.priority, -4999);
+	assert_int_equal(it.tp, CT_TP_COUNTRY);
+	ct_fq_item_release(&it);
+	ct_fq_destroy(q);
+}
+
+/* A non-finite priority is refused (1e308 x 10 = inf), as is a bad input;
+ * both with a status and nothing queued. */
+static void refused_priorities(void **state)
+{
+	struct ct_frontier_params p;
+	struct cb_state s = {0};
+	ct_frontier_params_default(&p);
+	p.w_base = 10;
+	struct ct_fq *q = make_queue(&p, &s);
+	struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+	struct ct_fq_enqueue_result res;
+	struct ct_error err = {{0}};
+
+	in.url = "https://a.com/inf";
+	in.type = "nav";
+	in.bias = 1e308;
+	assert_int_equal(ct_fq_enqueue(q, &in, 0, &res, &err), CT_ERANGE);
+	assert_false(res.enqueued);
+	assert_string_equal(res.reason, "non-finite-priority");
+	assert_non_null(strstr(err.msg, "not finite"));
+
+	in.bias = 0;
+	in.has_gap = true;
+	in.gap_confidence = 2;
+	assert_int_equal(ct_fq_enqueue(q, &in, 0, &res, &err), CT_ERANGE);
+	assert_string_equal(res.reason, "invalid-input");
+	assert_non_null(strstr(err.msg, "gap_confidence"));
+
+	in.has_gap = false;
+	in.depth = -1;
+	assert_int_equal(ct_fq_enqueue(q, &in, 0, &res, &err), CT_ERANGE);
+	assert_string_equal(res.reason, "invalid-input");
+	assert_int_equal(ct_fq_size(q), 0);
+	assert_false(ct_fq_contains(q, in.url));
+	/* the same URL with a good input goes in */
+	in.depth = 0;
+	assert_int_equal(ct_fq_enqueue(q, &in, 0, NULL, NULL), CT_OK);
+	assert_int_equal(ct_fq_size(q), 1);
+	ct_fq_destroy(q);
+}
+
+/* ---- order ----------------------------------------------------------- */
+
+/* Lower priority first: in discovery, hub-seed d0 (4) < nav d0 (10) < nav
+ * d1 (11) < unknown d0 (12) < unknown d0 via sitemap (12 - 10 = 2) is
+ * first of all. */
+static void pops_lowest_priority_first(void **state)
+{
+	struct ct_frontier_params p;
+	struct cb_state s = {0};
+	ct_frontier_params_default(&p);
+	struct ct_fq *q = make_queue(&p, &s);
+	char buf[64];
+
+	assert_null(enq(q, "https://a.com/nav1", "nav", 1, NULL, 0));
+	assert_null(enq(q, "https://a.com/blog", "blog", 0, NULL, 0));
+	assert_null(enq(q, "https://a.com/hubseed", "hub-seed", 0, NULL, 0));
+	assert_null(enq(q, "https://a.com/nav0", "nav", 0, NULL, 0));
+	assert_null(enq(q, "https://a.com/blogsm", "blog", 0, "sitemap", 0));
+	assert_string_equal(pull_path(q, 0, buf, sizeof(buf)), "/blogsm");
+	assert_string_equal(pull_path(q, 0, buf, sizeof(buf)), "/hubseed");
+	assert_string_equal(pull_path(q, 0, buf, sizeof(buf)), "/nav0");
+	assert_string_equal(pull_path(q, 0, buf, sizeof(buf)), "/nav1");
+	assert_string_equal(pull_path(q, 0, buf, sizeof(buf)), "/blog");
+	assert_int_equal(ct_fq_size(q), 0);
+	ct_fq_destroy(q);
+}
+
+/* Equal priorities (nav d0 = 10) pop first-in first-out; among equal
+ * priorities an earlier discovery time comes first even if enqueued
+ * later. */
+static void ties_pop_fifo(void **state)
+{
+	struct ct_frontier_params p;
+	struct cb_state s = {0};
+	ct_frontier_params_default(&p);
+	struct ct_fq *q = make_queue(&p, &s);
+	char url[64], buf[64];
+
+	for (int i = 0; i < 20; i++) {
+		snprintf(url, sizeof(url), "https://a.com/%02d", i);
+		assert_null(enq(q, url, "nav", 0, NULL, 1000));
+	}
+	for (int i = 0; i < 20; i++) {
+		snprintf(url, sizeof(url), "/%02d", i);
+		assert_string_equal(pull_path(q, 0, buf, sizeof(buf)), url);
+	}
+	assert_null(enq(q, "https://a.com/late", "nav", 0, NULL, 2000));
+	assert_null(enq(q, "https://a.com/early", "nav", 0, NULL, 1000));
+	assert_null(enq(q, "https://a.com/late2", "nav", 0, NULL, 2000));
+	assert_string_equal(pull_path(q, 0, buf, sizeof(buf)), "/early");
+	assert_string_equal(pull_path(q, 0, buf, sizeof(buf)), "/late");
+	assert_string_equal(pull_path(q, 0, buf, sizeof(buf)), "/late2");
+	ct_fq_destroy(q);
+}
+
+/* For one job, the heap's pop order is the store's claim order: score
+ * higher first, then discovery time, then id (= insertion sequence). The
+ * items are discovery-queue types with priorities spread by depth, bias
+ * and method, several of them tied. */
+static void pop_order_is_score_order(void **state)
+{
+	static const char *const types[] = { "nav", "hub-seed", "blog", "hub" };
+	static const char *const methods[] = { NULL, "sitemap", "intelligent-seed",
+					       "validated-hub", "link-discovery" };
+	struct ct_frontier_params p;
+	struct cb_state s = {0};
+	ct_frontier_params_default(&p);
+	struct ct_fq *q = make_queue(&p, &s);
+	struct ct_task_key prev = {0};
+	char url[64];
+	unsigned x = 12345;
+
+	for (int i = 0; i < 200; i++) {
+		struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+		x = x * 1103515245u + 12345u;
+		snprintf(url, sizeof(url), "https://h%u.com/%d", (x >> 8) % 7, i);
+		in.url = url;
+		in.type = types[(x >> 12) % 4];
+		in.depth = (int)((x >> 16) % 6);
+		in.bias = (double)((x >> 20) % 3) * 0.5;
+		in.discovery_method = methods[(x >> 24) % 5];
+		assert_int_equal(ct_fq_enqueue(q, &in, (int64_t)((x >> 4) % 5), NULL, NULL),
+				 CT_OK);
+	}
+	assert_int_equal(ct_fq_size(q), 200);
+	for (int i = 0; i < 200; i++) {
+		struct ct_fq_item it = pull_item(q, 0);
+		struct ct_task_key k = { 5, it.score, it.discovered_ms, (int64_t)it.seq };
+		ASSERT_EXACT(it.score, ct_score_from_frontier(it.priority));
+		if (i > 0 && ct_task_key_cmp(&prev, &k) >= 0)
+			fail_msg("pop %d (score %.17g, t %lld, id %lld) is not after "
+				 "(score %.17g, t %lld, id %lld)", i, k.score,
+				 (long long)k.discovered_ms, (long long)k.id,
+				 prev.score, (long long)prev.discovered_ms,
+				 (long long)prev.id);
+		prev = k;
+		ct_fq_item_release(&it);
+	}
+	ct_fq_destroy(q);
+}
+
+/* ---- alternation ----------------------------------------------------- */
+
+/* burst 5, 7 nav (discovery) and 7 article (acquisition): discovery has
+ * the first turn: D x5, A x5, D x2, then A x2 once discovery is empty. */
+static void alternation_burst_5(void **state)
+{
+	struct ct_frontier_params p;
+	struct cb_state s = {0};
+	ct_frontier_params_default(&p);
+	struct ct_fq *q = make_queue(&p, &s);
+	const char *want = "DDDDDAAAAADDAA";
+	char url[64];
+
+	for (int i = 0; i < 7; i++) {
+		snprintf(url, sizeof(url), "https://a.com/d%d", i);
+		assert_null(enq(q, url, "nav", 0, NULL, i));
+		snprintf(url, sizeof(url), "https://a.com/a%d", i);
+		assert_null(enq(q, url, "article", 0, NULL, i));
+	}
+	for (int i = 0; want[i]; i++) {
+		struct ct_fq_item it = pull_item(q, 0);
+		char got = it.queue == CT_QUEUE_DISCOVERY ? 'D' : 'A';
+		if (got != want[i])
+			fail_msg("pull %d came from %c, expected %c", i, got, want[i]);
+		ct_fq_item_release(&it);
+	}
+	assert_int_equal(ct_fq_size(q), 0);
+	ct_fq_destroy(q);
+}
+
+/* Pulls made while the other heap is empty do not count against the
+ * burst: 6 nav pulled alone, then 3 articles arrive alongside 6 more nav:
+ * discovery keeps the turn for 5 pulls, then acquisition gets it. */
+static void alternation_counts_only_waiting_pulls(void **state)
+{
+	struct ct_frontier_params p;
+	struct cb_state s = {0};
+	ct_frontier_params_default(&p);
+	struct ct_fq *q = make_queue(&p, &s);
+	const char *want = "DDDDDAAAD";
+	char url[64];
+
+	for (int i = 0; i < 12; i++) {
+		snprintf(url, sizeof(url), "https://a.com/d%d", i);
+		assert_null(enq(q, url, "nav", 0, NULL, i));
+	}
+	for (int i = 0; i < 6; i++) {
+		struct ct_fq_item it = pull_item(q, 0);
+		assert_int_equal(it.queue, CT_QUEUE_DISCOVERY);
+		ct_fq_item_release(&it);
+	}
+	for (int i = 0; i < 3; i++) {
+		snprintf(url, sizeof(url), "https://a.com/a%d", i);
+		assert_null(enq(q, url, "article", 0, NULL, i));
+	}
+	for (int i = 0; want[i]; i++) {
+		struct ct_fq_item it = pull_item(q, 0);
+		char got = it.queue == CT_QUEUE_DISCOVERY ? 'D' : 'A';
+		if (got != want[i])
+			fail_msg("pull %d came from %c, expected %c", i, got, want[i]);
+		ct_fq_item_release(&it);
+	}
+	ct_fq_destroy(q);
+}
+
+/* ---- deferred hosts -------------------------------------------------- */
+
+/* slow.com resumes at 5000, later.com at 7000; now = 1000. The slow items
+ * have the best priorities (hub-seed 4) but are skipped for fast.com's nav
+ * (10); they go back in their order. With only deferred items left, the
+ * pull returns the earliest wake time, 5000. At now = 5000 (not > now) the
+ * slow.com items come out in order. */
+static void deferred_hosts_and_wake(void **state)
+{
+	struct ct_frontier_params p;
+	struct cb_state s = { .slow_host = { "slow.com", "later.com" },
+			      .slow_until = { 5000, 7000 }, .n_slow = 2 };
+	ct_frontier_params_default(&p);
+	struct ct_fq *q = make_queue(&p, &s);
+	struct ct_fq_pull_result r;
+
+	assert_null(enq(q, "https://SLOW.com/1", "hub-seed", 0, NULL, 1));
+	assert_null(enq(q, "https://slow.com/2", "hub-seed", 0, NULL, 2));
+	assert_null(enq(q, "https://later.com/1", "hub-seed", 1, NULL, 3));
+	assert_null(enq(q, "https://fast.com/1", "nav", 0, NULL, 4));
+
+	struct ct_fq_item it = pull_item(q, 1000);
+	assert_string_equal(it.url, "https://fast.com/1");
+	ct_fq_item_release(&it);
+	assert_int_equal(ct_fq_size(q), 3);
+
+	assert_int_equal(ct_fq_pull(q, 1000, &r), CT_OK);
+	assert_false(r.has_item);
+	assert_true(r.has_wake);
+	assert_int_equal(r.wake_ms, 5000);
+	assert_int_equal(ct_fq_size(q), 3);
+
+	it = pull_item(q, 5000);
+	assert_string_equal(it.url, "https://SLOW.com/1");
+	assert_string_equal(it.host, "slow.com");
+	assert_int_equal(it.deferred_until_ms, 5000);
+	ct_fq_item_release(&it);
+	it = pull_item(q, 5000);
+	assert_string_equal(it.url, "https://slow.com/2");
+	ct_fq_item_release(&it);
+	assert_int_equal(ct_fq_pull(q, 6999, &r), CT_OK);
+	assert_false(r.has_item);
+	assert_int_equal(r.wake_ms, 7000);
+	it = pull_item(q, 7000);
+	assert_string_equal(it.url, "https://later.com/1");
+	ct_fq_item_release(&it);
+
+	/* empty: no item, no wake */
+	assert_int_equal(ct_fq_pull(q, 7000, &r), CT_OK);
+	assert_false(r.has_item);
+	assert_false(r.has_wake);
+	ct_fq_destroy(q);
+}
+
+/* max_scan 3: three deferred items ahead of an eligible one in one heap:
+ * the scan stops before it (wake 5000); with max_scan 4 it is found. The
+ * deferred items are back in place either way. */
+static void scan_limit(void **state)
+{
+	struct ct_frontier_params p;
+	struct cb_state s = { .slow_host = { "slow.com" }, .slow_until = { 5000 },
+			      .n_slow = 1 };
+	ct_frontier_params_default(&p);
+	p.max_scan = 3;
+	struct ct_fq *q = make_queue(&p, &s);
+	struct ct_fq_pull_result r;
+
+	assert_null(enq(q, "https://slow.com/1", "nav", 0, NULL, 1));
+	assert_null(enq(q, "https://slow.com/2", "nav", 0, NULL, 2));
+	assert_null(enq(q, "https://slow.com/3", "nav", 0, NULL, 3));
+	assert_null(enq(q, "https://fast.com/1", "nav", 0, NULL, 4));
+	s.resume_calls = 0;
+	assert_int_equal(ct_fq_pull(q, 0, &r), CT_OK);
+	assert_false(r.has_item);
+	assert_true(r.has_wake);
+	assert_int_equal(r.wake_ms, 5000);
+	assert_int_equal(s.resume_calls, 3);
+	assert_int_equal(ct_fq_size(q), 4);
+
+	p.max_scan = 4;
+	assert_int_equal(ct_fq_set_params(q, &p, NULL), CT_OK);
+	struct ct_fq_item it = pull_item(q, 0);
+	assert_string_equal(it.url, "https://fast.com/1");
+	ct_fq_item_release(&it);
+	/* the deferred ones are still in FIFO order */
+	for (int i = 1; i <= 3; i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "https://slow.com/%d", i);
+		it = pull_item(q, 5000);
+		assert_string_equal(it.url, want);
+		ct_fq_item_release(&it);
+	}
+	ct_fq_destroy(q);
+}
+
+/* ---- heatmap and ownership ------------------------------------------ */
+
+/* Cells by (method, type), sorted; depth buckets 0, 1, 2, 3+, unknown:
+ * sitemap/article x2 (depths 0, 3), sitemap/nav (1), none/article (2),
+ * intelligent-seed/hub-seed (7) -> buckets 1, 1, 1, 2, 0. */
+static void heatmap_snapshot(void **state)
+{
+	struct ct_frontier_params p;
+	struct cb_state s = {0};
+	ct_frontier_params_default(&p);
+	struct ct_fq *q = make_queue(&p, &s);
+	struct ct_fq_heatmap h;
+
+	assert_int_equal(ct_fq_heatmap(q, &h), CT_OK);
+	assert_int_equal(h.queued, 0);
+	assert_int_equal(h.n_cells, 0);
+	ct_fq_heatmap_free(&h);
+
+	assert_null(enq(q, "https://a.com/1", "article", 0, "sitemap", 0));
+	assert_null(enq(q, "https://a.com/2", "article", 3, "sitemap", 0));
+	assert_null(enq(q, "https://a.com/3", "nav", 1, "sitemap", 0));
+	assert_null(enq(q, "https://a.com/4", "article", 2, NULL, 0));
+	assert_null(enq(q, "https://a.com/5", "hub-seed", 7, "intelligent-seed", 0));
+	assert_int_equal(ct_fq_heatmap(q, &h), CT_OK);
+	assert_int_equal(h.queued, 5);
+	assert_int_equal(h.enqueued_total, 5);
+	assert_int_equal(h.depth[CT_FQ_DEPTH_0], 1);
+	assert_int_equal(h.depth[CT_FQ_DEPTH_1], 1);
+	assert_int_equal(h.depth[CT_FQ_DEPTH_2], 1);
+	assert_int_equal(h.depth[CT_FQ_DEPTH_3_PLUS], 2);
+	assert_int_equal(h.depth[CT_FQ_DEPTH_UNKNOWN], 0);
+	assert_int_equal(h.n_cells, 4);
+	assert_string_equal(h.cells[0].method, "intelligent-seed");
+	assert_string_equal(h.cells[0].type, "hub-seed");
+	assert_int_equal(h.cells[0].count, 1);
+	assert_string_equal(h.cells[1].method, "none");
+	assert_string_equal(h.cells[1].type, "article");
+	assert_int_equal(h.cells[1].count, 1);
+	assert_string_equal(h.cells[2].method, "sitemap");
+	assert_string_equal(h.cells[2].type, "article");
+	assert_int_equal(h.cells[2].count, 2);
+	assert_string_equal(h.cells[3].method, "sitemap");
+	assert_string_equal(h.cells[3].type, "nav");
+	assert_int_equal(h.cells[3].count, 1);
+	ct_fq_heatmap_free(&h);
+
+	struct ct_fq_item it = pull_item(q, 0);
+	ct_fq_item_release(&it);
+	assert_int_equal(ct_fq_heatmap(q, &h), CT_OK);
+	assert_int_equal(h.queued, 4);
+	assert_int_equal(h.enqueued_total, 5);
+	ct_fq_heatmap_free(&h);
+	ct_fq_destroy(q);
+}
+
+/* The queue copies the strings: the caller's buffers may change after the
+ * enqueue; the pulled item's strings are the caller's until release. */
+static void queue_copies_strings(void **state)
+{
+	struct ct_frontier_params p;
+	struct cb_state s = {0};
+	ct_frontier_params_default(&p);
+	struct ct_fq *q = make_queue(&p, &s);
+	char url[64] = "https://a.com/original";
+	char type[16] = "nav";
+	char method[16] = "sitemap";
+
+	assert_null(enq(q, url, type, 0, method, 0));
+	strcpy(url, "https://b.com/changed");
+	strcpy(type, "XXX");
+	strcpy(method, "YYY");
+	struct ct_fq_item it = pull_item(q, 0);
+	assert_string_equal(it.url, "https://a.com/original");
+	assert_string_equal(it.type, "nav");
+	assert_string_equal(it.discovery_method, "sitemap");
+	assert_string_equal(it.priority_source, "discovery-bonus");
+	ASSERT_EXACT(it.priority, 0); /* nav 10 - sitemap 10 */
+	ASSERT_EXACT(it.score, 50);
+	assert_int_equal(it.cls, CT_P2);
+	assert_int_equal(it.depth, 0);
+	ct_fq_item_release(&it);
+	ct_fq_item_release(&it); /* twice is harmless */
+	/* type and method left out are NULL */
+	assert_null(enq(q, "https://a.com/bare", NULL, 0, "", 0));
+	it = pull_item(q, 0);
+	assert_null(it.type);
+	assert_null(it.discovery_method);
+	ct_fq_item_release(&it);
+	ct_fq_destroy(q);
+}
+
+/* Many URLs: the hash set grows and releases keys correctly while items
+ * leave in heap order (backward-shift deletion), and a destroy frees a
+ * queue that still holds items. */
+static void many_urls(void **state)
+{
+	struct ct_frontier_params p;
+	struct cb_state s = {0};
+	ct_frontier_params_default(&p);
+	struct ct_fq *q = make_queue(&p, &s);
+	char url[64];
+	unsigned x = 7;
+
+	for (int i = 0; i < 3000; i++) {
+		x = x * 1103515245u + 12345u;
+		snprintf(url, sizeof(url), "https://h%d.com/%d", i % 17, i);
+		struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+		in.url = url;
+		in.type = (x >> 10) & 1 ? "nav" : "article";
+		in.depth = (int)((x >> 12) % 10);
+		assert_int_equal(ct_fq_enqueue(q, &in, 0, NULL, NULL), CT_OK);
+	}
+	assert_int_equal(ct_fq_size(q), 3000);
+	for (int i = 0; i < 1500; i++) {
+		struct ct_fq_item it = pull_item(q, 0);
+		assert_false(ct_fq_contains(q, it.url));
+		ct_fq_item_release(&it);
+	}
+	int queued = 0;
+	for (int i = 0; i < 3000; i++) {
+		snprintf(url, sizeof(url), "https://h%d.com/%d", i % 17, i);
+		queued += ct_fq_contains(q, url);
+	}
+	assert_int_equal(queued, 1500);
+	assert_int_equal(ct_fq_size(q), 1500);
+	ct_fq_destroy(q);
+}
+
+/* Bad parameters are refused at creation and at set_params (queue kept). */
+static void create_and_set_params_check(void **state)
+{
+	struct ct_frontier_params p;
+	struct ct_fq *q = (struct ct_fq *)&p;
+	struct ct_error err = {{0}};
+
+	ct_frontier_params_default(&p);
+	p.burst = 0;
+	assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_ERANGE);
+	assert_null(q);
+	assert_non_null(strstr(err.msg, "burst"));
+	p.burst = 5;
+	assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
+	p.max_queue = 0;
+	assert_int_equal(ct_fq_set_params(q, &p, &err), CT_ERANGE);
+	assert_int_equal(ct_fq_params(q)->max_queue, 10000);
+	assert_int_equal(ct_fq_pull(q, 0, NULL), CT_EINVAL);
+	ct_fq_destroy(q);
+	ct_fq_destroy(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(normalise_url_rules),
+		cmocka_unit_test(invalid_url),
+		cmocka_unit_test(queue_full),
+		cmocka_unit_test(max_depth_and_bypass),
+		cmocka_unit_test(eligibility_reason),
+		cmocka_unit_test(duplicate_and_release),
+		cmocka_unit_test(check_order),
+		cmocka_unit_test(deprioritised),
+		cmocka_unit_test(refused_priorities),
+		cmocka_unit_test(pops_lowest_priority_first),
+		cmocka_unit_test(ties_pop_fifo),
+		cmocka_unit_test(pop_order_is_score_order),
+		cmocka_unit_test(alternation_burst_5),
+		cmocka_unit_test(alternation_counts_only_waiting_pulls),
+		cmocka_unit_test(deferred_hosts_and_wake),
+		cmocka_unit_test(scan_limit),
+		cmocka_unit_test(heatmap_snapshot),
+		cmocka_unit_test(queue_copies_strings),
+		cmocka_unit_test(many_urls),
+		cmocka_unit_test(create_and_set_params_check),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
