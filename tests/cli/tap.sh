@@ -1,0 +1,29 @@
+# tap.sh: a minimal TAP producer for the shell tests (sourced).
+#   ok_eq NAME GOT WANT     pass when GOT equals WANT
+#   ok_match NAME GOT REGEX pass when GOT matches the extended regex
+#   done_testing            print the plan; exit 1 if anything failed
+TAP_N=0
+TAP_FAILED=0
+tap_result() { # OK? NAME [DIAG...]
+	TAP_N=$((TAP_N + 1))
+	if [ "$1" = 1 ]; then
+		echo "ok $TAP_N - $2"
+	else
+		TAP_FAILED=$((TAP_FAILED + 1))
+		echo "not ok $TAP_N - $2"
+		shift 2
+		printf '# %s\n' "$@"
+	fi
+}
+ok_eq() {
+	if [ "$2" = "$3" ]; then tap_result 1 "$1"
+	else tap_result 0 "$1" "got:  $2" "want: $3"; fi
+}
+ok_match() {
+	if printf '%s' "$2" | grep -Eq -- "$3"; then tap_result 1 "$1"
+	else tap_result 0 "$1" "got:  $2" "want /$3/"; fi
+}
+done_testing() {
+	echo "1..$TAP_N"
+	[ "$TAP_FAILED" -eq 0 ]
+}

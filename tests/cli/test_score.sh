@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# test_score.sh CRAWLTOP: `crawltop score` end to end, through the real
+# binary and pipes. Expected values are derived by hand from the seeds.
+set -u
+CT=$1
+. "$(dirname "$0")/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# no stray config from the machine: defaults only
+export XDG_CONFIG_HOME=$tmp HOME=$tmp
+unset CRAWLTOP_CONFIG RANK_WEIGHTS_UNSEEN RANK_WEIGHTS_HOST_NOVELTY \
+	MIN_PUBLISH_SCORE PROFILE_SCORE BACKOFF_START_HOURS BACKOFF_MAX_HOURS \
+	BACKOFF_MULTIPLIER 2>/dev/null || true
+
+NOW=2024-06-15T08:00:00Z
+# seed 004: 50 + 20 (changed 10 h ago) + round(0.9 x 15) = 14 + 10 (hub) = 94
+out=$(echo '{"url":"https://reuters.com/world/europe","visits":150,"lastVisited":"2024-06-10T08:00:00Z","lastChanged":"2024-06-14T22:00:00Z","topicRelevance":0.9,"hubDepth":1,"isHub":true}' |
+	"$CT" score freshness --now "$NOW")
+ok_eq "freshness: reuters example is 94 with its three reasons" "$out" \
+	'{"url":"https://reuters.com/world/europe","score":94,"level":"very-high","reasons":["Changed in last 24h","High topic relevance","Is a hub page"]}'
+
+# seed 004 ranking: 30 min ago, 0.3, depth 4: 50 - 30 + 5 - 5 = 20 (low);
+# 8 days ago, 0.9, hub, depth 0: 50 + 15 + 14 + 10 = 89 (very-high)
+printf '%s\n' \
+	'{"url":"old-piece","visits":50,"lastVisited":"2024-06-15T07:30:00Z","topicRelevance":0.3,"hubDepth":4,"isHub":false}' \
+	'{"url":"world","visits":10,"lastVisited":1717574400000,"topicRelevance":0.9,"hubDepth":0,"isHub":true}' \
+	> "$tmp/rank.jsonl"
+out=$("$CT" score freshness --now "$NOW" --rank < "$tmp/rank.jsonl" | grep -o '"url":"[^"]*","score":[0-9]*' | tr '\n' ' ')
+ok_eq "freshness --rank: 89 before 20" "$out" '"url":"world","score":89 "url":"old-piece","score":20 '
+out=$("$CT" score freshness --now "$NOW" < "$tmp/rank.jsonl" | cut -c1-20)
+ok_eq "freshness without --rank keeps input order" "$out" \
+	"$(printf '%s\n%s' '{"url":"old-piece","' '{"url":"world","scor')"
+
+# stable ranking: equal scores keep input order
+printf '{"url":"a%d","lastVisited":"2024-06-01"}\n' 1 2 3 > "$tmp/eq.jsonl"
+out=$("$CT" score freshness --now "$NOW" --rank < "$tmp/eq.jsonl" | grep -o '"url":"a[0-9]"' | tr -d '\n')
+ok_eq "freshness --rank is stable" "$out" '"url":"a1""url":"a2""url":"a3"'
+
+# never visited, defaults: 50 + 15 + round(7.5) = 8 -> 73
+out=$(echo '{"url":"n"}' | "$CT" score freshness --now "$NOW")
+ok_eq "freshness: never visited with defaults is 73" "$out" \
+	'{"url":"n","score":73,"level":"high","reasons":["Never visited"]}'
+
+# malformed lines: each gets its own error, the rest are scored, exit 1
+printf '%s\n' '{"url":"ok1"}' 'not json' '{"url":"x","topicRelevance":1.5}' \
+	'{"url":"y","visits":"many"}' '[1,2]' '{"url":"z","lastVisited":"yesterday"}' \
+	'{"url":"t","colour":"red"}' '{"url":"ok2"}' > "$tmp/bad.jsonl"
+out=$("$CT" score freshness --now "$NOW" < "$tmp/bad.jsonl")
+rc=$?
+ok_eq "malformed lines: exit status 1" "$rc" 1
+ok_eq "malformed lines: one output line per input line" "$(printf '%s\n' "$out" | wc -l)" 8
+ok_match "line 2: malformed JSON" "$(sed -n 2p <<<"$out")" '^\{"line":2,"error":"malformed JSON'
+ok_match "line 3: relevance out of range" "$(sed -n 3p <<<"$out")" '^\{"line":3,"error":"topicRelevance = 1.5: must be a number in 0..1"\}$'
+ok_match "line 4: wrong field type" "$(sed -n 4p <<<"$out")" "^\\{\"line\":4,\"error\":\"field 'visits': expected an integer, got a string\"\\}$"
+ok_match "line 5: not an object" "$(sed -n 5p <<<"$out")" '^\{"line":5,"error":"expected a JSON object"\}$'
+ok_match "line 6: bad time" "$(sed -n 6p <<<"$out")" "^\\{\"line\":6,\"error\":\"field 'lastVisited': time 'yesterday'"
+ok_match "line 7: unknown field" "$(sed -n 7p <<<"$out")" "unknown field 'colour'"
+ok_match "lines 1 and 8 still scored" "$(sed -n '1p;8p' <<<"$out" | tr -d '\n')" '^\{"url":"ok1","score":73.*\{"url":"ok2","score":73'
+
+# binary garbage and invalid UTF-8 are errors, not crashes
+out=$(printf '\xff\xfe\x00\x01garbage\n{"url":"\xc3\x28"}\n' | "$CT" score freshness --now "$NOW")
+ok_eq "binary garbage: exit 1" "$?" 1
+ok_eq "binary garbage: two error lines" "$(grep -c '"error"' <<<"$out")" 2
+
+# frontier: article (0) + depth 2, sitemap bonus 10 -> -8; discovery-bonus
+out=$(echo '{"url":"https://e.org/a","type":"article","depth":2,"meta":{"discoveryMethod":"sitemap"}}' | "$CT" score frontier)
+ok_match "frontier: sitemap article at depth 2 is priority -8" "$out" \
+	'^\{"url":"https://e.org/a","priority":-8,"prioritySource":"discovery-bonus","bonusApplied":10,"basePriority":2,"queue":"acquisition","score":59\.858[0-9]*,"class":"P2","reasons":\["Type article weight 0 \+ depth/bias 2","Discovery bonus: sitemap -10"\]\}$'
+# nav 10, gap 1/1 -> 15, cluster 256 -> log2(256) x 2.5 = 20: 10 - 35 = -25 -> 75
+out=$(echo '{"url":"u","type":"nav","gap":{"confidence":1,"lift":1},"clusterOccurrences":256}' | "$CT" score frontier)
+ok_match "frontier: gap and cluster boost, score 75 at priority -25" "$out" \
+	'"priority":-25,"prioritySource":"cluster-boost","bonusApplied":35,"basePriority":10,"queue":"discovery","score":75(\.0)?,"class":"P1"'
+out=$(echo '{"url":"u","gap":{"confidence":2}}' | "$CT" score frontier)
+ok_match "frontier: gap confidence 2 refused" "$out" '^\{"line":1,"error":".*confidence'
+out=$(echo '{"url":"u","clusterOccurrences":-1}' | "$CT" score frontier)
+ok_match "frontier: negative cluster count refused" "$out" '^\{"line":1,"error":'
+out=$(echo '{"url":"u","classification":"planet"}' | "$CT" score frontier)
+ok_match "frontier: unknown classification refused" "$out" "unknown class 'planet'"
+
+# discovery: all sub-scores 0.6 -> 60 exactly -> P1
+sub='"unseen_likelihood":0.6,"host_novelty":0.6,"content_readiness":0.6,"link_yield":0.6,"source_reliability":0.6,"freshness":0.6,"quality_safety":0.6,"topic_boost":0.6'
+out=$(echo "{\"url\":\"d\",\"subscores\":{$sub}}" | "$CT" score discovery)
+ok_match "discovery: sub-scores 0.6 give 60, P1" "$out" '^\{"url":"d","score":60(\.0)?,"class":"P1","label":"P1 \(Medium\)"'
+out=$(echo '{"url":"d","subscores":{"unseen_likelihood":0.6}}' | "$CT" score discovery)
+ok_match "discovery: missing sub-score refused" "$out" 'subscores.host_novelty is required'
+out=$(echo '{"url":"d","signals":{"first_seen_host":true,"source":"ct","age_hours":2}}' | "$CT" score discovery)
+ok_match "discovery: raw signals scored" "$out" '^\{"url":"d","score":[0-9.]+,"class":"P[0-3]"'
+out=$(printf '%s\n' '{"class":"P2","step":0}' '{"class":"P2","step":4}' '{"class":"P3","step":3}' \
+	'{"class":"P3","step":3,"nsAsnChanged":true}' '{"class":"P0","step":2}' '{"class":"P9"}' |
+	"$CT" score discovery --backoff | tr '\n' ' ')
+ok_match "discovery --backoff: 6, 48 cap, 96, reset 12, null, error" "$out" \
+	'^\{"hours":6\} \{"hours":48\} \{"hours":96\} \{"hours":12\} \{"hours":null\} \{"line":6,"error":'
+
+# weights from the environment: the seed's own example must refuse to start
+err=$(RANK_WEIGHTS_UNSEEN=0.35 RANK_WEIGHTS_HOST_NOVELTY=0.25 "$CT" score discovery </dev/null 2>&1 >/dev/null)
+ok_eq "weights summing to 1.12: exit 2" "$?" 2
+ok_match "weights summing to 1.12: message names the sum and sources" "$err" \
+	'1\.12.*RANK_WEIGHTS_UNSEEN.*RANK_WEIGHTS_HOST_NOVELTY'
+out=$(RANK_WEIGHTS_UNSEEN=0.38 RANK_WEIGHTS_HOST_NOVELTY=0.10 "$CT" score discovery <<<"{\"url\":\"d\",\"subscores\":{$sub}}")
+ok_match "weights that sum to 1 from the environment are used" "$out" '"score":60(\.0)?,'
+
+# hierarchy: link from the homepage is 0.8; current 0.9 is kept
+out=$(printf '%s\n' '{"path":"/a","sourceType":"link","sourceScore":1,"sourcePath":"/"}' \
+	'{"path":"/b","sourceType":"link","sourceScore":0.5,"current":0.9}' '{"path":"/c","sourceType":"teleport"}' |
+	"$CT" score hierarchy)
+ok_eq "hierarchy: link, kept score, unknown source type" "$out" \
+	"$(printf '%s\n%s\n%s' '{"path":"/a","score":0.8,"reasons":["Linked from / (0.8 x 1.000)"]}' \
+	'{"path":"/b","score":0.9,"reasons":["Linked from unknown page (0.8 x 0.500)","Kept higher current score 0.900"]}' \
+	"{\"line\":3,\"error\":\"field 'sourceType': unknown type 'teleport' (sitemap, link, manual, other)\"}")"
+
+# usage errors
+"$CT" score nosuchmodel </dev/null >/dev/null 2>&1
+ok_eq "unknown model: exit 2" "$?" 2
+"$CT" score frontier --now 2024-01-01 </dev/null >/dev/null 2>&1
+ok_eq "--now with frontier: exit 2" "$?" 2
+"$CT" score freshness --config "$tmp/missing.conf" </dev/null >/dev/null 2>&1
+ok_eq "missing --config file: exit 2" "$?" 2
+out=$("$CT" score --help)
+ok_match "score --help comes from the command table" "$out" '^usage: crawltop score MODEL'
+
+done_testing
