@@ -50,15 +50,11 @@ static const char *const acquisition_types[] = { "article", "refresh", "history"
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-/* True when the table name t equals s. Names are short and most misses
- * differ in the first byte, so an inline loop beats a call to strcmp(). */
+/* True when the table name t equals s; the first byte is compared inline
+ * because most misses differ there. */
 static inline bool name_eq(const char *t, const char *s)
 {
-	while (*t && *t == *s) {
-		t++;
-		s++;
-	}
-	return *t == *s;
+	return t[0] == s[0] && strcmp(t, s) == 0;
 }
 
 /* Index of name in a named-value table, or -1. */
@@ -84,9 +80,7 @@ static inline long find_alias(const struct ct_alias *tab, size_t n,
 /* True when s is a usable table name: 1..CT_NAME_LEN-1 bytes. */
 static bool name_ok(const char *s)
 {
-	if (!s || !s[0])
-		return false;
-	return memchr(s, '\0', CT_NAME_LEN) != NULL;
+	return s && s[0] && strnlen(s, CT_NAME_LEN) < CT_NAME_LEN;
 }
 
 /* True when a name stored in a fixed array is NUL-terminated and non-empty. */
@@ -95,12 +89,14 @@ static bool stored_name_ok(const char name[CT_NAME_LEN])
 	return name[0] != '\0' && memchr(name, '\0', CT_NAME_LEN) != NULL;
 }
 
+/* ASCII letter or digit (locale-independent, unlike isalnum()). */
 static bool is_alnum_ascii(unsigned char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
 	       (c >= 'A' && c <= 'Z');
 }
 
+/* ASCII lower-casing (locale-independent). */
 static unsigned char lower_ascii(unsigned char c)
 {
 	return (c >= 'A' && c <= 'Z') ? (unsigned char)(c - 'A' + 'a') : c;
@@ -411,22 +407,29 @@ ct_status ct_frontier_add_related_token(struct ct_frontier_params *p,
 	return add_token(p->related_tokens, &p->n_related_tokens, token);
 }
 
+/* Type lookup: index in the type table, or -1 for NULL, "" or unlisted. */
+static inline long type_index(const struct ct_frontier_params *p,
+			      const char *type)
+{
+	if (!type || !type[0])
+		return -1;
+	return find_named(p->types, p->n_types, type);
+}
+
 /* The weight of a type: its table value, or default_type_weight for NULL,
  * "" or a name not listed (case-sensitive). */
 double ct_frontier_type_weight(const struct ct_frontier_params *p,
 			       const char *type)
 {
+	long i;
+
 	if (!p)
 		return NAN;
-	if (type && type[0]) {
-		long i = find_named(p->types, p->n_types, type);
-		if (i >= 0)
-			return p->types[i].value;
-	}
-	return p->default_type_weight;
+	i = type_index(p, type);
+	return i >= 0 ? p->types[i].value : p->default_type_weight;
 }
 
-/* Alias map lookup for a non-empty method (inlined on the hot path). */
+/* Alias map lookup for a non-empty method. */
 static inline const char *canonical_of(const struct ct_frontier_params *p,
 				       const char *method)
 {
@@ -445,11 +448,18 @@ const char *ct_frontier_method_canonical(const struct ct_frontier_params *p,
 	return canonical_of(p, method);
 }
 
-/* Bonus of a canonical name: its table value, 0 when not listed. */
-static inline double bonus_of_canonical(const struct ct_frontier_params *p,
-					const char *canon)
+/* Bonus of a method: the alias map first, then the bonus table; 0 for
+ * NULL, "" or an unlisted name. *canon receives the canonical name. */
+static inline double bonus_of(const struct ct_frontier_params *p,
+			      const char *method, const char **canon)
 {
-	long i = find_named(p->bonuses, p->n_bonuses, canon);
+	long i;
+
+	*canon = method;
+	if (!method || !method[0])
+		return 0.0;
+	*canon = canonical_of(p, method);
+	i = find_named(p->bonuses, p->n_bonuses, *canon);
 	return i >= 0 ? p->bonuses[i].value : 0.0;
 }
 
@@ -457,9 +467,11 @@ static inline double bonus_of_canonical(const struct ct_frontier_params *p,
  * applied first, then the bonus table; 0 for NULL, "" or an unlisted name. */
 double ct_frontier_bonus(const struct ct_frontier_params *p, const char *method)
 {
-	if (!p || !method || !method[0])
+	const char *canon;
+
+	if (!p)
 		return 0.0;
-	return bonus_of_canonical(p, canonical_of(p, method));
+	return bonus_of(p, method, &canon);
 }
 
 /* Queue of a type (inlined on the hot path). */
@@ -677,9 +689,10 @@ ct_status ct_frontier_score(const struct ct_frontier_params *p,
 {
 	static const struct ct_class_bounds default_bounds = CT_CLASS_BOUNDS_INIT;
 	struct ct_reasons *rs;
-	const char *tname = "default";
+	const char *tname, *canon;
 	const char *source = PS_BASE;
-	double tw, base, priority, bonus = 0.0;
+	double tw, base, priority, b, bonus = 0.0;
+	long ti;
 
 	if (!p || !in || !out)
 		return ct_error_set(err, CT_EINVAL,
@@ -691,14 +704,9 @@ ct_status ct_frontier_score(const struct ct_frontier_params *p,
 	rs = &out->reasons;
 
 	/* 1. base: (typeWeight + depth + bias) x w_base */
-	tw = p->default_type_weight;
-	if (in->type && in->type[0]) {
-		long i = find_named(p->types, p->n_types, in->type);
-		if (i >= 0) {
-			tw = p->types[i].value;
-			tname = p->types[i].name;
-		}
-	}
+	ti = type_index(p, in->type);
+	tw = ti >= 0 ? p->types[ti].value : p->default_type_weight;
+	tname = ti >= 0 ? p->types[ti].name : "default";
 	base = tw + (double)in->depth + in->bias;
 	ct_reasons_add(rs, CT_R_FR_BASE, tw, (double)in->depth + in->bias, tname);
 	priority = base;
@@ -708,15 +716,12 @@ ct_status ct_frontier_score(const struct ct_frontier_params *p,
 	}
 
 	/* 2. discovery-method bonus, after the alias map */
-	if (in->discovery_method && in->discovery_method[0]) {
-		const char *canon = canonical_of(p, in->discovery_method);
-		double b = bonus_of_canonical(p, canon);
-		if (b > 0) {
-			priority -= b;
-			bonus += b;
-			source = PS_DISCOVERY;
-			ct_reasons_add(rs, CT_R_FR_DISCOVERY, b, 0, canon);
-		}
+	b = bonus_of(p, in->discovery_method, &canon);
+	if (b > 0) {
+		priority -= b;
+		bonus += b;
+		source = PS_DISCOVERY;
+		ct_reasons_add(rs, CT_R_FR_DISCOVERY, b, 0, canon);
 	}
 
 	/* 3. gap prediction: (conf x 10 + lift x 5) x w_gap */

@@ -91,16 +91,19 @@ struct url_parts {
 	size_t rest_start, rest_len;     /* path and query, no fragment */
 };
 
+/* ASCII letter. */
 static bool is_alpha(unsigned char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+/* ASCII digit. */
 static bool is_digit(unsigned char c)
 {
 	return c >= '0' && c <= '9';
 }
 
+/* ASCII lower-casing (locale-independent). */
 static char lower(char c)
 {
 	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
@@ -207,6 +210,7 @@ struct sink {
 	size_t cap, len;
 };
 
+/* Appends one byte (counted even when it does not fit). */
 static void put(struct sink *s, char c)
 {
 	if (s->len + 1 < s->cap)
@@ -367,6 +371,7 @@ static inline bool entry_before(const struct fq_entry *a,
 	return a->seq < b->seq;
 }
 
+/* Moves a[i] up until its parent pops before it. */
 static void sift_up(struct fq_heap *h, size_t i)
 {
 	struct fq_entry e = h->a[i];
@@ -381,6 +386,7 @@ static void sift_up(struct fq_heap *h, size_t i)
 	h->a[i] = e;
 }
 
+/* Moves a[i] down until both children pop after it. */
 static void sift_down(struct fq_heap *h, size_t i)
 {
 	struct fq_entry e = h->a[i];
@@ -813,6 +819,7 @@ ct_status ct_fq_pull(struct ct_fq *q, int64_t now_ms,
 
 /* ---- heatmap --------------------------------------------------------- */
 
+/* Heatmap label of an optional name. */
 static const char *label(const char *s)
 {
 	return s ? s : "none";

@@ -99,22 +99,29 @@ double ct_score_from_hierarchy(double h)
 	return h * 100.0;
 }
 
-/* 50 - (100/pi) atan(p/S). For p > 0 the same value is computed as
- * (100/pi) atan(S/p), which keeps full relative precision near 0 so that
- * distinct large priorities stay distinct. */
+/* A rational sigmoid, strictly decreasing over all finite p and cheap
+ * (one division, no libm call):
+ *   p >= 0:  50 S / (p + S)           (50 at 0, 25 at S, -> 0)
+ *   p <  0:  100 - 50 S / (S - p)     (75 at -S, -> 100)
+ * Each branch is written so that the small quantity is computed directly,
+ * which keeps distinct large priorities distinct in floating point. */
 double ct_score_from_frontier(double p)
 {
-	const double k = 100.0 / M_PI;
-	if (p > 0)
-		return k * atan(CT_FRONTIER_SCALE / p);
-	return 50.0 - k * atan(p / CT_FRONTIER_SCALE);
+	const double S = CT_FRONTIER_SCALE;
+	if (p >= 0)
+		return 50.0 * S / (p + S);
+	return 100.0 - 50.0 * S / (S - p);
 }
 
+/* The inverse of ct_score_from_frontier on (0, 100). */
 double ct_frontier_from_score(double score)
 {
+	const double S = CT_FRONTIER_SCALE;
 	if (score <= 0)
 		return INFINITY;
 	if (score >= 100)
 		return -INFINITY;
-	return CT_FRONTIER_SCALE * tan((50.0 - score) * M_PI / 100.0);
+	if (score <= 50)
+		return 50.0 * S / score - S;
+	return S - 50.0 * S / (100.0 - score);
 }

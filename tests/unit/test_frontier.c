@@ -222,7 +222,7 @@ static void table_setters(void **state)
 
 /* ---- base ------------------------------------------------------------ */
 
-/* article depth 0: 0 + 0 + 0 = 0 -> score 50 (atan 0), class P2. */
+/* article depth 0: 0 + 0 + 0 = 0 -> score 50, class P2. */
 static void base_article(void **state)
 {
 	struct ct_frontier_params p;
@@ -706,7 +706,7 @@ static void priority_source_is_last_stage(void **state)
  *   sitemap -10 -> 15; gap 0.8 x 10 + 0.4 x 5 = 10 -> 5;
  *   cluster 32: log2(32) x 2.5 = 12.5 -> -7.5; reuse 0.5 -> -8;
  *   cost 50 ms: -8 - 0.1 x 8 = -8.8.
- * score = 50 - (100/pi) atan(-8.8/25) = 60.77337139487871 -> P1.
+ * score = 100 - 1250 / (25 + 8.8) = 63.01775147928994 -> P1.
  * Reasons in stage order: base, weight, discovery, gap, cluster, reuse,
  * cost. */
 static void whole_formula(void **state)
@@ -734,7 +734,7 @@ static void whole_formula(void **state)
 	ASSERT_EXACT(r.base_priority, 12.5);
 	ASSERT_NEAR(r.bonus_applied, 10 + 10 + 12.5 + 0.5, 1e-12);
 	assert_string_equal(r.priority_source, "cluster-boost");
-	ASSERT_NEAR(r.score, 60.77337139487871, 1e-9);
+	ASSERT_NEAR(r.score, 63.01775147928994, 1e-9);
 	ASSERT_EXACT(r.score, ct_score_from_frontier(r.priority));
 	assert_int_equal(r.cls, CT_P1);
 	assert_int_equal(r.reasons.n, 7);
@@ -871,7 +871,7 @@ static void input_errors(void **state)
 /* score = ct_score_from_frontier(priority): 0 -> 50, -25 -> 75, 25 -> 25;
  * strictly decreasing along a sweep of priorities; classes with the given
  * bounds. article depth 1 + intelligent-seed = -19 ->
- * 50 - (100/pi) atan(-19/25) = 70.68601887865259 (P1). */
+ * 100 - 1250 / (25 + 19) = 71.5909090909091 (P1). */
 static void score_mapping(void **state)
 {
 	struct ct_frontier_params p;
@@ -883,7 +883,7 @@ static void score_mapping(void **state)
 
 	in.discovery_method = "intelligent-seed";
 	r = ok_score(&p, &in);
-	ASSERT_NEAR(r.score, 70.68601887865259, 1e-9);
+	ASSERT_NEAR(r.score, 71.5909090909091, 1e-9);
 	assert_int_equal(r.cls, CT_P1);
 	assert_int_equal(ct_frontier_score(&p, &b, &in, &r, NULL), CT_OK);
 	assert_int_equal(r.cls, CT_P0); /* 70.69 >= 70 */

@@ -195,20 +195,20 @@ static void task_key_qsort_order(void **state)
 		assert_int_equal(k[i].id, want[i]);
 }
 
-/* 50 - (100/pi) atan(p/25): p = 0 -> 50; p = -25 -> 50 + (100/pi)(pi/4)
- * = 75; p = 25 -> 25. */
+/* 50 x 25 / (p + 25) for p >= 0, 100 - 50 x 25 / (25 - p) below:
+ * p = 0 -> 50; p = -25 -> 100 - 1250/50 = 75; p = 25 -> 1250/50 = 25. */
 static void frontier_anchor_points(void **state)
 {
 	ASSERT_NEAR(ct_score_from_frontier(0.0), 50.0, 1e-12);
 	ASSERT_NEAR(ct_score_from_frontier(-25.0), 75.0, 1e-12);
 	ASSERT_NEAR(ct_score_from_frontier(25.0), 25.0, 1e-12);
-	/* p = 25 tan(pi/10) -> 50 - 10 = 40, the P2 bound */
-	ASSERT_NEAR(ct_score_from_frontier(25.0 * tan(M_PI / 10.0)), 40.0, 1e-12);
+	/* p = 6.25 -> 1250 / 31.25 = 40, the P2 bound */
+	ASSERT_NEAR(ct_score_from_frontier(6.25), 40.0, 1e-12);
 	/* the seed's "other" offset +5,000,000 lands near 0, country -5000
 	 * near 100, both strictly inside the scale */
 	double lo = ct_score_from_frontier(5e6), hi = ct_score_from_frontier(-5000);
-	assert_true(lo > 0.0 && lo < 0.001); /* ~ (100/pi)(25/5e6) = 1.6e-4 */
-	assert_true(hi < 100.0 && hi > 99.8); /* ~ 100 - (100/pi)(25/5000) */
+	assert_true(lo > 0.0 && lo < 0.001); /* 1250 / 5000025 = 2.5e-4 */
+	assert_true(hi < 100.0 && hi > 99.75); /* 100 - 1250/5025 = 99.7512 */
 }
 
 /* Strictly decreasing over every integer priority in -6000..5e6, so that
