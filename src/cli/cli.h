@@ -17,6 +17,7 @@ struct cli_cmd {
 };
 
 extern const struct cli_cmd cli_cmd_score;
+extern const struct cli_cmd cli_cmd_migrate;
 
 /* Print "crawltop CMD: " and the message to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

@@ -23,23 +23,75 @@ static const struct {
 	{"hierarchy", score_hierarchy},
 };
 
-#define DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(12))
+/* Pending output is written out once it reaches this size. */
+#define FLUSH_AT (1 << 16)
 
-/* One scored line kept for --rank. */
+/* One scored line kept for --rank: its text (with the newline) in the
+ * kept-text buffer. */
 struct ranked {
 	double key;
 	size_t idx; /* input position: ties keep input order */
-	char *text;
+	size_t off, len;
 };
 
-static char *error_line(long line, const char *msg)
+/* The lines kept for --rank. */
+struct keep {
+	struct ranked *r;
+	size_t n, cap;
+	char *text;
+	size_t used, tcap;
+};
+
+/* Write {"line":N,"error":msg} to g (msg is cleaned of cut UTF-8). */
+static void error_line(yajl_gen g, long line, char *msg)
 {
-	json_t *o = json_object();
-	json_object_set_new(o, "line", json_integer(line));
-	json_object_set_new(o, "error", json_string(msg));
-	char *s = json_dumps(o, DUMP_FLAGS);
-	json_decref(o);
-	return s;
+	yajl_gen_map_open(g);
+	jout_string(g, "line");
+	jout_number(g, (double)line);
+	jout_string(g, "error");
+	jout_message(g, msg);
+	yajl_gen_map_close(g);
+}
+
+/* Keep one ranked line (n bytes of text); -1 when out of memory. */
+static int keep_line(struct keep *k, double key, const unsigned char *text,
+		     size_t n)
+{
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 1024;
+		struct ranked *r = realloc(k->r, cap * sizeof *r);
+		if (!r)
+			return -1;
+		k->r = r;
+		k->cap = cap;
+	}
+	if (k->used + n > k->tcap) {
+		size_t cap = k->tcap ? k->tcap : 1 << 16;
+		while (cap < k->used + n)
+			cap *= 2;
+		char *t = realloc(k->text, cap);
+		if (!t)
+			return -1;
+		k->text = t;
+		k->tcap = cap;
+	}
+	memcpy(k->text + k->used, text, n);
+	k->r[k->n] = (struct ranked){key, k->n, k->used, n};
+	k->n++;
+	k->used += n;
+	return 0;
+}
+
+/* Write g's buffer to stdout and empty it. */
+static void flush_gen(yajl_gen g)
+{
+	const unsigned char *buf;
+	size_t len;
+	yajl_gen_get_buf(g, &buf, &len);
+	if (len) {
+		fwrite(buf, 1, len, stdout);
+		yajl_gen_clear(g);
+	}
 }
 
 /* Stable: equal keys keep input order (index breaks ties). */
@@ -119,75 +171,69 @@ static int run(int argc, char **argv)
 
 	static char outbuf[1 << 16];
 	setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-	struct ranked *kept = NULL;
-	size_t n_kept = 0, cap = 0;
+	struct jin_parser *parser = jin_parser_new();
+	yajl_gen g = jout_alloc();
+	struct keep kept = {NULL, 0, 0, NULL, 0, 0};
 	char *line = NULL;
 	size_t line_cap = 0;
 	ssize_t len;
 	long line_no = 0;
-	int failed = 0;
+	int status = 0;
+	if (!parser || !g) {
+		cli_error("score", "out of memory");
+		status = 2;
+		goto out;
+	}
 	while ((len = getline(&line, &line_cap, stdin)) != -1) {
 		line_no++;
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
-		char err[JIN_ERR] = "";
-		json_error_t jerr;
-		json_t *in = json_loadb(line, (size_t)len, JSON_REJECT_DUPLICATES, &jerr);
-		json_t *out = NULL;
+		char err[JIN_ERR];
+		err[0] = '\0';
+		const unsigned char *buf;
+		size_t before, after;
+		yajl_gen_get_buf(g, &buf, &before);
+		const struct jin_doc *in = jin_parse(parser, line, (size_t)len, err);
 		double key = 0;
-		if (!in)
-			snprintf(err, sizeof err, "malformed JSON: %s", jerr.text);
-		else if (!json_is_object(in))
-			snprintf(err, sizeof err, "expected a JSON object");
-		else
-			out = fn(&ctx, in, &key, err);
-		json_decref(in);
-		char *text = out ? json_dumps(out, DUMP_FLAGS) : error_line(line_no, err);
-		json_decref(out);
-		if (!out)
-			failed = 1;
-		if (!text) {
-			cli_error("score", "out of memory at line %ld", line_no);
-			free(line);
-			return 2;
+		bool ok = in && fn(&ctx, in, g, &key, err) == 0;
+		if (!ok) {
+			status = 1;
+			error_line(g, line_no, err);
 		}
-		if (!rank || !out) {
+		yajl_gen_reset(g, "\n");
+		yajl_gen_get_buf(g, &buf, &after);
+		if (rank && ok) {
 			/* errors come out in input order, also with --rank */
-			fputs(text, stdout);
-			fputc('\n', stdout);
-			free(text);
-			continue;
-		}
-		if (n_kept == cap) {
-			size_t ncap = cap ? cap * 2 : 1024;
-			struct ranked *nk = realloc(kept, ncap * sizeof *nk);
-			if (!nk) {
+			if (keep_line(&kept, key, buf + before, after - before)) {
 				cli_error("score", "out of memory at line %ld", line_no);
-				free(text);
-				free(line);
-				return 2;
+				status = 2;
+				goto out;
 			}
-			kept = nk;
-			cap = ncap;
+			if (before)
+				fwrite(buf, 1, before, stdout);
+			yajl_gen_clear(g);
+		} else if (after >= FLUSH_AT) {
+			flush_gen(g);
 		}
-		kept[n_kept] = (struct ranked){key, n_kept, text};
-		n_kept++;
 	}
-	free(line);
+	flush_gen(g);
 	if (rank) {
-		qsort(kept, n_kept, sizeof *kept, ranked_cmp);
-		for (size_t i = 0; i < n_kept; i++) {
-			fputs(kept[i].text, stdout);
-			fputc('\n', stdout);
-			free(kept[i].text);
-		}
-		free(kept);
+		qsort(kept.r, kept.n, sizeof *kept.r, ranked_cmp);
+		for (size_t i = 0; i < kept.n; i++)
+			fwrite(kept.text + kept.r[i].off, 1, kept.r[i].len, stdout);
 	}
 	if (fflush(stdout) != 0 || ferror(stdin)) {
 		cli_error("score", "input/output error");
-		return 2;
+		status = 2;
 	}
-	return failed;
+out:
+	free(line);
+	free(kept.r);
+	free(kept.text);
+	if (g)
+		yajl_gen_free(g);
+	jin_parser_free(parser);
+	return status;
 }
 
 const struct cli_cmd cli_cmd_score = {

@@ -11,6 +11,7 @@
 
 static const struct cli_cmd *const commands[] = {
 	&cli_cmd_score,
+	&cli_cmd_migrate,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -1,11 +1,11 @@
 /* score.h: the models behind `crawltop score MODEL`. Each turns one parsed
- * JSON input object into one output object. */
+ * JSON input line into one output object. */
 #ifndef CRAWLTOP_SCORE_H
 #define CRAWLTOP_SCORE_H
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <yajl/yajl_gen.h>
 
 #include "crawltop/settings.h"
 #include "jsonin.h"
@@ -16,10 +16,11 @@ struct score_ctx {
 	bool backoff;    /* discovery: --backoff */
 };
 
-/* Returns a new output object (caller owns it) and its rank key (higher
- * is better), or NULL with a message in err. */
-typedef json_t *score_fn(const struct score_ctx *ctx, json_t *in,
-			 double *rank_key, char err[JIN_ERR]);
+/* Reads the document in; on success writes one complete output object to
+ * out, sets its rank key (higher is better) and returns 0; on failure
+ * writes nothing to out and returns -1 with a message in err. */
+typedef int score_fn(const struct score_ctx *ctx, const struct jin_doc *in,
+		     yajl_gen out, double *rank_key, char err[JIN_ERR]);
 
 score_fn score_freshness;
 score_fn score_frontier;

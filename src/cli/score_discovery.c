@@ -4,26 +4,27 @@
 #include "crawltop/discovery.h"
 #include "score.h"
 
-static json_t *backoff(const struct score_ctx *ctx, json_t *in,
-		       char err[JIN_ERR])
+/* --backoff: {class, step, nsAsnChanged} -> {hours} (null: no retry). */
+static int backoff(const struct score_ctx *ctx, const struct jin_doc *in,
+		   yajl_gen out, char err[JIN_ERR])
 {
 	static const char *const fields[] = {"class", "step", "nsAsnChanged", NULL};
 	const char *cls_s = NULL;
 	long step = 0;
 	bool changed = false, p;
 	ct_class cls;
-	if (jin_only(in, fields, NULL, err) ||
+	if (jin_only(in, NULL, fields, err) ||
 	    jin_string(in, "class", &cls_s, &p, err) ||
 	    jin_integer(in, "step", &step, &p, err) ||
 	    jin_bool(in, "nsAsnChanged", &changed, &p, err))
-		return NULL;
+		return -1;
 	if (!cls_s || !ct_class_parse(cls_s, &cls)) {
 		snprintf(err, JIN_ERR, "field 'class': expected P0, P1, P2 or P3");
-		return NULL;
+		return -1;
 	}
 	if (step < 0 || step > 1000000) {
 		snprintf(err, JIN_ERR, "step = %ld: must be 0..1000000", step);
-		return NULL;
+		return -1;
 	}
 	bool has;
 	double hours;
@@ -31,18 +32,21 @@ static json_t *backoff(const struct score_ctx *ctx, json_t *in,
 	if (ct_backoff_hours(&ctx->settings.discovery.backoff, cls, (int)step,
 			     changed, &has, &hours, &e) != CT_OK) {
 		snprintf(err, JIN_ERR, "%s", e.msg);
-		return NULL;
+		return -1;
 	}
-	json_t *out = json_object();
+	yajl_gen_map_open(out);
+	jout_string(out, "hours");
 	if (has)
-		jout_number(out, "hours", hours);
+		jout_number(out, hours);
 	else
-		json_object_set_new(out, "hours", json_null());
-	return out;
+		yajl_gen_null(out);
+	yajl_gen_map_close(out);
+	return 0;
 }
 
-/* The raw signals, read into struct ct_discovery_signals. */
-static int read_signals(json_t *o, struct ct_discovery_signals *s,
+/* The "signals" object, read into struct ct_discovery_signals and
+ * checked; -1 with a message in err. */
+static int read_signals(const struct jin_doc *o, struct ct_discovery_signals *s,
 			char err[JIN_ERR])
 {
 	static const char *const fields[] = {"ct_age_hours", "ns_changes",
@@ -55,26 +59,26 @@ static int read_signals(json_t *o, struct ct_discovery_signals *s,
 	const char *src = NULL;
 	bool p;
 	ct_discovery_signals_init(s);
-	if (jin_only(o, fields, "signals", err) ||
-	    jin_number(o, "ct_age_hours", &s->ct_age_hours, &p, err) ||
-	    jin_integer(o, "ns_changes", &ns, &p, err) ||
-	    jin_integer(o, "asn_changes", &asn, &p, err) ||
-	    jin_number(o, "whois_age_days", &s->whois_age_days, &p, err) ||
-	    jin_integer(o, "backlinks", &s->backlinks, &p, err) ||
-	    jin_bool(o, "first_seen_host", &s->first_seen_host, &p, err) ||
-	    jin_bool(o, "rare_tld", &s->rare_tld, &p, err) ||
-	    jin_integer(o, "subdomain_depth", &sub, &p, err) ||
-	    jin_number(o, "parking_score", &s->parking_score, &p, err) ||
-	    jin_bool(o, "document_path", &s->document_path, &p, err) ||
-	    jin_bool(o, "document_extension", &s->document_extension, &p, err) ||
-	    jin_bool(o, "vendor_fingerprint", &s->vendor_fingerprint, &p, err) ||
-	    jin_string(o, "source", &src, &p, err) ||
-	    jin_number(o, "age_hours", &s->age_hours, &p, err) ||
-	    jin_bool(o, "malware", &s->malware, &p, err) ||
-	    jin_bool(o, "adult", &s->adult, &p, err) ||
-	    jin_bool(o, "for_sale", &s->for_sale, &p, err) ||
-	    jin_bool(o, "suspicious_tld", &s->suspicious_tld, &p, err) ||
-	    jin_number(o, "topic_match", &s->topic_match, &p, err))
+	if (jin_only(o, "signals", fields, err) ||
+	    jin_number(o, "signals.ct_age_hours", &s->ct_age_hours, &p, err) ||
+	    jin_integer(o, "signals.ns_changes", &ns, &p, err) ||
+	    jin_integer(o, "signals.asn_changes", &asn, &p, err) ||
+	    jin_number(o, "signals.whois_age_days", &s->whois_age_days, &p, err) ||
+	    jin_integer(o, "signals.backlinks", &s->backlinks, &p, err) ||
+	    jin_bool(o, "signals.first_seen_host", &s->first_seen_host, &p, err) ||
+	    jin_bool(o, "signals.rare_tld", &s->rare_tld, &p, err) ||
+	    jin_integer(o, "signals.subdomain_depth", &sub, &p, err) ||
+	    jin_number(o, "signals.parking_score", &s->parking_score, &p, err) ||
+	    jin_bool(o, "signals.document_path", &s->document_path, &p, err) ||
+	    jin_bool(o, "signals.document_extension", &s->document_extension, &p, err) ||
+	    jin_bool(o, "signals.vendor_fingerprint", &s->vendor_fingerprint, &p, err) ||
+	    jin_string(o, "signals.source", &src, &p, err) ||
+	    jin_number(o, "signals.age_hours", &s->age_hours, &p, err) ||
+	    jin_bool(o, "signals.malware", &s->malware, &p, err) ||
+	    jin_bool(o, "signals.adult", &s->adult, &p, err) ||
+	    jin_bool(o, "signals.for_sale", &s->for_sale, &p, err) ||
+	    jin_bool(o, "signals.suspicious_tld", &s->suspicious_tld, &p, err) ||
+	    jin_number(o, "signals.topic_match", &s->topic_match, &p, err))
 		return -1;
 	if (ns < 0 || asn < 0 || sub < 0 || ns > 1000000 || asn > 1000000 ||
 	    sub > 1000) {
@@ -98,18 +102,24 @@ static int read_signals(json_t *o, struct ct_discovery_signals *s,
 	return 0;
 }
 
-static int read_subscores(json_t *o, double sub[CT_SUB_COUNT],
+/* The "subscores" object: every sub-score, by name; -1 with a message
+ * in err. */
+static int read_subscores(const struct jin_doc *o, double sub[CT_SUB_COUNT],
 			  char err[JIN_ERR])
 {
-	const char *fields[CT_SUB_COUNT + 1];
-	for (int i = 0; i < CT_SUB_COUNT; i++)
-		fields[i] = ct_subscore_name((ct_subscore)i);
-	fields[CT_SUB_COUNT] = NULL;
-	if (jin_only(o, fields, "subscores", err))
+	/* the names and their paths, built once */
+	static const char *fields[CT_SUB_COUNT + 1];
+	static char paths[CT_SUB_COUNT][64];
+	if (!fields[0])
+		for (int i = 0; i < CT_SUB_COUNT; i++) {
+			fields[i] = ct_subscore_name((ct_subscore)i);
+			snprintf(paths[i], sizeof paths[i], "subscores.%s", fields[i]);
+		}
+	if (jin_only(o, "subscores", fields, err))
 		return -1;
 	for (int i = 0; i < CT_SUB_COUNT; i++) {
 		bool p;
-		if (jin_number(o, fields[i], &sub[i], &p, err))
+		if (jin_number(o, paths[i], &sub[i], &p, err))
 			return -1;
 		if (!p) {
 			snprintf(err, JIN_ERR, "subscores.%s is required", fields[i]);
@@ -119,55 +129,68 @@ static int read_subscores(json_t *o, double sub[CT_SUB_COUNT],
 	return 0;
 }
 
-json_t *score_discovery(const struct score_ctx *ctx, json_t *in,
-			double *rank_key, char err[JIN_ERR])
+/* {url, subscores{} | signals{}} -> {url, score, class, label,
+ * subscores{}, reasons}; with --backoff, see backoff(). */
+int score_discovery(const struct score_ctx *ctx, const struct jin_doc *in,
+		    yajl_gen out, double *rank_key, char err[JIN_ERR])
 {
 	if (ctx->backoff)
-		return backoff(ctx, in, err);
+		return backoff(ctx, in, out, err);
 	static const char *const fields[] = {"url", "subscores", "signals", NULL};
 	const char *url = NULL;
-	json_t *subo = NULL, *sigo = NULL;
 	bool p, has_sub, has_sig;
 	double sub[CT_SUB_COUNT];
-	if (jin_only(in, fields, NULL, err) ||
+	if (jin_only(in, NULL, fields, err) ||
 	    jin_string(in, "url", &url, &p, err) ||
-	    jin_object(in, "subscores", &subo, &has_sub, err) ||
-	    jin_object(in, "signals", &sigo, &has_sig, err))
-		return NULL;
+	    jin_object(in, "subscores", &has_sub, err) ||
+	    jin_object(in, "signals", &has_sig, err))
+		return -1;
 	if (!url) {
 		snprintf(err, JIN_ERR, "field 'url' is required");
-		return NULL;
+		return -1;
 	}
 	if (has_sub == has_sig) {
 		snprintf(err, JIN_ERR, "give exactly one of 'subscores' or 'signals'");
-		return NULL;
+		return -1;
 	}
 	struct ct_error e;
 	if (has_sub) {
-		if (read_subscores(subo, sub, err))
-			return NULL;
+		if (read_subscores(in, sub, err))
+			return -1;
 	} else {
 		struct ct_discovery_signals s;
-		if (read_signals(sigo, &s, err) ||
-		    ct_discovery_subscores(&s, sub, &e) != CT_OK)
-			return NULL;
+		if (read_signals(in, &s, err))
+			return -1;
+		if (ct_discovery_subscores(&s, sub, &e) != CT_OK) {
+			snprintf(err, JIN_ERR, "signals: %s", e.msg);
+			return -1;
+		}
 	}
 	struct ct_discovery_result r;
 	if (ct_discovery_score(&ctx->settings.discovery, &ctx->settings.classes,
 			       sub, &r, &e) != CT_OK) {
 		snprintf(err, JIN_ERR, "%s", e.msg);
-		return NULL;
+		return -1;
 	}
-	json_t *out = json_object(), *so = json_object();
-	json_object_set_new(out, "url", json_string(url));
-	json_object_set_new(out, "score", json_real(r.score));
-	json_object_set_new(out, "class", json_string(ct_class_name(r.cls)));
-	json_object_set_new(out, "label", json_string(ct_class_label(r.cls)));
-	for (int i = 0; i < CT_SUB_COUNT; i++)
-		json_object_set_new(so, ct_subscore_name((ct_subscore)i),
-				    json_real(r.subscores[i]));
-	json_object_set_new(out, "subscores", so);
-	json_object_set_new(out, "reasons", jout_reasons(&r.reasons));
+	yajl_gen_map_open(out);
+	jout_string(out, "url");
+	jout_string(out, url);
+	jout_string(out, "score");
+	jout_number(out, r.score);
+	jout_string(out, "class");
+	jout_string(out, ct_class_name(r.cls));
+	jout_string(out, "label");
+	jout_string(out, ct_class_label(r.cls));
+	jout_string(out, "subscores");
+	yajl_gen_map_open(out);
+	for (int i = 0; i < CT_SUB_COUNT; i++) {
+		jout_string(out, ct_subscore_name((ct_subscore)i));
+		jout_number(out, r.subscores[i]);
+	}
+	yajl_gen_map_close(out);
+	jout_string(out, "reasons");
+	jout_reasons(out, &r.reasons);
+	yajl_gen_map_close(out);
 	*rank_key = r.score;
-	return out;
+	return 0;
 }

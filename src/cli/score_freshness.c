@@ -4,8 +4,10 @@
 #include "crawltop/freshness.h"
 #include "score.h"
 
-json_t *score_freshness(const struct score_ctx *ctx, json_t *in,
-			double *rank_key, char err[JIN_ERR])
+/* {url, visits, lastVisited, lastChanged, topicRelevance, hubDepth, isHub}
+ * -> {url, score, level, reasons}. */
+int score_freshness(const struct score_ctx *ctx, const struct jin_doc *in,
+		    yajl_gen out, double *rank_key, char err[JIN_ERR])
 {
 	static const char *const fields[] = {"url", "visits", "lastVisited",
 		"lastChanged", "topicRelevance", "hubDepth", "isHub", NULL};
@@ -13,7 +15,7 @@ json_t *score_freshness(const struct score_ctx *ctx, json_t *in,
 	const char *url = NULL;
 	long depth = 0;
 	bool p;
-	if (jin_only(in, fields, NULL, err) ||
+	if (jin_only(in, NULL, fields, err) ||
 	    jin_string(in, "url", &url, &p, err) ||
 	    jin_integer(in, "visits", &fi.visits, &p, err) ||
 	    jin_time(in, "lastVisited", &fi.last_visited_ms, &fi.has_last_visited, err) ||
@@ -21,14 +23,14 @@ json_t *score_freshness(const struct score_ctx *ctx, json_t *in,
 	    jin_number(in, "topicRelevance", &fi.topic_relevance, &p, err) ||
 	    jin_integer(in, "hubDepth", &depth, &p, err) ||
 	    jin_bool(in, "isHub", &fi.is_hub, &p, err))
-		return NULL;
+		return -1;
 	if (!url) {
 		snprintf(err, JIN_ERR, "field 'url' is required");
-		return NULL;
+		return -1;
 	}
 	if (depth < 0 || depth > 1000000) {
 		snprintf(err, JIN_ERR, "hubDepth = %ld: must be 0..1000000", depth);
-		return NULL;
+		return -1;
 	}
 	fi.hub_depth = (int)depth;
 
@@ -37,14 +39,18 @@ json_t *score_freshness(const struct score_ctx *ctx, json_t *in,
 	if (ct_freshness_score(&ctx->settings.freshness, &ctx->settings.classes,
 			       &fi, ctx->now_ms, &r, &e) != CT_OK) {
 		snprintf(err, JIN_ERR, "%s", e.msg);
-		return NULL;
+		return -1;
 	}
-	json_t *out = json_object();
-	json_object_set_new(out, "url", json_string(url));
-	jout_number(out, "score", r.score);
-	json_object_set_new(out, "level",
-			    json_string(ct_freshness_level_name(r.level)));
-	json_object_set_new(out, "reasons", jout_reasons(&r.reasons));
+	yajl_gen_map_open(out);
+	jout_string(out, "url");
+	jout_string(out, url);
+	jout_string(out, "score");
+	jout_number(out, r.score);
+	jout_string(out, "level");
+	jout_string(out, ct_freshness_level_name(r.level));
+	jout_string(out, "reasons");
+	jout_reasons(out, &r.reasons);
+	yajl_gen_map_close(out);
 	*rank_key = r.score;
-	return out;
+	return 0;
 }

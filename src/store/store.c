@@ -145,7 +145,8 @@ ct_status st_exec(struct ct_store *s, const char *what, const char *sql,
 	PQclear(r);
 	if (state)
 		return ct_error_set(err, st, "%s: %s%s%s (SQLSTATE %s)", what,
-				    msg, detail[0] ? ": " : "", detail, state);
+				    msg, detail[0] ? ": " : "", detail,
+				    s->sqlstate);
 	return ct_error_set(err, st, "%s: %s", what, msg);
 }
 

@@ -138,4 +138,91 @@ struct ct_enqueue_result {
 ct_status ct_store_enqueue(struct ct_store *s, const struct ct_enqueue_batch *b,
 			   struct ct_enqueue_result *res, struct ct_error *err);
 
+/* ---- claim, complete, fail, release (claim.c) -------------------------- */
+
+/* One claimed task. Strings point into the claim's storage. */
+struct ct_task {
+	int64_t id, job_id, page_id;
+	int job_priority;         /* 1..10 */
+	double score;             /* 0..100 */
+	int cls;                  /* 0..3: P0..P3 */
+	int64_t discovered_us;    /* created_at, microseconds since the epoch */
+	int64_t lease_expires_us; /* microseconds since the epoch */
+	int retry_count;
+	int depth;                /* -1 = unknown */
+	ct_source_type source;
+	const char *domain;       /* host name */
+	const char *path;         /* page path, starting with '/' */
+};
+
+/* A claimed batch, in SPEC.md's order. Owns its tasks and strings. */
+struct ct_claim {
+	struct ct_task *tasks;
+	size_t n;
+};
+
+/* Claim up to n (1..10000) pending tasks for worker, from job job_id or,
+ * with job_id 0, from all jobs, in SPEC.md's order, under a lease of
+ * lease_seconds (0: the store.lease_seconds setting, 30 by default).
+ * Expired leases are returned to pending first. out->n may be below n
+ * (0 when there is no work). Free out with ct_claim_free. */
+ct_status ct_store_claim(struct ct_store *s, const char *worker,
+			 int64_t job_id, int n, double lease_seconds,
+			 struct ct_claim *out, struct ct_error *err);
+void ct_claim_free(struct ct_claim *c);
+
+/* Complete tasks that run under a live lease of worker. *done (may be
+ * NULL) receives the number completed. CT_OK when every id was completed;
+ * otherwise CT_EINVAL with a message listing the refused ids (completed
+ * already, leased to another worker, lease expired, unknown). The others
+ * are completed all the same: a task is never completed twice. */
+ct_status ct_store_complete(struct ct_store *s, const char *worker,
+			    const int64_t *ids, size_t n, size_t *done,
+			    struct ct_error *err);
+
+/* Record a failed attempt (error: optional text, kept in last_error).
+ * With retries left a task is retried after a backoff (min(base x
+ * 2^retry_count, max), settings store.retry_base_seconds and
+ * store.retry_max_seconds), otherwise it is failed. *retried and *failed
+ * (may be NULL) count each outcome; ids not leased to worker are refused
+ * as in ct_store_complete. */
+ct_status ct_store_fail(struct ct_store *s, const char *worker,
+			const int64_t *ids, size_t n, const char *error,
+			size_t *retried, size_t *failed, struct ct_error *err);
+
+/* Give tasks back without counting an attempt: pending again at once.
+ * Refusals as in ct_store_complete. */
+ct_status ct_store_release(struct ct_store *s, const char *worker,
+			   const int64_t *ids, size_t n, size_t *done,
+			   struct ct_error *err);
+
+/* ---- reprioritisation (reprio.c) --------------------------------------
+ * Each call is one transaction that also writes an audit_log row (role,
+ * application_name, what, before, after, rows affected). *rows (may be
+ * NULL) receives the number of pending tasks changed. */
+
+/* Set a job's priority, 1..10; its pending tasks follow at once. */
+ct_status ct_store_job_set_priority(struct ct_store *s, int64_t job_id,
+				    int priority, long *rows,
+				    struct ct_error *err);
+
+typedef enum ct_job_action {
+	CT_JOB_PAUSE,  /* pending or running -> paused: nothing is claimed */
+	CT_JOB_RESUME, /* paused -> running */
+	CT_JOB_CANCEL, /* -> cancelled: pending tasks become skipped */
+} ct_job_action;
+
+/* Pause, resume or cancel a job; a transition that does not apply (resume
+ * a running job, cancel a cancelled one) is refused with CT_EINVAL. */
+ct_status ct_store_job_act(struct ct_store *s, int64_t job_id,
+			   ct_job_action action, long *rows,
+			   struct ct_error *err);
+
+/* Boost (delta > 0) or demote (delta < 0) the pending tasks of a job whose
+ * path starts with prefix (plain string, no wildcards) by delta points on
+ * the 0..100 scale, kept within 0..100. delta: finite, -100..100. */
+ct_status ct_store_adjust_scores(struct ct_store *s, int64_t job_id,
+				 const char *prefix, double delta, long *rows,
+				 struct ct_error *err);
+
 #endif

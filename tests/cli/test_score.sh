@@ -62,10 +62,11 @@ out=$(printf '\xff\xfe\x00\x01garbage\n{"url":"\xc3\x28"}\n' | "$CT" score fresh
 ok_eq "binary garbage: exit 1" "$?" 1
 ok_eq "binary garbage: two error lines" "$(grep -c '"error"' <<<"$out")" 2
 
-# frontier: article (0) + depth 2, sitemap bonus 10 -> -8; discovery-bonus
+# frontier: article (0) + depth 2, sitemap bonus 10 -> -8; discovery-bonus;
+# score 100 - 1250 / (25 + 8) = 62.12 -> P1
 out=$(echo '{"url":"https://e.org/a","type":"article","depth":2,"meta":{"discoveryMethod":"sitemap"}}' | "$CT" score frontier)
 ok_match "frontier: sitemap article at depth 2 is priority -8" "$out" \
-	'^\{"url":"https://e.org/a","priority":-8,"prioritySource":"discovery-bonus","bonusApplied":10,"basePriority":2,"queue":"acquisition","score":59\.858[0-9]*,"class":"P2","reasons":\["Type article weight 0 \+ depth/bias 2","Discovery bonus: sitemap -10"\]\}$'
+	'^\{"url":"https://e.org/a","priority":-8,"prioritySource":"discovery-bonus","bonusApplied":10,"basePriority":2,"queue":"acquisition","score":62\.1212[0-9]*,"class":"P1","reasons":\["Type article weight 0 \+ depth/bias 2","Discovery bonus: sitemap -10"\]\}$'
 # nav 10, gap 1/1 -> 15, cluster 256 -> log2(256) x 2.5 = 20: 10 - 35 = -25 -> 75
 out=$(echo '{"url":"u","type":"nav","gap":{"confidence":1,"lift":1},"clusterOccurrences":256}' | "$CT" score frontier)
 ok_match "frontier: gap and cluster boost, score 75 at priority -25" "$out" \

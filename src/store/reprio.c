@@ -1,0 +1,74 @@
+/* reprio.c: operator changes to jobs and their pending tasks, as thin
+ * calls of data/sql/0004_reprioritise.sql. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "store_int.h"
+
+/* Run a function returning one bigint (the rows changed) into *rows. */
+static ct_status call_rows(struct ct_store *s, const char *what,
+			   const char *sql, int n, const char *const *params,
+			   long *rows, struct ct_error *err)
+{
+	PGresult *r;
+	ct_status st = st_exec(s, what, sql, n, params, &r, err);
+	if (st != CT_OK)
+		return st;
+	if (rows)
+		*rows = atol(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return CT_OK;
+}
+
+ct_status ct_store_job_set_priority(struct ct_store *s, int64_t job_id,
+				    int priority, long *rows,
+				    struct ct_error *err)
+{
+	char job[24], prio[16];
+	snprintf(job, sizeof job, "%" PRId64, job_id);
+	snprintf(prio, sizeof prio, "%d", priority);
+	const char *params[] = {job, prio};
+	return call_rows(s, "set job priority",
+			 "SELECT crawltop.set_job_priority($1::bigint, $2::integer)",
+			 2, params, rows, err);
+}
+
+ct_status ct_store_job_act(struct ct_store *s, int64_t job_id,
+			   ct_job_action action, long *rows,
+			   struct ct_error *err)
+{
+	static const char *const names[] = {
+		[CT_JOB_PAUSE] = "pause",
+		[CT_JOB_RESUME] = "resume",
+		[CT_JOB_CANCEL] = "cancel",
+	};
+	if ((unsigned)action > CT_JOB_CANCEL)
+		return ct_error_set(err, CT_EINVAL, "job action %d is unknown",
+				    (int)action);
+	char job[24], what[32];
+	snprintf(job, sizeof job, "%" PRId64, job_id);
+	snprintf(what, sizeof what, "%s job", names[action]);
+	const char *params[] = {job, names[action]};
+	return call_rows(s, what, "SELECT crawltop.set_job_state($1::bigint, $2)",
+			 2, params, rows, err);
+}
+
+ct_status ct_store_adjust_scores(struct ct_store *s, int64_t job_id,
+				 const char *prefix, double delta, long *rows,
+				 struct ct_error *err)
+{
+	char job[24], d[40];
+	snprintf(job, sizeof job, "%" PRId64, job_id);
+	if (isnan(delta))
+		snprintf(d, sizeof d, "NaN");
+	else if (isinf(delta))
+		snprintf(d, sizeof d, delta > 0 ? "Infinity" : "-Infinity");
+	else
+		snprintf(d, sizeof d, "%.17g", delta);
+	const char *params[] = {job, prefix, d};
+	return call_rows(s, delta < 0 ? "demote tasks" : "boost tasks",
+			 "SELECT crawltop.adjust_scores($1::bigint, $2, "
+			 "$3::double precision)", 3, params, rows, err);
+}

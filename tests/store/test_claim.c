@@ -1,0 +1,485 @@
+/* test_claim.c: claim, complete, fail, release and leases (0003_claim.sql).
+ *
+ * SPEC.md's order across jobs and scores; EXPLAIN (through auto_explain, on
+ * the statements the claim function really runs) shows index scans and no
+ * Sort; an expired lease is claimable again and its old owner can no longer
+ * complete; nothing is completed twice; failures retry with backoff up to
+ * max_retries, then fail; bad input is refused with nothing changed. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "pgtest.h"
+
+static int fresh(void **state)
+{
+	*state = pgt_fresh("ct_claim", 1);
+	return 0;
+}
+
+static int close_store(void **state)
+{
+	ct_store_close(*state);
+	return 0;
+}
+
+static void enq(struct ct_store *s, int64_t job, const char *const *paths,
+		size_t n, const double *scores)
+{
+	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
+	struct ct_enqueue_result r;
+	struct ct_error err = {{0}};
+	b.job_id = job;
+	b.paths = paths;
+	b.n = n;
+	b.scores = scores;
+	b.source = CT_SRC_SITEMAP;
+	if (ct_store_enqueue(s, &b, &r, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+	assert_int_equal(r.inserted, (long)n);
+}
+
+static struct ct_claim claim(struct ct_store *s, const char *worker,
+			     int64_t job, int n, double lease)
+{
+	struct ct_claim c;
+	struct ct_error err = {{0}};
+	if (ct_store_claim(s, worker, job, n, lease, &c, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+	return c;
+}
+
+static void complete_ok(struct ct_store *s, const char *worker, int64_t id)
+{
+	struct ct_error err = {{0}};
+	size_t done = 0;
+	if (ct_store_complete(s, worker, &id, 1, &done, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+	assert_int_equal(done, 1);
+}
+
+static char *task_field(struct ct_store *s, int64_t id, const char *expr_sql)
+{
+	char idb[24];
+	snprintf(idb, sizeof idb, "%lld", (long long)id);
+	const char *p[] = {idb};
+	return pgt_text(s, expr_sql, 1, p);
+}
+
+/* Move a task's lease into the past, as if its time had run out. */
+static void expire(struct ct_store *s, int64_t id)
+{
+	free(task_field(s, id, "UPDATE crawltop.tasks SET lease_expires_at = "
+			"now() - interval '1 second' WHERE id = $1 RETURNING id"));
+}
+
+/* Three jobs, priorities 3, 1, 3, with crafted scores and ties. */
+static void claim_order_across_jobs(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t a = pgt_job(s, "a", "a.example", 3, "frontier");
+	int64_t b = pgt_job(s, "b", "b.example", 1, "frontier");
+	int64_t c = pgt_job(s, "c", "c.example", 3, "frontier");
+	const char *pa[] = {"/a1", "/a2", "/a3", "/a4"};
+	const char *pb[] = {"/b1", "/b2"};
+	const char *pc[] = {"/c1", "/c2", "/c3"};
+	double sa[] = {50, 90, 50, 10}, sb[] = {5, 20}, sc[] = {90, 50, 95};
+	enq(s, a, pa, 4, sa);
+	enq(s, b, pb, 2, sb);
+	enq(s, c, pc, 3, sc);
+
+	/* Priority 1 first whatever the scores; then priority 3 by score,
+	 * ties by discovery time (job a's batch came before job c's). */
+	static const char *const want[] = {"/b2", "/b1", "/c3", "/a2", "/c1",
+					   "/a1", "/a3", "/c2", "/a4"};
+	/* one at a time, then check the same order in batches */
+	for (size_t i = 0; i < 9; i++) {
+		struct ct_claim k = claim(s, "w1", 0, 1, 0);
+		assert_int_equal(k.n, 1);
+		if (strcmp(k.tasks[0].path, want[i]) != 0)
+			fail_msg("claim %zu: got %s, want %s", i + 1,
+				 k.tasks[0].path, want[i]);
+		assert_true(k.tasks[0].lease_expires_us > k.tasks[0].discovered_us);
+		complete_ok(s, "w1", k.tasks[0].id);
+		ct_claim_free(&k);
+	}
+	struct ct_claim none = claim(s, "w1", 0, 5, 0);
+	assert_int_equal(none.n, 0);
+
+	/* Batches: a second set of jobs, claimed 4 at a time. */
+	int64_t d = pgt_job(s, "d", "d.example", 2, "frontier");
+	int64_t e = pgt_job(s, "e", "e.example", 2, "hierarchy");
+	const char *pd[] = {"/d1", "/d2", "/d3"};
+	const char *pe[] = {"/", "/e1"};
+	double sd[] = {70, 100, 10};
+	enq(s, d, pd, 3, sd);
+	enq(s, e, pe, 2, NULL); /* 100 and 50 (sitemap) */
+	static const char *const want2[] = {"/d2", "/", "/d1", "/e1", "/d3"};
+	struct ct_claim k = claim(s, "w1", 0, 4, 0);
+	assert_int_equal(k.n, 4);
+	for (size_t i = 0; i < 4; i++)
+		if (strcmp(k.tasks[i].path, want2[i]) != 0)
+			fail_msg("batch %zu: got %s, want %s", i, k.tasks[i].path,
+				 want2[i]);
+	assert_string_equal(k.tasks[1].domain, "e.example");
+	assert_int_equal(k.tasks[0].job_priority, 2);
+	assert_int_equal(k.tasks[0].cls, 0);
+	ct_claim_free(&k);
+	k = claim(s, "w1", 0, 4, 0);
+	assert_int_equal(k.n, 1);
+	assert_string_equal(k.tasks[0].path, "/d3");
+	ct_claim_free(&k);
+
+	/* One job only: its own order, other jobs untouched. */
+	int64_t f = pgt_job(s, "f", "f.example", 9, "frontier");
+	int64_t g = pgt_job(s, "g", "g.example", 1, "frontier");
+	const char *pf[] = {"/f1", "/f2", "/f3"};
+	const char *pg[] = {"/g1"};
+	double sf[] = {1, 3, 2}, sg[] = {99};
+	enq(s, f, pf, 3, sf);
+	enq(s, g, pg, 1, sg);
+	k = claim(s, "w1", f, 10, 0);
+	assert_int_equal(k.n, 3);
+	assert_string_equal(k.tasks[0].path, "/f2");
+	assert_string_equal(k.tasks[1].path, "/f3");
+	assert_string_equal(k.tasks[2].path, "/f1");
+	ct_claim_free(&k);
+	k = claim(s, "w1", 0, 10, 0);
+	assert_int_equal(k.n, 1);
+	assert_string_equal(k.tasks[0].path, "/g1");
+	ct_claim_free(&k);
+}
+
+/* Notices from auto_explain: each plan as one string. */
+struct plans {
+	char *text[256];
+	int n;
+};
+
+static void collect(void *ctx, const char *severity, const char *message)
+{
+	struct plans *p = ctx;
+	if (p->n < 256 && strstr(message, "plan:"))
+		p->text[p->n++] = strdup(message);
+}
+
+static void explain_shows_index_scan_no_sort(void **state)
+{
+	struct ct_store *s = *state;
+	enum { JOBS = 4, PER_BATCH = 1000, BATCHES = 5 };
+	int64_t job[JOBS];
+	static char names[PER_BATCH][24];
+	const char *paths[PER_BATCH];
+	double scores[PER_BATCH];
+	for (int j = 0; j < JOBS; j++) {
+		char name[16], dom[32];
+		snprintf(name, sizeof name, "x%d", j);
+		snprintf(dom, sizeof dom, "x%d.example", j);
+		job[j] = pgt_job(s, name, dom, 1 + j * 3, "frontier");
+		for (int bt = 0; bt < BATCHES; bt++) {
+			for (int i = 0; i < PER_BATCH; i++) {
+				snprintf(names[i], sizeof names[i], "/p/%d/%d", bt, i);
+				paths[i] = names[i];
+				scores[i] = (double)((i * 7919 + bt * 31) % 10000) / 100.0;
+			}
+			enq(s, job[j], paths, PER_BATCH, scores);
+		}
+	}
+	pgt_exec(s, "ANALYZE crawltop.tasks");
+
+	struct plans p = {.n = 0};
+	ct_store_set_notice_hook(s, collect, &p);
+	pgt_exec(s, "LOAD 'auto_explain'");
+	pgt_exec(s, "SET auto_explain.log_min_duration = 0;"
+		 "SET auto_explain.log_nested_statements = on;"
+		 "SET auto_explain.log_level = notice;"
+		 "SET client_min_messages = notice");
+	/* more than 5 calls: plpgsql may switch to a generic plan */
+	for (int i = 0; i < 8; i++) {
+		struct ct_claim k = claim(s, "explainer", 0, 10, 0);
+		assert_int_equal(k.n, 10);
+		ct_claim_free(&k);
+		k = claim(s, "explainer", job[2], 10, 0);
+		assert_int_equal(k.n, 10);
+		ct_claim_free(&k);
+	}
+	pgt_exec(s, "SET auto_explain.log_min_duration = -1");
+	ct_store_set_notice_hook(s, NULL, NULL);
+
+	int all = 0, one = 0, reap = 0;
+	for (int i = 0; i < p.n; i++) {
+		const char *t = p.text[i];
+		int is_all = strstr(t, "t.job_priority <= 10") != NULL;
+		int is_one = strstr(t, "t.job_id = p_job_id") != NULL &&
+			     strstr(t, "ORDER BY t.score DESC") != NULL;
+		int is_reap = strstr(t, "lease_expires_at < now()") != NULL;
+		if (!is_all && !is_one && !is_reap)
+			continue;
+		if (strstr(t, "Sort") || strstr(t, "Seq Scan on tasks"))
+			fail_msg("claim plan sorts or scans the table:\n%s", t);
+		if (is_all && !strstr(t, "Index Scan using tasks_claim_all"))
+			fail_msg("all-jobs claim does not use tasks_claim_all:\n%s", t);
+		if (is_one && !strstr(t, "Index Scan using tasks_claim_job"))
+			fail_msg("one-job claim does not use tasks_claim_job:\n%s", t);
+		if (is_reap && !strstr(t, "Index Scan using tasks_lease"))
+			fail_msg("reaper does not use tasks_lease:\n%s", t);
+		all += is_all;
+		one += is_one;
+		reap += is_reap;
+	}
+	if (all < 8 || one < 8 || reap < 16)
+		fail_msg("expected 8, 8 and 16 plans, saw %d, %d, %d (of %d notices)",
+			 all, one, reap, p.n);
+	for (int i = 0; i < p.n; i++)
+		free(p.text[i]);
+}
+
+static void lease_expiry_reclaim(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t job = pgt_job(s, "lease", "lease.example", 5, "fifo");
+	const char *p[] = {"/one", "/two"};
+	enq(s, job, p, 2, NULL);
+
+	struct ct_claim k1 = claim(s, "w1", job, 1, 0);
+	assert_int_equal(k1.n, 1);
+	int64_t id = k1.tasks[0].id;
+	/* default lease: 30 s */
+	int64_t lease = k1.tasks[0].lease_expires_us - (int64_t)time(NULL) * 1000000;
+	assert_true(lease > 28000000 && lease <= 31000000);
+	struct ct_claim k2 = claim(s, "w2", job, 5, 0);
+	assert_int_equal(k2.n, 1);
+	assert_true(k2.tasks[0].id != id);
+	complete_ok(s, "w2", k2.tasks[0].id);
+	ct_claim_free(&k2);
+
+	/* w1's lease runs out: w2 gets the task, w1 can no longer complete */
+	expire(s, id);
+	k2 = claim(s, "w2", job, 5, 0);
+	assert_int_equal(k2.n, 1);
+	assert_int_equal(k2.tasks[0].id, id);
+	assert_int_equal(k2.tasks[0].retry_count, 1);
+	char *why = task_field(s, id, "SELECT last_error FROM crawltop.tasks WHERE id = $1");
+	assert_string_equal(why, "lease of w1 expired");
+	free(why);
+	size_t done = 9;
+	assert_int_equal(ct_store_complete(s, "w1", &id, 1, &done, &err), CT_EINVAL);
+	assert_int_equal(done, 0);
+	if (!strstr(err.msg, "not running under a live lease of worker 'w1'"))
+		fail_msg("unclear: %s", err.msg);
+	complete_ok(s, "w2", id);
+	ct_claim_free(&k1);
+	ct_claim_free(&k2);
+
+	/* A real short lease, really expiring. */
+	const char *q[] = {"/three"};
+	enq(s, job, q, 1, NULL);
+	k1 = claim(s, "w3", job, 1, 0.3);
+	assert_int_equal(k1.n, 1);
+	struct timespec ts = {0, 450 * 1000 * 1000};
+	nanosleep(&ts, NULL);
+	k2 = claim(s, "w4", job, 1, 0);
+	assert_int_equal(k2.n, 1);
+	assert_int_equal(k2.tasks[0].id, k1.tasks[0].id);
+	complete_ok(s, "w4", k2.tasks[0].id);
+	ct_claim_free(&k1);
+	ct_claim_free(&k2);
+}
+
+static void complete_twice_refused(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t job = pgt_job(s, "twice", "twice.example", 5, "fifo");
+	const char *p[] = {"/x", "/y", "/z"};
+	enq(s, job, p, 3, NULL);
+	struct ct_claim k = claim(s, "w1", job, 3, 0);
+	assert_int_equal(k.n, 3);
+	int64_t ids[3] = {k.tasks[0].id, k.tasks[1].id, k.tasks[2].id};
+	complete_ok(s, "w1", ids[0]);
+	size_t done = 9;
+	assert_int_equal(ct_store_complete(s, "w1", ids, 1, &done, &err), CT_EINVAL);
+	assert_int_equal(done, 0);
+	char want[128];
+	snprintf(want, sizeof want, "1 of 1 tasks are not running under a live "
+		 "lease of worker 'w1': %lld", (long long)ids[0]);
+	if (!strstr(err.msg, want))
+		fail_msg("unclear: %s", err.msg);
+	/* another worker's task, an unknown id: refused; the good one passes */
+	assert_int_equal(ct_store_complete(s, "w2", &ids[1], 1, &done, &err),
+			 CT_EINVAL);
+	int64_t mixed[3] = {ids[1], 987654321, ids[0]};
+	assert_int_equal(ct_store_complete(s, "w1", mixed, 3, &done, &err),
+			 CT_EINVAL);
+	assert_int_equal(done, 1);
+	if (!strstr(err.msg, "2 of 3 tasks") || !strstr(err.msg, "987654321"))
+		fail_msg("unclear: %s", err.msg);
+	complete_ok(s, "w1", ids[2]);
+	char jb[24];
+	snprintf(jb, sizeof jb, "%lld", (long long)job);
+	const char *pj[] = {jb};
+	char *c = pgt_text(s, "SELECT count(*) FILTER (WHERE status = 'completed') "
+			   "|| '/' || count(*) FROM crawltop.tasks WHERE job_id = $1",
+			   1, pj);
+	assert_string_equal(c, "3/3");
+	free(c);
+	ct_claim_free(&k);
+}
+
+static void fail_retries_then_failed(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t job = pgt_job(s, "flaky", "flaky.example", 5, "fifo");
+	const char *p[] = {"/flaky"};
+	enq(s, job, p, 1, NULL);
+	int64_t id = 0;
+	/* default max_retries 3: three retries with backoff 10, 20, 40 s */
+	static const double backoff[] = {10, 20, 40};
+	for (int attempt = 0; attempt < 4; attempt++) {
+		struct ct_claim k = claim(s, "w1", job, 1, 0);
+		if (k.n != 1)
+			fail_msg("attempt %d: nothing to claim", attempt + 1);
+		if (id)
+			assert_int_equal(k.tasks[0].id, id);
+		id = k.tasks[0].id;
+		assert_int_equal(k.tasks[0].retry_count, attempt);
+		ct_claim_free(&k);
+		size_t retried = 9, failed = 9;
+		assert_int_equal(ct_store_fail(s, "w1", &id, 1, "HTTP 503",
+					       &retried, &failed, &err), CT_OK);
+		if (attempt == 3) {
+			assert_int_equal(failed, 1);
+			assert_int_equal(retried, 0);
+			break;
+		}
+		assert_int_equal(retried, 1);
+		assert_int_equal(failed, 0);
+		/* waiting out its backoff: not claimable, not completable */
+		char *st = task_field(s, id, "SELECT status || ' ' || "
+			"(lease_owner IS NULL) || ' ' || round(extract(epoch FROM "
+			"lease_expires_at - now()))::int FROM crawltop.tasks WHERE id = $1");
+		char want[64];
+		snprintf(want, sizeof want, "running true %d", (int)backoff[attempt]);
+		assert_string_equal(st, want);
+		free(st);
+		k = claim(s, "w2", job, 1, 0);
+		assert_int_equal(k.n, 0);
+		size_t done;
+		assert_int_equal(ct_store_complete(s, "w1", &id, 1, &done, &err),
+				 CT_EINVAL);
+		expire(s, id);
+	}
+	char *st = task_field(s, id, "SELECT status || ' ' || retry_count || ' ' || "
+			      "last_error || ' ' || (completed_at IS NOT NULL) "
+			      "FROM crawltop.tasks WHERE id = $1");
+	assert_string_equal(st, "failed 3 HTTP 503 true");
+	free(st);
+	struct ct_claim k = claim(s, "w1", job, 1, 0);
+	assert_int_equal(k.n, 0);
+	/* failing it again is refused */
+	assert_int_equal(ct_store_fail(s, "w1", &id, 1, NULL, NULL, NULL, &err),
+			 CT_EINVAL);
+
+	/* A vanished worker's expired lease counts as an attempt too. */
+	pgt_exec(s, "UPDATE crawltop.jobs SET max_retries = 0 WHERE name = 'flaky'");
+	const char *q[] = {"/gone"};
+	enq(s, job, q, 1, NULL);
+	k = claim(s, "w1", job, 1, 0);
+	assert_int_equal(k.n, 1);
+	expire(s, k.tasks[0].id);
+	struct ct_claim k2 = claim(s, "w2", job, 1, 0);
+	assert_int_equal(k2.n, 0);
+	st = task_field(s, k.tasks[0].id, "SELECT status || ' ' || last_error "
+			"FROM crawltop.tasks WHERE id = $1");
+	assert_string_equal(st, "failed lease of w1 expired");
+	free(st);
+	ct_claim_free(&k);
+}
+
+static void release_returns_task(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t job = pgt_job(s, "rel", "rel.example", 5, "fifo");
+	const char *p[] = {"/r"};
+	enq(s, job, p, 1, NULL);
+	struct ct_claim k = claim(s, "w1", job, 1, 0);
+	int64_t id = k.tasks[0].id;
+	size_t done;
+	assert_int_equal(ct_store_release(s, "w2", &id, 1, &done, &err), CT_EINVAL);
+	assert_int_equal(ct_store_release(s, "w1", &id, 1, &done, &err), CT_OK);
+	assert_int_equal(done, 1);
+	ct_claim_free(&k);
+	k = claim(s, "w2", job, 1, 0);
+	assert_int_equal(k.n, 1);
+	assert_int_equal(k.tasks[0].id, id);
+	assert_int_equal(k.tasks[0].retry_count, 0);
+	complete_ok(s, "w2", id);
+	ct_claim_free(&k);
+}
+
+static void bad_claim_refused(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	struct ct_claim k;
+	int64_t job = pgt_job(s, "badclaim", "badclaim.example", 5, "fifo");
+	const char *p[] = {"/b"};
+	enq(s, job, p, 1, NULL);
+	char *before = pgt_text(s, "SELECT string_agg(status, ',' ORDER BY id) "
+				"FROM crawltop.tasks", 0, NULL);
+	static const struct {
+		const char *worker;
+		int64_t job;
+		int n;
+		double lease;
+		ct_status st;
+		const char *state, *frag;
+	} cases[] = {
+		{"w'; --", 0, 1, 0, CT_EINVAL, "22023", "worker name 'w''; --' is not allowed"},
+		{"", 0, 1, 0, CT_EINVAL, "22023", "worker name '' is not allowed"},
+		{"w1", 0, 0, 0, CT_ERANGE, "22003", "claim size 0 is outside 1..10000"},
+		{"w1", 0, 10001, 0, CT_ERANGE, "22003", "claim size 10001"},
+		{"w1", 0, 1, -1, CT_ERANGE, "22003", "lease of -1 seconds"},
+		{"w1", 0, 1, NAN, CT_ERANGE, "22003", "lease of NaN seconds"},
+		{"w1", 777777, 1, 0, CT_ENOENT, "P0002", "job 777777 does not exist"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ct_status st = ct_store_claim(s, cases[i].worker, cases[i].job,
+					      cases[i].n, cases[i].lease, &k, &err);
+		if (st != cases[i].st || strcmp(ct_store_sqlstate(s), cases[i].state) ||
+		    !strstr(err.msg, cases[i].frag) || !strstr(err.msg, "claim: "))
+			fail_msg("case %zu: got %s/%s: %s", i, ct_status_str(st),
+				 ct_store_sqlstate(s), err.msg);
+		assert_int_equal(k.n, 0);
+	}
+	char *after = pgt_text(s, "SELECT string_agg(status, ',' ORDER BY id) "
+			       "FROM crawltop.tasks", 0, NULL);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(claim_order_across_jobs, fresh, close_store),
+		cmocka_unit_test_setup_teardown(explain_shows_index_scan_no_sort, fresh, close_store),
+		cmocka_unit_test_setup_teardown(lease_expiry_reclaim, fresh, close_store),
+		cmocka_unit_test_setup_teardown(complete_twice_refused, fresh, close_store),
+		cmocka_unit_test_setup_teardown(fail_retries_then_failed, fresh, close_store),
+		cmocka_unit_test_setup_teardown(release_returns_task, fresh, close_store),
+		cmocka_unit_test_setup_teardown(bad_claim_refused, fresh, close_store),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

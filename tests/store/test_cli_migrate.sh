@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# test_cli_migrate.sh CRAWLTOP: `crawltop migrate` against the cluster that
+# pg-cluster.sh started (PGHOST etc. are set; CT_TEST_DSN names it).
+# Migrate twice (the second is a no-op), -d and $CRAWLTOP_DSN, a newer
+# database refused with exit 1 and a clear message, a usage error exit 2.
+set -u
+CT=$1
+. "$(dirname "$0")/../cli/tap.sh"
+
+psql -qAtc "CREATE DATABASE cli_mig" >/dev/null
+DSN="$CT_TEST_DSN dbname=cli_mig"
+
+out=$("$CT" migrate -d "$DSN" 2>&1); rc=$?
+ok_eq "first migrate exits 0" "$rc" 0
+ok_match "first migrate reports what it did" "$out" \
+	'^schema crawltop migrated from version 0 to [0-9]+ \([0-9]+ migrations applied\)$'
+known=$(psql -qAtd cli_mig -c "SELECT max(version) FROM crawltop.schema_version")
+
+out=$(CRAWLTOP_DSN="$DSN" "$CT" migrate 2>&1); rc=$?
+ok_eq "second migrate (DSN from CRAWLTOP_DSN) exits 0" "$rc" 0
+ok_eq "second migrate is a no-op" "$out" "schema crawltop is up to date at version $known"
+
+psql -qAtd cli_mig -c "INSERT INTO crawltop.schema_version (version, name) VALUES ($known + 1, 'x.sql')" >/dev/null
+out=$("$CT" migrate -d "$DSN" 2>&1); rc=$?
+ok_eq "newer database: exit 1" "$rc" 1
+ok_match "newer database: clear message" "$out" \
+	"^crawltop migrate: migrate: the database schema is at version $((known + 1)), newer than this crawltop knows \($known"
+
+out=$("$CT" migrate -d "host=/nonexistent dbname=x" 2>&1); rc=$?
+ok_eq "unreachable server: exit 1" "$rc" 1
+ok_match "unreachable server: says so" "$out" '^crawltop migrate: connect: '
+
+out=$("$CT" migrate extra 2>&1); rc=$?
+ok_eq "stray argument: exit 2" "$rc" 2
+done_testing

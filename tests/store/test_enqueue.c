@@ -1,0 +1,415 @@
+/* test_enqueue.c: jobs and enqueue (crawltop.create_job, crawltop.enqueue).
+ *
+ * Dedup per job, seed 000's hierarchy rules with SPEC.md's decisions (chain
+ * 1, 0.8, 0.64, ... down to the 0.1 floor; scores only increase; source
+ * page found by id), per-mode task scores, total_pages, and bad input
+ * refused with a clear error and nothing changed. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pgtest.h"
+
+static int setup(void **state)
+{
+	*state = pgt_fresh("ct_enqueue", 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	ct_store_close(*state);
+	return 0;
+}
+
+/* Enqueue paths; fail the test on error. */
+static struct ct_enqueue_result enq(struct ct_store *s, int64_t job,
+				    const char *const *paths, size_t n,
+				    ct_source_type src, int64_t src_page)
+{
+	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
+	struct ct_enqueue_result r;
+	struct ct_error err = {{0}};
+	b.job_id = job;
+	b.paths = paths;
+	b.n = n;
+	b.source = src;
+	b.source_page_id = src_page;
+	if (ct_store_enqueue(s, &b, &r, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+	return r;
+}
+
+static int64_t page(struct ct_store *s, int64_t job, const char *path)
+{
+	int64_t id;
+	struct ct_error err = {{0}};
+	if (ct_store_page_id(s, job, path, &id, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+	return id;
+}
+
+/* priority_score of a page / score and class of its task in job. */
+static double page_score(struct ct_store *s, int64_t page_id)
+{
+	char id[24], *t;
+	snprintf(id, sizeof id, "%lld", (long long)page_id);
+	const char *p[] = {id};
+	t = pgt_text(s, "SELECT priority_score FROM crawltop.pages WHERE id = $1",
+		     1, p);
+	double v = strtod(t, NULL);
+	free(t);
+	return v;
+}
+
+static double task_score(struct ct_store *s, int64_t job, int64_t page_id,
+			 int *cls)
+{
+	char j[24], id[24], *t;
+	snprintf(j, sizeof j, "%lld", (long long)job);
+	snprintf(id, sizeof id, "%lld", (long long)page_id);
+	const char *p[] = {j, id};
+	t = pgt_text(s, "SELECT score || ' ' || class FROM crawltop.tasks "
+		     "WHERE job_id = $1 AND page_id = $2", 2, p);
+	double v = NAN;
+	if (sscanf(t, "%lf %d", &v, cls) != 2)
+		fail_msg("no task for page %lld in job %lld", (long long)page_id,
+			 (long long)job);
+	free(t);
+	return v;
+}
+
+static void dedup_per_job(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t a = pgt_job(s, "dedup-a", "dedup.example", 5, "hierarchy");
+	int64_t b = pgt_job(s, "dedup-b", "dedup.example", 5, "fifo");
+	const char *p1[] = {"/a", "/b", "/a"};
+	const char *p2[] = {"/a", "/c"};
+	struct ct_enqueue_result r = enq(s, a, p1, 3, CT_SRC_SITEMAP, 0);
+	assert_int_equal(r.inserted, 2);
+	r = enq(s, a, p2, 2, CT_SRC_SITEMAP, 0);
+	assert_int_equal(r.inserted, 1);
+	assert_int_equal(r.raised, 0);
+	/* Another job of the same domain shares the pages, not the tasks. */
+	r = enq(s, b, p2, 2, CT_SRC_SITEMAP, 0);
+	assert_int_equal(r.inserted, 2);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks t JOIN "
+		"crawltop.jobs j ON j.id = t.job_id WHERE j.name = 'dedup-a'"), 3);
+	assert_int_equal(pgt_int(s, "SELECT total_pages FROM crawltop.jobs "
+				 "WHERE name = 'dedup-a'"), 3);
+	assert_int_equal(pgt_int(s, "SELECT total_pages FROM crawltop.jobs "
+				 "WHERE name = 'dedup-b'"), 2);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.pages p JOIN "
+		"crawltop.domains d ON d.id = p.domain_id "
+		"WHERE d.name = 'dedup.example'"), 3);
+	/* An empty batch is fine and does nothing. */
+	r = enq(s, a, NULL, 0, CT_SRC_LINK, 0);
+	assert_int_equal(r.inserted, 0);
+}
+
+static void hierarchy_chain(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t job = pgt_job(s, "chain", "chain.example", 5, "hierarchy");
+	const char *root[] = {"/"};
+	enq(s, job, root, 1, CT_SRC_MANUAL, 0);
+	int64_t prev = page(s, job, "/");
+	int cls;
+	assert_true(page_score(s, prev) == 1.0);
+	assert_true(task_score(s, job, prev, &cls) == 100.0);
+	assert_int_equal(cls, 0);
+
+	/* /l1 linked from /, /l2 from /l1, ...: 0.8^k until the 0.1 floor. */
+	double want = 1.0;
+	static const int want_class[] = {0, 1, 2, 2, 3, 3};
+	for (int k = 1; k <= 14; k++) {
+		char path[32];
+		snprintf(path, sizeof path, "/l%d", k);
+		const char *p[] = {path};
+		struct ct_enqueue_result r = enq(s, job, p, 1, CT_SRC_LINK, prev);
+		assert_int_equal(r.inserted, 1);
+		int64_t id = page(s, job, path);
+		want = fmax(0.8 * want, 0.1);
+		double got = page_score(s, id);
+		if (fabs(got - want) > 1e-12)
+			fail_msg("%s: page score %.17g, want %.17g", path, got, want);
+		double ts = task_score(s, job, id, &cls);
+		if (fabs(ts - 100 * want) > 1e-9)
+			fail_msg("%s: task score %.17g, want %.17g", path, ts,
+				 100 * want);
+		if (k <= 6)
+			assert_int_equal(cls, want_class[k - 1]);
+		prev = id;
+	}
+	assert_true(want == 0.1);
+	assert_int_equal(pgt_int(s, "SELECT total_pages FROM crawltop.jobs "
+				 "WHERE name = 'chain'"), 15);
+}
+
+static void scores_only_increase(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t job = pgt_job(s, "up", "up.example", 5, "hierarchy");
+	const char *root[] = {"/"}, *x[] = {"/x"}, *y[] = {"/y"}, *low[] = {"/low"};
+	enq(s, job, root, 1, CT_SRC_SITEMAP, 0);
+	int64_t home = page(s, job, "/");
+	/* "/" is the root whatever the source. */
+	assert_true(page_score(s, home) == 1.0);
+
+	enq(s, job, x, 1, CT_SRC_SITEMAP, 0);
+	int64_t px = page(s, job, "/x");
+	assert_true(page_score(s, px) == 0.5);
+	/* A link from an unknown page: the floor, and /x keeps 0.5. */
+	struct ct_enqueue_result r = enq(s, job, x, 1, CT_SRC_LINK, 0);
+	assert_int_equal(r.inserted, 0);
+	assert_int_equal(r.raised, 0);
+	assert_true(page_score(s, px) == 0.5);
+	enq(s, job, low, 1, CT_SRC_LINK, 0);
+	assert_true(page_score(s, page(s, job, "/low")) == 0.1);
+	/* A link from /low (0.1 -> 0.08 -> floor) does not lower /x. */
+	enq(s, job, x, 1, CT_SRC_LINK, page(s, job, "/low"));
+	assert_true(page_score(s, px) == 0.5);
+	/* A link from / raises /x to 0.8 and its pending task to 80. */
+	r = enq(s, job, x, 1, CT_SRC_LINK, home);
+	assert_int_equal(r.inserted, 0);
+	assert_int_equal(r.raised, 1);
+	assert_true(page_score(s, px) == 0.8);
+	int cls;
+	assert_true(task_score(s, job, px, &cls) == 80.0);
+	assert_int_equal(cls, 0);
+	/* Manual and other sources give the floor. */
+	enq(s, job, y, 1, CT_SRC_MANUAL, 0);
+	assert_true(page_score(s, page(s, job, "/y")) == 0.1);
+	assert_true(task_score(s, job, page(s, job, "/y"), &cls) == 10.0);
+	assert_int_equal(cls, 3);
+}
+
+static void mode_scores(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t fifo = pgt_job(s, "fifo", "modes.example", 5, "fifo");
+	int64_t fr = pgt_job(s, "frontier", "modes.example", 5, "frontier");
+	const char *p[] = {"/", "/a"};
+	enq(s, fifo, p, 2, CT_SRC_SITEMAP, 0);
+	int cls;
+	/* FIFO: score 0, class P3, even for the homepage. */
+	assert_true(task_score(s, fifo, page(s, fifo, "/"), &cls) == 0.0);
+	assert_int_equal(cls, 3);
+	/* but the page keeps its hierarchy score for other modes */
+	assert_true(page_score(s, page(s, fifo, "/")) == 1.0);
+
+	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
+	struct ct_enqueue_result r;
+	double sc[] = {75.0, 60.0};
+	b.job_id = fifo;
+	b.paths = p;
+	b.n = 2;
+	b.scores = sc;
+	assert_int_equal(ct_store_enqueue(s, &b, &r, &err), CT_EINVAL);
+	if (!strstr(err.msg, "fifo mode"))
+		fail_msg("unclear: %s", err.msg);
+
+	b.job_id = fr;
+	b.scores = NULL;
+	assert_int_equal(ct_store_enqueue(s, &b, &r, &err), CT_EINVAL);
+	if (!strstr(err.msg, "one score (0..100) per path"))
+		fail_msg("unclear: %s", err.msg);
+	b.scores = sc;
+	assert_int_equal(ct_store_enqueue(s, &b, &r, &err), CT_OK);
+	assert_true(task_score(s, fr, page(s, fr, "/"), &cls) == 75.0);
+	assert_int_equal(cls, 1);
+	assert_true(task_score(s, fr, page(s, fr, "/a"), &cls) == 60.0);
+	assert_int_equal(cls, 1);
+}
+
+/* Everything a refused call could have touched, as one string. */
+static char *fingerprint(struct ct_store *s)
+{
+	return pgt_text(s, "SELECT concat_ws('/', "
+		"(SELECT count(*) FROM crawltop.jobs), "
+		"(SELECT count(*) FROM crawltop.domains), "
+		"(SELECT count(*) FROM crawltop.pages), "
+		"(SELECT count(*) FROM crawltop.tasks), "
+		"(SELECT count(*) FROM crawltop.audit_log), "
+		"(SELECT sum(total_pages) FROM crawltop.jobs), "
+		"(SELECT sum(score) FROM crawltop.tasks), "
+		"(SELECT sum(priority_score) FROM crawltop.pages))", 0, NULL);
+}
+
+/* A refused enqueue: status, SQLSTATE and a message fragment. */
+static void refused(struct ct_store *s, const struct ct_enqueue_batch *b,
+		    ct_status want, const char *state, const char *frag)
+{
+	struct ct_enqueue_result r;
+	struct ct_error err = {{0}};
+	char *before = fingerprint(s);
+	ct_status st = ct_store_enqueue(s, b, &r, &err);
+	if (st != want || strcmp(ct_store_sqlstate(s), state) != 0 ||
+	    !strstr(err.msg, frag))
+		fail_msg("want %s/%s/'%s', got %s/%s: %s", ct_status_str(want),
+			 state, frag, ct_status_str(st), ct_store_sqlstate(s),
+			 err.msg);
+	if (!strstr(err.msg, "enqueue: "))
+		fail_msg("message does not name the statement: %s", err.msg);
+	char *after = fingerprint(s);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
+static void bad_enqueue_refused(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t job = pgt_job(s, "bad", "bad.example", 5, "hierarchy");
+	int64_t fr = pgt_job(s, "bad-frontier", "bad.example", 5, "frontier");
+	const char *ok[] = {"/fine"};
+	enq(s, job, ok, 1, CT_SRC_SITEMAP, 0);
+
+	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
+	b.job_id = 999999;
+	b.paths = ok;
+	b.n = 1;
+	refused(s, &b, CT_ENOENT, "P0002", "job 999999 does not exist");
+
+	static char big[10 * 1024 + 2];
+	big[0] = '/';
+	memset(big + 1, 'a', sizeof big - 2);
+	static const struct {
+		const char *path, *frag;
+	} bad_paths[] = {
+		{"no-slash", "paths[2] = 'no-slash' is not a page path"},
+		{"/with space", "is not a page path"},
+		{"/tab\there", "is not a page path"},
+		{"/frag#ment", "is not a page path"},
+		{"", "paths[2] = '' is not a page path"},
+		{"/'; DROP TABLE crawltop.tasks; --", "is not a page path"},
+		{big, "(10241 bytes)"},
+	};
+	for (size_t i = 0; i < sizeof bad_paths / sizeof bad_paths[0]; i++) {
+		const char *p[] = {"/good", bad_paths[i].path};
+		b.job_id = job;
+		b.paths = p;
+		b.n = 2;
+		refused(s, &b, CT_EINVAL, "22023", bad_paths[i].frag);
+	}
+	/* Quotes are fine inside a path that is otherwise valid, and reach the
+	 * database as data. */
+	const char *quoted[] = {"/it's;\"quoted\"\\"};
+	enq(s, job, quoted, 1, CT_SRC_LINK, 0);
+	assert_true(page(s, job, quoted[0]) > 0);
+
+	/* Invalid UTF-8: refused by the server, reported with its SQLSTATE. */
+	const char *utf[] = {"/ok", "/caf\xc3\x28"};
+	b.paths = utf;
+	refused(s, &b, CT_EINVAL, "22021", "invalid byte sequence for encoding \"UTF8\"");
+
+	b.paths = ok;
+	b.n = 1;
+	b.source_page_id = 424242;
+	refused(s, &b, CT_ENOENT, "P0002", "source page 424242 does not exist");
+	b.source_page_id = 0;
+	b.depth = -2;
+	refused(s, &b, CT_EINVAL, "22023", "depth -2 is negative");
+	b.depth = -1;
+	b.type = "art'icle";
+	refused(s, &b, CT_EINVAL, "22023", "type 'art''icle' is not allowed");
+	b.type = NULL;
+	b.source_url = "javascript:alert(1)";
+	refused(s, &b, CT_EINVAL, "22023", "is not an http(s) URL");
+	b.source_url = NULL;
+
+	/* Scores: NaN, infinity, out of range, wrong count. */
+	b.job_id = fr;
+	double nan_s[] = {NAN}, inf_s[] = {INFINITY}, neg[] = {-0.5},
+	       over[] = {100.5};
+	b.scores = nan_s;
+	refused(s, &b, CT_ERANGE, "22003", "scores[1] = NaN: a score must be a finite number in 0..100");
+	b.scores = inf_s;
+	refused(s, &b, CT_ERANGE, "22003", "scores[1] = Infinity");
+	b.scores = neg;
+	refused(s, &b, CT_ERANGE, "22003", "scores[1] = -0.5");
+	b.scores = over;
+	refused(s, &b, CT_ERANGE, "22003", "scores[1] = 100.5");
+
+	/* A cancelled job takes no new tasks. */
+	pgt_exec(s, "UPDATE crawltop.jobs SET status = 'cancelled' WHERE name = 'bad'");
+	b.job_id = job;
+	b.paths = ok;
+	b.n = 1;
+	b.scores = NULL;
+	refused(s, &b, CT_EINVAL, "55000", "is cancelled: it takes no new tasks");
+}
+
+/* create_job refusals: status, SQLSTATE, fragment, nothing changed. */
+static void job_refused(struct ct_store *s, const char *name, const char *domain,
+			int prio, const char *mode, ct_status want,
+			const char *state, const char *frag)
+{
+	struct ct_error err = {{0}};
+	int64_t id = -7;
+	char *before = fingerprint(s);
+	ct_status st = ct_store_job_create(s, name, domain, prio, mode, &id, &err);
+	if (st != want || strcmp(ct_store_sqlstate(s), state) != 0 ||
+	    !strstr(err.msg, frag))
+		fail_msg("want %s/%s/'%s', got %s/%s: %s", ct_status_str(want),
+			 state, frag, ct_status_str(st), ct_store_sqlstate(s),
+			 err.msg);
+	assert_int_equal(id, -7);
+	char *after = fingerprint(s);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
+static void bad_job_refused(void **state)
+{
+	struct ct_store *s = *state;
+	pgt_job(s, "taken", "jobs.example", 5, "fifo");
+	job_refused(s, "p0", "jobs.example", 0, "fifo", CT_ERANGE, "22003",
+		    "priority 0 is outside 1..10");
+	job_refused(s, "p11", "jobs.example", 11, "fifo", CT_ERANGE, "22003",
+		    "priority 11 is outside 1..10");
+	job_refused(s, "m", "jobs.example", 5, "lifo", CT_EINVAL, "22023",
+		    "mode 'lifo' is unknown");
+	job_refused(s, "x'; DROP TABLE crawltop.jobs; --", "jobs.example", 5,
+		    "fifo", CT_EINVAL, "22023",
+		    "job name 'x''; DROP TABLE crawltop.jobs; --' is not allowed");
+	job_refused(s, "semi;colon", "jobs.example", 5, "fifo", CT_EINVAL,
+		    "22023", "is not allowed");
+	job_refused(s, "ok", "jobs.example'; --", 5, "fifo", CT_EINVAL, "22023",
+		    "is not a host name");
+	job_refused(s, "ok", "", 5, "fifo", CT_EINVAL, "22023",
+		    "is not a host name");
+	job_refused(s, "taken", "jobs.example", 5, "fifo", CT_EINVAL, "23505",
+		    "job name 'taken' is taken");
+	job_refused(s, "caf\xc3\x28", "jobs.example", 5, "fifo", CT_EINVAL,
+		    "22021", "invalid byte sequence");
+	/* and a good one is audited */
+	int64_t id = pgt_job(s, "Good.Name_1-x", "Jobs.Example", 1, "hierarchy");
+	assert_true(id > 0);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log "
+		"WHERE action = 'job.create' AND after->>'name' = 'Good.Name_1-x' "
+		"AND after->>'domain' = 'jobs.example'"), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(dedup_per_job),
+		cmocka_unit_test(hierarchy_chain),
+		cmocka_unit_test(scores_only_increase),
+		cmocka_unit_test(mode_scores),
+		cmocka_unit_test(bad_enqueue_refused),
+		cmocka_unit_test(bad_job_refused),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,214 @@
+/* test_reprio.c: reprioritisation (0004_reprioritise.sql): set priority,
+ * pause, resume, cancel, boost and demote by path prefix; each change is
+ * one transaction with one audit_log row, and bad input changes nothing. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pgtest.h"
+
+static int fresh(void **state)
+{
+	*state = pgt_fresh("ct_reprio", 1);
+	return 0;
+}
+
+static int close_store(void **state)
+{
+	ct_store_close(*state);
+	return 0;
+}
+
+static void enq(struct ct_store *s, int64_t job, const char *const *paths,
+		size_t n, const double *scores)
+{
+	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
+	struct ct_enqueue_result r;
+	struct ct_error err = {{0}};
+	b.job_id = job;
+	b.paths = paths;
+	b.n = n;
+	b.scores = scores;
+	b.source = CT_SRC_SITEMAP;
+	if (ct_store_enqueue(s, &b, &r, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+}
+
+/* Claim one task from all jobs (or job) and return "domain path", or ""
+ * when nothing is pending; the task is completed. */
+static char *next(struct ct_store *s, int64_t job)
+{
+	static char buf[256];
+	struct ct_claim c;
+	struct ct_error err = {{0}};
+	if (ct_store_claim(s, "w", job, 1, 0, &c, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+	buf[0] = '\0';
+	if (c.n) {
+		snprintf(buf, sizeof buf, "%s%s", c.tasks[0].domain, c.tasks[0].path);
+		size_t done;
+		if (ct_store_complete(s, "w", &c.tasks[0].id, 1, &done, &err) != CT_OK)
+			fail_msg("%s", err.msg);
+	}
+	ct_claim_free(&c);
+	return buf;
+}
+
+static void set_priority_reorders(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t a = pgt_job(s, "a", "a.example", 5, "fifo");
+	int64_t b = pgt_job(s, "b", "b.example", 6, "fifo");
+	const char *pa[] = {"/1", "/2"}, *pb[] = {"/1", "/2"};
+	enq(s, a, pa, 2, NULL);
+	enq(s, b, pb, 2, NULL);
+	assert_string_equal(next(s, 0), "a.example/1");
+	long rows = -1;
+	assert_int_equal(ct_store_job_set_priority(s, b, 1, &rows, &err), CT_OK);
+	assert_int_equal(rows, 2);
+	assert_string_equal(next(s, 0), "b.example/1");
+	assert_string_equal(next(s, 0), "b.example/2");
+	assert_string_equal(next(s, 0), "a.example/2");
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log WHERE "
+		"action = 'job.priority' AND before->>'priority' = '6' AND "
+		"after->>'priority' = '1' AND rows_affected = 2 AND "
+		"db_role = current_user AND application_name = 'crawltop'"), 1);
+
+	/* 0 and 11 refused, nothing changed */
+	long audit = pgt_int(s, "SELECT count(*) FROM crawltop.audit_log");
+	for (int p = 0; p <= 11; p += 11) {
+		assert_int_equal(ct_store_job_set_priority(s, a, p, &rows, &err),
+				 CT_ERANGE);
+		if (!strstr(err.msg, "set job priority: priority") ||
+		    !strstr(err.msg, "is outside 1..10"))
+			fail_msg("unclear: %s", err.msg);
+	}
+	assert_int_equal(ct_store_job_set_priority(s, 4242, 3, &rows, &err),
+			 CT_ENOENT);
+	assert_int_equal(pgt_int(s, "SELECT priority FROM crawltop.jobs WHERE name = 'a'"), 5);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log"), audit);
+}
+
+static void pause_resume_cancel(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t a = pgt_job(s, "pa", "pa.example", 1, "fifo");
+	int64_t b = pgt_job(s, "pb", "pb.example", 9, "fifo");
+	const char *p[] = {"/1", "/2", "/3"};
+	enq(s, a, p, 3, NULL);
+	enq(s, b, p, 1, NULL);
+	long rows;
+	assert_int_equal(ct_store_job_act(s, a, CT_JOB_PAUSE, &rows, &err), CT_OK);
+	assert_int_equal(rows, 3);
+	/* paused: neither the all-jobs claim nor the job's own hand it out */
+	assert_string_equal(next(s, a), "");
+	assert_string_equal(next(s, 0), "pb.example/1");
+	assert_string_equal(next(s, 0), "");
+	/* a paused job still takes new tasks, held back too */
+	const char *q[] = {"/4"};
+	enq(s, a, q, 1, NULL);
+	assert_string_equal(next(s, 0), "");
+	assert_int_equal(ct_store_job_act(s, a, CT_JOB_PAUSE, &rows, &err), CT_EINVAL);
+	if (!strstr(err.msg, "is paused: cannot pause") ||
+	    strcmp(ct_store_sqlstate(s), "55000"))
+		fail_msg("unclear: %s", err.msg);
+	assert_int_equal(ct_store_job_act(s, a, CT_JOB_RESUME, &rows, &err), CT_OK);
+	assert_int_equal(rows, 4);
+	assert_string_equal(next(s, 0), "pa.example/1");
+
+	/* cancel: pending tasks skipped, no new tasks, nothing handed out */
+	assert_int_equal(ct_store_job_act(s, a, CT_JOB_CANCEL, &rows, &err), CT_OK);
+	assert_int_equal(rows, 3);
+	assert_string_equal(next(s, 0), "");
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks t JOIN "
+		"crawltop.jobs j ON j.id = t.job_id WHERE j.name = 'pa' AND "
+		"t.status = 'skipped'"), 3);
+	assert_int_equal(ct_store_job_act(s, a, CT_JOB_RESUME, &rows, &err), CT_EINVAL);
+	assert_int_equal(ct_store_job_act(s, a, CT_JOB_CANCEL, &rows, &err), CT_EINVAL);
+	char *audit = pgt_text(s, "SELECT string_agg(action || ':' || "
+		"rows_affected, ',' ORDER BY id) FROM crawltop.audit_log "
+		"WHERE action LIKE 'job.%' AND action <> 'job.create'", 0, NULL);
+	assert_string_equal(audit, "job.pause:3,job.resume:4,job.cancel:3");
+	free(audit);
+
+	/* A running task of a paused job returns to pending behind the range. */
+	int64_t c = pgt_job(s, "pc", "pc.example", 2, "fifo");
+	const char *r[] = {"/r"};
+	enq(s, c, r, 1, NULL);
+	struct ct_claim k;
+	assert_int_equal(ct_store_claim(s, "w", c, 1, 0, &k, &err), CT_OK);
+	assert_int_equal(ct_store_job_act(s, c, CT_JOB_PAUSE, &rows, &err), CT_OK);
+	size_t done;
+	assert_int_equal(ct_store_release(s, "w", &k.tasks[0].id, 1, &done, &err), CT_OK);
+	assert_string_equal(next(s, 0), "");
+	assert_int_equal(pgt_int(s, "SELECT job_priority FROM crawltop.tasks t JOIN "
+		"crawltop.jobs j ON j.id = t.job_id WHERE j.name = 'pc'"), 102);
+	ct_claim_free(&k);
+}
+
+static void boost_and_demote_by_prefix(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t j = pgt_job(s, "bd", "bd.example", 5, "frontier");
+	const char *p[] = {"/news/1", "/news/2", "/blog/1", "/newsletter", "/x%y"};
+	double sc[] = {10, 20, 50, 40, 30};
+	enq(s, j, p, 5, sc);
+	long rows;
+	assert_int_equal(ct_store_adjust_scores(s, j, "/news/", 85, &rows, &err), CT_OK);
+	assert_int_equal(rows, 2);
+	assert_string_equal(next(s, 0), "bd.example/news/2"); /* 100 (clamped) */
+	assert_string_equal(next(s, 0), "bd.example/news/1"); /* 95 */
+	assert_int_equal(ct_store_adjust_scores(s, j, "/blog", -45, &rows, &err), CT_OK);
+	assert_int_equal(rows, 1);
+	/* no wildcards: '%' is a plain character */
+	assert_int_equal(ct_store_adjust_scores(s, j, "/x%", 1, &rows, &err), CT_OK);
+	assert_int_equal(rows, 1);
+	assert_int_equal(ct_store_adjust_scores(s, j, "/%", 1, &rows, &err), CT_OK);
+	assert_int_equal(rows, 0);
+	assert_string_equal(next(s, 0), "bd.example/newsletter"); /* 40 */
+	assert_string_equal(next(s, 0), "bd.example/x%y");        /* 31 */
+	assert_string_equal(next(s, 0), "bd.example/blog/1");     /* 5 */
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log WHERE "
+		"action IN ('tasks.boost', 'tasks.demote')"), 4);
+
+	long audit = pgt_int(s, "SELECT count(*) FROM crawltop.audit_log");
+	static const struct {
+		const char *prefix;
+		double delta;
+		ct_status st;
+		const char *frag;
+	} bad[] = {
+		{"news", 5, CT_EINVAL, "path prefix 'news' is not a page path prefix"},
+		{"/a b", 5, CT_EINVAL, "is not a page path prefix"},
+		{"/news", NAN, CT_ERANGE, "score change NaN is outside -100..100"},
+		{"/news", 101, CT_ERANGE, "score change 101 is outside"},
+		{"/news", -INFINITY, CT_ERANGE, "score change -Infinity"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ct_status st = ct_store_adjust_scores(s, j, bad[i].prefix,
+						      bad[i].delta, &rows, &err);
+		if (st != bad[i].st || !strstr(err.msg, bad[i].frag))
+			fail_msg("case %zu: %s: %s", i, ct_status_str(st), err.msg);
+	}
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log"), audit);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(set_priority_reorders, fresh, close_store),
+		cmocka_unit_test_setup_teardown(pause_resume_cancel, fresh, close_store),
+		cmocka_unit_test_setup_teardown(boost_and_demote_by_prefix, fresh, close_store),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
