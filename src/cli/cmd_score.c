@@ -103,6 +103,7 @@ static int ranked_cmp(const void *pa, const void *pb)
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
+/* The wall clock in epoch milliseconds. */
 static int64_t now_ms(void)
 {
 	struct timespec ts;
@@ -110,6 +111,8 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* `crawltop score`: options, settings, then line after line from stdin;
+ * returns the exit status (0, 1 some line failed, 2 usage/config/IO). */
 static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -218,7 +221,8 @@ static int run(int argc, char **argv)
 	}
 	flush_gen(g);
 	if (rank) {
-		qsort(kept.r, kept.n, sizeof *kept.r, ranked_cmp);
+		if (kept.n)
+			qsort(kept.r, kept.n, sizeof *kept.r, ranked_cmp);
 		for (size_t i = 0; i < kept.n; i++)
 			fwrite(kept.text + kept.r[i].off, 1, kept.r[i].len, stdout);
 	}

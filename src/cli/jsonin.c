@@ -189,6 +189,7 @@ static int64_t arena_put(struct jin_parser *p, const void *s, size_t n)
 	return off;
 }
 
+/* FNV-1a of the key, seeded with the entry of the object holding it. */
 static uint32_t key_hash(int32_t parent, const char *k, size_t n)
 {
 	uint32_t h = 2166136261u ^ (uint32_t)(parent + 1);
@@ -236,6 +237,13 @@ static void slot_put(struct jin_doc *d, int32_t idx)
 	d->slots[i] = (struct jin_slot){d->stamp, idx};
 }
 
+/* "out of memory" as the parse's message; returns -1. */
+static int oom(struct jin_parser *p)
+{
+	fail(p, "!out of memory");
+	return -1;
+}
+
 /* Room for one more entry, in the array and, past SMALL_DOC entries, in
  * the hash table (kept at most half full); -1 (message set) when out of
  * memory. */
@@ -243,12 +251,14 @@ static int reserve_entry(struct jin_parser *p)
 {
 	struct jin_doc *d = &p->doc;
 	if (d->n == d->cap) {
-		if (d->cap >= INT32_MAX / 2)
-			return fail(p, "!line too long") - 1;
+		if (d->cap >= INT32_MAX / 2) {
+			fail(p, "!line too long");
+			return -1;
+		}
 		uint32_t cap = d->cap ? d->cap * 2 : 32;
 		struct jin_entry *e = realloc(d->e, cap * sizeof *e);
 		if (!e)
-			return fail(p, "!out of memory") - 1;
+			return oom(p);
 		d->e = e;
 		d->cap = cap;
 	}
@@ -260,7 +270,7 @@ static int reserve_entry(struct jin_parser *p)
 			ns *= 2;
 		struct jin_slot *s = calloc(ns, sizeof *s);
 		if (!s)
-			return fail(p, "!out of memory") - 1;
+			return oom(p);
 		free(d->slots);
 		d->slots = s;
 		d->nslots = ns;
@@ -297,11 +307,13 @@ static int value_target(struct jin_parser *p)
 	return 1;
 }
 
+/* The newest entry (there is one: a value follows its key). */
 static struct jin_entry *last(struct jin_parser *p)
 {
 	return &p->doc.e[p->doc.n - 1];
 }
 
+/* yajl: null; 0 stops the parse (message set). */
 static int cb_null(void *ctx)
 {
 	struct jin_parser *p = ctx;
@@ -311,6 +323,7 @@ static int cb_null(void *ctx)
 	return t >= 0;
 }
 
+/* yajl: true or false; 0 stops the parse (message set). */
 static int cb_boolean(void *ctx, int v)
 {
 	struct jin_parser *p = ctx;
@@ -344,11 +357,13 @@ static int cb_number(void *ctx, const char *s, size_t n)
 		unsigned long long u = 0;
 		unsigned long long max = neg ? (unsigned long long)LLONG_MAX + 1
 					     : (unsigned long long)LLONG_MAX;
+		bool may_overflow = n - neg > 18; /* 18 digits always fit */
 		for (size_t i = neg; i < n; i++) {
 			unsigned dig = (unsigned)(s[i] - '0');
-			if (u > (max - dig) / 10)
-				return fail(p, neg ? "too big negative integer"
-					       : "too big integer");
+			if (may_overflow && u > (max - dig) / 10) /* as jansson */
+				return neg ? fail(p, "too big negative integer")
+					   : fail(p, "too big integer near '%.*s'",
+						  n > 100 ? 100 : (int)n, s);
 			u = u * 10 + dig;
 		}
 		if (neg)
@@ -371,7 +386,8 @@ static int cb_number(void *ctx, const char *s, size_t n)
 		if (buf != small)
 			free(buf);
 		if (isinf(dv))
-			return fail(p, "real number overflow");
+			return fail(p, "real number overflow near '%.*s'",
+				    n > 100 ? 100 : (int)n, s);
 	}
 	if (t > 0) {
 		struct jin_entry *e = last(p);
@@ -382,6 +398,8 @@ static int cb_number(void *ctx, const char *s, size_t n)
 	return 1;
 }
 
+/* yajl: a string value, checked, then copied to the arena if recorded;
+ * 0 stops the parse (message set). */
 static int cb_string(void *ctx, const unsigned char *s, size_t n)
 {
 	struct jin_parser *p = ctx;
@@ -400,6 +418,9 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
 	return 1;
 }
 
+/* yajl: "{". The top object, an object member (recorded, and its
+ * members too), or deeper (recorded, members not); a second top-level
+ * value stops the parse. */
 static int cb_start_map(void *ctx)
 {
 	struct jin_parser *p = ctx;
@@ -452,6 +473,7 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t n)
 	return 1;
 }
 
+/* yajl: "}": back out of one object level. */
 static int cb_end_map(void *ctx)
 {
 	struct jin_parser *p = ctx;
@@ -462,6 +484,9 @@ static int cb_end_map(void *ctx)
 	return 1;
 }
 
+/* yajl: "[": recorded as one array entry (or the top value: "expected
+ * a JSON object"), its contents skipped; a second top-level value stops
+ * the parse. */
 static int cb_start_array(void *ctx)
 {
 	struct jin_parser *p = ctx;
@@ -481,6 +506,7 @@ static int cb_start_array(void *ctx)
 	return 1;
 }
 
+/* yajl: "]": back out of one skipped level. */
 static int cb_end_array(void *ctx)
 {
 	struct jin_parser *p = ctx;
@@ -511,6 +537,7 @@ static yajl_handle new_handle(struct jin_parser *p)
 	return h;
 }
 
+/* See jsonin.h. */
 struct jin_parser *jin_parser_new(void)
 {
 	struct jin_parser *p = calloc(1, sizeof *p);
@@ -524,6 +551,7 @@ struct jin_parser *jin_parser_new(void)
 	return p;
 }
 
+/* See jsonin.h. */
 void jin_parser_free(struct jin_parser *p)
 {
 	if (!p)
@@ -592,6 +620,9 @@ static bool surrogates_paired(const char *s, size_t n)
 	return true;
 }
 
+/* See jsonin.h. Blank lines, \v, \f and unpaired surrogate escapes are
+ * caught before yajl; yajl errors come back as "malformed JSON: " and
+ * yajl's text, callback refusals with their own message. */
 const struct jin_doc *jin_parse(struct jin_parser *p, const char *line,
 				size_t len, char err[JIN_ERR])
 {
@@ -655,6 +686,7 @@ const struct jin_doc *jin_parse(struct jin_parser *p, const char *line,
 	return d;
 }
 
+/* "an integer", "an array", ...: the jansson readers' words. */
 static const char *type_name(const struct jin_entry *e)
 {
 	switch ((enum jin_type)e->type) {
@@ -687,6 +719,7 @@ static const struct jin_entry *find(const struct jin_doc *d, const char *path,
 	return i < 0 ? NULL : &d->e[i];
 }
 
+/* "field 'key': expected want, got type" in err; returns -1. */
 static int wrong(const char *key, const char *want, const struct jin_entry *e,
 		 char err[JIN_ERR])
 {
@@ -695,6 +728,7 @@ static int wrong(const char *key, const char *want, const struct jin_entry *e,
 	return -1;
 }
 
+/* See jsonin.h (keys in input order, as jansson iterated them). */
 int jin_only(const struct jin_doc *d, const char *where,
 	     const char *const *allowed, char err[JIN_ERR])
 {
@@ -721,6 +755,7 @@ int jin_only(const struct jin_doc *d, const char *where,
 	return 0;
 }
 
+/* See jsonin.h; null is "got null", as with jansson. */
 int jin_number(const struct jin_doc *d, const char *path, double *out,
 	       bool *present, char err[JIN_ERR])
 {
@@ -735,6 +770,7 @@ int jin_number(const struct jin_doc *d, const char *path, double *out,
 	return 0;
 }
 
+/* See jsonin.h; null is "got null", as with jansson. */
 int jin_integer(const struct jin_doc *d, const char *path, long *out,
 		bool *present, char err[JIN_ERR])
 {
@@ -755,6 +791,7 @@ int jin_integer(const struct jin_doc *d, const char *path, long *out,
 	return 0;
 }
 
+/* See jsonin.h. */
 int jin_string(const struct jin_doc *d, const char *path, const char **out,
 	       bool *present, char err[JIN_ERR])
 {
@@ -769,6 +806,7 @@ int jin_string(const struct jin_doc *d, const char *path, const char **out,
 	return 0;
 }
 
+/* See jsonin.h. */
 int jin_bool(const struct jin_doc *d, const char *path, bool *out,
 	     bool *present, char err[JIN_ERR])
 {
@@ -783,6 +821,7 @@ int jin_bool(const struct jin_doc *d, const char *path, bool *out,
 	return 0;
 }
 
+/* See jsonin.h. */
 int jin_object(const struct jin_doc *d, const char *path, bool *present,
 	       char err[JIN_ERR])
 {
@@ -796,6 +835,7 @@ int jin_object(const struct jin_doc *d, const char *path, bool *present,
 	return 0;
 }
 
+/* See jsonin.h; a real (1.7e12) is not epoch ms, as with jansson. */
 int jin_time(const struct jin_doc *d, const char *path, int64_t *out,
 	     bool *present, char err[JIN_ERR])
 {
@@ -818,6 +858,7 @@ int jin_time(const struct jin_doc *d, const char *path, int64_t *out,
 	return 0;
 }
 
+/* See jsonin.h. */
 yajl_gen jout_alloc(void)
 {
 	yajl_gen g = yajl_gen_alloc(NULL);
@@ -829,6 +870,7 @@ yajl_gen jout_alloc(void)
 	return g;
 }
 
+/* See jsonin.h. */
 void jout_string(yajl_gen g, const char *s)
 {
 	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
@@ -917,6 +959,7 @@ static size_t format_real_fast(double v, char *buf)
 	return 0;
 }
 
+/* See jsonin.h. */
 void jout_number(yajl_gen g, double v)
 {
 	char buf[40];
@@ -949,6 +992,7 @@ static size_t utf8_prefix(const unsigned char *s, size_t n)
 	return i;
 }
 
+/* See jsonin.h. */
 void jout_reasons(yajl_gen g, const struct ct_reasons *rs)
 {
 	char buf[256];
@@ -963,6 +1007,7 @@ void jout_reasons(yajl_gen g, const struct ct_reasons *rs)
 	yajl_gen_array_close(g);
 }
 
+/* See jsonin.h. */
 void jout_message(yajl_gen g, char *msg)
 {
 	unsigned char *s = (unsigned char *)msg;

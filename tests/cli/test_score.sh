@@ -62,6 +62,53 @@ out=$(printf '\xff\xfe\x00\x01garbage\n{"url":"\xc3\x28"}\n' | "$CT" score fresh
 ok_eq "binary garbage: exit 1" "$?" 1
 ok_eq "binary garbage: two error lines" "$(grep -c '"error"' <<<"$out")" 2
 
+# the JSON reader's edge cases, each line on its own (the parser is reused
+# from line to line, also after an error)
+printf '%s\n' '{"url":"a","url":"b"}' '{"url":"a","visits":[1,2]}' '' \
+	'{"url":"a"} {"url":"b"}' '{"url":"a\ud800"}' '{"url":"a\u0000"}' \
+	'{"url":"x","visits":2.0}' '{"url":"x","visits":2.5}' \
+	'{"url":"x","lastVisited":1e12}' '{"url":"ok"}' > "$tmp/edge.jsonl"
+out=$("$CT" score freshness --now "$NOW" < "$tmp/edge.jsonl")
+ok_eq "reader: exit 1, one output line per input line" "$?:$(printf '%s\n' "$out" | wc -l)" 1:10
+ok_match "reader: duplicate key refused" "$(sed -n 1p <<<"$out")" \
+	'^\{"line":1,"error":"malformed JSON: duplicate object key'
+ok_eq "reader: array in a field refused" "$(sed -n 2p <<<"$out")" \
+	"{\"line\":2,\"error\":\"field 'visits': expected an integer, got an array\"}"
+ok_match "reader: empty line is an error line" "$(sed -n 3p <<<"$out")" \
+	'^\{"line":3,"error":"malformed JSON: [^"]+"\}$'
+ok_match "reader: two values on one line refused" "$(sed -n 4p <<<"$out")" '^\{"line":4,"error":"malformed JSON'
+ok_match "reader: unpaired surrogate escape refused" "$(sed -n 5p <<<"$out")" '^\{"line":5,"error":"malformed JSON'
+ok_match "reader: \\u0000 refused" "$(sed -n 6p <<<"$out")" '^\{"line":6,"error":"malformed JSON'
+ok_match "reader: integer field takes 2.0" "$(sed -n 7p <<<"$out")" '^\{"url":"x","score":73,'
+ok_eq "reader: integer field refuses 2.5" "$(sed -n 8p <<<"$out")" \
+	"{\"line\":8,\"error\":\"field 'visits': expected an integer, got a number\"}"
+ok_match "reader: 1e12 is a real, not epoch ms" "$(sed -n 9p <<<"$out")" \
+	"got a number\"\\}$"
+ok_match "reader: a good line after errors is scored" "$(sed -n 10p <<<"$out")" '^\{"url":"ok","score":73,'
+# arrays and objects too deep are refused with the field's name
+out=$(printf '%s\n' '{"url":"u","meta":{"discoveryMethod":["a"]}}' \
+	'{"url":"u","meta":{"discoveryMethod":{"a":{"b":1}}}}' '{"url":"u","meta":[{}]}' |
+	"$CT" score frontier)
+ok_eq "reader: nested arrays and objects refused" "$out" \
+	"$(printf '%s\n%s\n%s' \
+	"{\"line\":1,\"error\":\"field 'discoveryMethod': expected a string, got an array\"}" \
+	"{\"line\":2,\"error\":\"field 'discoveryMethod': expected a string, got an object\"}" \
+	"{\"line\":3,\"error\":\"field 'meta': expected an object, got an array\"}")"
+# escapes are decoded on input and written back: '"' and control
+# characters escaped, '/' and UTF-8 as they are
+out=$(echo '{"url":"a\"b\u00e9\/c\u0001\n"}' | "$CT" score freshness --now "$NOW")
+ok_eq "reader: escaped string round-trips" "$out" \
+	'{"url":"a\"bé/c\u0001\n","score":73,"level":"high","reasons":["Never visited"]}'
+out=$(printf '{"url":"\xe0\x80\xaf"}\n{"url":"\xed\xa0\x80"}\n' | "$CT" score freshness --now "$NOW")
+ok_eq "reader: overlong and surrogate UTF-8 refused" "$(grep -c '"error":"malformed JSON' <<<"$out")" 2
+# a very long line: a 200 KB url comes back whole
+long=$(head -c 200000 /dev/zero | tr '\0' 'a')
+out=$(printf '{"url":"https://e.org/%s"}\n{"url":"b"}\n' "$long" | "$CT" score freshness --now "$NOW")
+ok_eq "reader: 200 KB line scored, url whole" "$(sed -n 1p <<<"$out")" \
+	"{\"url\":\"https://e.org/$long\",\"score\":73,\"level\":\"high\",\"reasons\":[\"Never visited\"]}"
+ok_eq "reader: line after the long one" "$(sed -n 2p <<<"$out")" \
+	'{"url":"b","score":73,"level":"high","reasons":["Never visited"]}'
+
 # frontier: article (0) + depth 2, sitemap bonus 10 -> -8; discovery-bonus;
 # score 100 - 1250 / (25 + 8) = 62.12 -> P1
 out=$(echo '{"url":"https://e.org/a","type":"article","depth":2,"meta":{"discoveryMethod":"sitemap"}}' | "$CT" score frontier)
