@@ -5,6 +5,7 @@
  * ("Sitemap page", "Linked from / (0.8 x 1.000)", "Discovery bonus:
  * sitemap -10"). */
 #include <stdio.h>
+#include <string.h>
 
 #include "crawltop/reasons.h"
 
@@ -50,7 +51,15 @@ int ct_reason_format(const struct ct_reason *r, char *buf, size_t n)
 	const char *fmt = reason_table[r->code].fmt;
 	const char *s = r->s ? r->s : "unknown page";
 	switch (reason_table[r->code].args) {
-	case A_NONE: return snprintf(buf, n, "%s", fmt);
+	case A_NONE: { /* constant text: no printf machinery */
+		size_t len = strlen(fmt);
+		if (n > 0) {
+			size_t c = len < n - 1 ? len : n - 1;
+			memcpy(buf, fmt, c);
+			buf[c] = '\0';
+		}
+		return (int)len;
+	}
 	case A_A: return snprintf(buf, n, fmt, r->a);
 	case A_S: return snprintf(buf, n, fmt, s);
 	case A_SA: return snprintf(buf, n, fmt, s, r->a);
