@@ -18,6 +18,10 @@ struct cli_cmd {
 
 extern const struct cli_cmd cli_cmd_score;
 extern const struct cli_cmd cli_cmd_migrate;
+extern const struct cli_cmd cli_cmd_top;
+extern const struct cli_cmd cli_cmd_job;
+extern const struct cli_cmd cli_cmd_enqueue;
+extern const struct cli_cmd cli_cmd_simulate;
 
 /* Print "crawltop CMD: " and the message to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

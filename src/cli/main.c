@@ -12,6 +12,10 @@
 static const struct cli_cmd *const commands[] = {
 	&cli_cmd_score,
 	&cli_cmd_migrate,
+	&cli_cmd_top,
+	&cli_cmd_job,
+	&cli_cmd_enqueue,
+	&cli_cmd_simulate,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -55,10 +59,8 @@ static void usage_all(FILE *f)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage_all(stderr);
-		return 2;
-	}
+	if (argc < 2)
+		return cli_cmd_top.run(argc, argv); /* `crawltop`: the console */
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage_all(stdout);
@@ -68,6 +70,8 @@ int main(int argc, char **argv)
 		printf("crawltop %s\n", CRAWLTOP_VERSION);
 		return 0;
 	}
+	if (argv[1][0] == '-') /* `crawltop -d DSN ...`: the console */
+		return cli_cmd_top.run(argc, argv);
 	for (size_t i = 0; i < N_COMMANDS; i++) {
 		const struct cli_cmd *c = commands[i];
 		if (strcmp(argv[1], c->name) != 0)

@@ -71,7 +71,7 @@ ct_status ct_store_enqueue(struct ct_store *s, const struct ct_enqueue_batch *b,
 	if ((unsigned)b->source >= CT_SRC_COUNT)
 		return ct_error_set(err, CT_EINVAL, "enqueue: unknown source "
 				    "type %d", (int)b->source);
-	struct st_buf paths = {0}, scores = {0};
+	struct st_buf paths = {0}, scores = {0}, inputs = {0};
 	st_buf_putc(&paths, '{');
 	for (size_t i = 0; i < b->n; i++) {
 		if (!b->paths[i]) {
@@ -93,8 +93,20 @@ ct_status ct_store_enqueue(struct ct_store *s, const struct ct_enqueue_batch *b,
 		}
 		st_buf_putc(&scores, '}');
 	}
+	if (b->inputs) {
+		st_buf_putc(&inputs, '{');
+		for (size_t i = 0; i < b->n; i++) {
+			if (i)
+				st_buf_putc(&inputs, ',');
+			if (b->inputs[i])
+				st_buf_array_elem(&inputs, b->inputs[i]);
+			else
+				st_buf_puts(&inputs, "NULL");
+		}
+		st_buf_putc(&inputs, '}');
+	}
 	ct_status st;
-	if (paths.oom || scores.oom) {
+	if (paths.oom || scores.oom || inputs.oom) {
 		st = ct_error_set(err, CT_ENOMEM, "enqueue: out of memory");
 		goto out;
 	}
@@ -113,6 +125,12 @@ ct_status ct_store_enqueue(struct ct_store *s, const struct ct_enqueue_batch *b,
 		b->source_url,
 		b->scores ? scores.p : NULL,
 	};
+	/* With inputs: enqueue and inputs in one transaction, ours unless the
+	 * caller already has one open. */
+	int own_tx = b->inputs && PQtransactionStatus(s->conn) == PQTRANS_IDLE;
+	if (own_tx && (st = st_exec(s, "enqueue", "BEGIN", 0, NULL, NULL,
+				    err)) != CT_OK)
+		goto out;
 	PGresult *r;
 	st = st_exec(s, "enqueue",
 		"SELECT inserted, raised FROM crawltop.enqueue($1::bigint, "
@@ -123,8 +141,24 @@ ct_status ct_store_enqueue(struct ct_store *s, const struct ct_enqueue_batch *b,
 		res->raised = atol(PQgetvalue(r, 0, 1));
 		PQclear(r);
 	}
+	if (st == CT_OK && b->inputs) {
+		const char *ip[] = {job, paths.p, inputs.p};
+		st = st_exec(s, "enqueue: score inputs",
+			"SELECT crawltop.set_score_inputs($1::bigint, $2::text[], "
+			"crawltop.jsonb_array($3::text[], 'score inputs'))", 3, ip,
+			NULL, err);
+	}
+	if (own_tx) {
+		if (st == CT_OK)
+			st = st_exec(s, "enqueue", "COMMIT", 0, NULL, NULL, err);
+		else /* not through st_exec: keep the failure's SQLSTATE */
+			PQclear(PQexec(s->conn, "ROLLBACK"));
+	}
+	if (st != CT_OK)
+		*res = (struct ct_enqueue_result){0};
 out:
 	st_buf_free(&paths);
 	st_buf_free(&scores);
+	st_buf_free(&inputs);
 	return st;
 }

@@ -132,6 +132,10 @@ ct_status st_exec(struct ct_store *s, const char *what, const char *sql,
 			 PQresStatus(rs));
 	trimmed(detail, sizeof detail,
 		r ? PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL) : NULL);
+	/* A refused privilege: say who was refused (roles: 0009_roles.sql). */
+	if (state && strcmp(state, "42501") == 0 && !detail[0])
+		snprintf(detail, sizeof detail, "connected as role \"%.64s\"",
+			 PQuser(s->conn));
 	ct_status st;
 	if (PQstatus(s->conn) != CONNECTION_OK) {
 		st = CT_EIO;

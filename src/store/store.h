@@ -19,10 +19,13 @@
 #ifndef CRAWLTOP_STORE_H
 #define CRAWLTOP_STORE_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "crawltop/hierarchy.h"
+#include "crawltop/settings.h"
 #include "crawltop/status.h"
 
 struct ct_store;
@@ -123,6 +126,13 @@ struct ct_enqueue_batch {
 	int depth;                /* -1 = unknown; other negatives refused */
 	const char *type;         /* optional: article, hub, nav, ... */
 	const char *discovery_method; /* optional */
+	/* NULL, or n JSON objects (each may be NULL): the engine inputs of
+	 * each path that have no column (frontier bias, gap, cluster count;
+	 * discovery sub-scores or raw signals; freshness visit times), kept
+	 * in tasks.score_inputs for rescoring (shapes: 0005_claims_and_modes
+	 * .sql, doc/architecture.md). Checked key by key; stored in the same
+	 * transaction as the enqueue (crawltop.set_score_inputs). */
+	const char *const *inputs;
 };
 #define CT_ENQUEUE_BATCH_INIT {.source = CT_SRC_LINK, .depth = -1}
 
@@ -134,7 +144,9 @@ struct ct_enqueue_result {
 /* Enqueue a batch in one statement: pages are created as needed, tasks are
  * deduplicated per job, scored by the job's mode (SPEC.md), hierarchy
  * scores only increase, total_pages is kept current. All or nothing: a bad
- * path, score or job refuses the whole batch. */
+ * path, score or job refuses the whole batch. With b->inputs, the enqueue
+ * and the inputs are one transaction (or part of the caller's, when the
+ * connection is inside one); a bad input object refuses the batch. */
 ct_status ct_store_enqueue(struct ct_store *s, const struct ct_enqueue_batch *b,
 			   struct ct_enqueue_result *res, struct ct_error *err);
 
@@ -164,8 +176,11 @@ struct ct_claim {
 /* Claim up to n (1..10000) pending tasks for worker, from job job_id or,
  * with job_id 0, from all jobs, in SPEC.md's order, under a lease of
  * lease_seconds (0: the store.lease_seconds setting, 30 by default).
- * Expired leases are returned to pending first. out->n may be below n
- * (0 when there is no work). Free out with ct_claim_free. */
+ * Expired leases are returned to pending first. Starvation guard: one in
+ * store.starvation_every (10) of the slots this connection claims goes to
+ * the tasks pending longest, once they have waited store.starvation_seconds
+ * (300); the bound on a task's wait is in doc/architecture.md. out->n may
+ * be below n (0 when there is no work). Free out with ct_claim_free. */
 ct_status ct_store_claim(struct ct_store *s, const char *worker,
 			 int64_t job_id, int n, double lease_seconds,
 			 struct ct_claim *out, struct ct_error *err);
@@ -224,5 +239,69 @@ ct_status ct_store_job_act(struct ct_store *s, int64_t job_id,
 ct_status ct_store_adjust_scores(struct ct_store *s, int64_t job_id,
 				 const char *prefix, double delta, long *rows,
 				 struct ct_error *err);
+
+/* ---- job modes and rescoring (rescore.c) ------------------------------
+ * A rescore recomputes the score and class of a job's unfinished (pending
+ * and running) tasks with the engine, in batches: each batch is one
+ * transaction that locks the job (its mode cannot change meanwhile) and
+ * the batch's tasks, computes their scores in C and writes them back with
+ * one set-based UPDATE and one audit_log row (tasks.rescore). Scores by
+ * mode (SPEC.md): fifo 0; hierarchy = page priority_score x 100;
+ * frontier, discovery, freshness from the task's type, depth, discovery
+ * method and score inputs (ct_enqueue_batch.inputs) through the engine;
+ * importance keeps its score. Class: ct_class_of with the settings'
+ * bounds. A discovery task without sub-scores or signals is unranked:
+ * stored as P2 at the P2 bound (SPEC.md). */
+
+/* Progress after each committed batch (and (0, total) first): done tasks
+ * of total. done never decreases; total is the count at the start, raised
+ * to done if tasks were added meanwhile, and, when the rescore ends
+ * without cancel, the last call has done == total. */
+typedef void ct_rescore_progress_fn(void *ctx, size_t done, size_t total);
+
+struct ct_rescore_opts {
+	const struct ct_settings *settings; /* required, borrowed: must pass
+					     * ct_settings_check */
+	size_t batch;            /* tasks per transaction, 1..100000; 0 = 10000 */
+	int64_t now_ms;          /* freshness "now" (epoch ms); 0 = wall clock */
+	ct_rescore_progress_fn *progress; /* may be NULL */
+	void *progress_ctx;
+	/* may be NULL; when it reads nonzero the rescore stops before its
+	 * next batch: batches committed stay rescored, the rest untouched */
+	const atomic_int *cancel;
+};
+
+struct ct_rescore_result {
+	char mode[16];     /* the mode the tasks were scored for */
+	size_t total;      /* unfinished tasks when the rescore started */
+	size_t done;       /* tasks rescored */
+	size_t changed;    /* of those, tasks whose score or class changed */
+	size_t batches;    /* transactions committed */
+	size_t unranked;   /* discovery tasks without sub-scores or signals */
+	int settings_version; /* crawltop.settings version at the start */
+	bool cancelled;    /* stopped by *cancel (the call still returns CT_OK) */
+};
+
+/* Rescore job_id's unfinished tasks for its current mode with o->settings
+ * (after a settings change, or a mode change). *res (may be NULL) says
+ * what was done, also on failure: a failing batch is rolled back, the
+ * batches before it stay. Refused (CT_EINVAL) on a connection inside a
+ * transaction: every batch is its own. */
+ct_status ct_store_job_rescore(struct ct_store *s, int64_t job_id,
+			       const struct ct_rescore_opts *o,
+			       struct ct_rescore_result *res,
+			       struct ct_error *err);
+
+/* Set job_id's mode (fifo, hierarchy, frontier, discovery, freshness,
+ * importance) in one transaction with one audit_log row (job.mode), then,
+ * when o is not NULL, rescore its tasks as ct_store_job_rescore does (o
+ * NULL: the tasks keep their scores until a rescore). A completed or
+ * cancelled job's mode cannot change (CT_EINVAL). If the rescore fails
+ * or is cancelled, the mode change stays. */
+ct_status ct_store_job_set_mode(struct ct_store *s, int64_t job_id,
+				const char *mode,
+				const struct ct_rescore_opts *o,
+				struct ct_rescore_result *res,
+				struct ct_error *err);
 
 #endif

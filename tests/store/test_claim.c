@@ -1,8 +1,8 @@
 /* test_claim.c: claim, complete, fail, release and leases (0003_claim.sql).
  *
  * SPEC.md's order across jobs and scores; EXPLAIN (through auto_explain, on
- * the statements the claim function really runs) shows index scans and no
- * Sort; an expired lease is claimable again and its old owner can no longer
+ * the statements the claim function really runs, the starvation guard's
+ * included) shows index scans and no Sort; an expired lease is claimable again and its old owner can no longer
  * complete; nothing is completed twice; failures retry with backoff up to
  * max_retries, then fail; bad input is refused with nothing changed. */
 #include <math.h>
@@ -214,14 +214,20 @@ static void explain_shows_index_scan_no_sort(void **state)
 	pgt_exec(s, "SET auto_explain.log_min_duration = -1");
 	ct_store_set_notice_hook(s, NULL, NULL);
 
-	int all = 0, one = 0, reap = 0;
+	/* The starvation guard's statements (0005: ordered by pending_since,
+	 * one per claim of 10) are checked as well; test_guard.c checks them
+	 * with starving tasks present. */
+	int all = 0, one = 0, reap = 0, starve = 0;
 	for (int i = 0; i < p.n; i++) {
 		const char *t = p.text[i];
-		int is_all = strstr(t, "t.job_priority <= 10") != NULL;
-		int is_one = strstr(t, "t.job_id = p_job_id") != NULL &&
+		int is_starve = strstr(t, "ORDER BY t.pending_since") != NULL;
+		int is_all = !is_starve &&
+			     strstr(t, "t.job_priority <= 10") != NULL;
+		int is_one = !is_starve &&
+			     strstr(t, "t.job_id = p_job_id") != NULL &&
 			     strstr(t, "ORDER BY t.score DESC") != NULL;
 		int is_reap = strstr(t, "lease_expires_at < now()") != NULL;
-		if (!is_all && !is_one && !is_reap)
+		if (!is_all && !is_one && !is_reap && !is_starve)
 			continue;
 		if (strstr(t, "Sort") || strstr(t, "Seq Scan on tasks"))
 			fail_msg("claim plan sorts or scans the table:\n%s", t);
@@ -231,13 +237,16 @@ static void explain_shows_index_scan_no_sort(void **state)
 			fail_msg("one-job claim does not use tasks_claim_job:\n%s", t);
 		if (is_reap && !strstr(t, "Index Scan using tasks_lease"))
 			fail_msg("reaper does not use tasks_lease:\n%s", t);
+		if (is_starve && !strstr(t, "Index Scan using tasks_starve_"))
+			fail_msg("starving path does not use tasks_starve_*:\n%s", t);
 		all += is_all;
 		one += is_one;
 		reap += is_reap;
+		starve += is_starve;
 	}
-	if (all < 8 || one < 8 || reap < 16)
-		fail_msg("expected 8, 8 and 16 plans, saw %d, %d, %d (of %d notices)",
-			 all, one, reap, p.n);
+	if (all < 8 || one < 8 || reap < 16 || starve < 16)
+		fail_msg("expected 8, 8, 16 and 16 plans, saw %d, %d, %d, %d "
+			 "(of %d notices)", all, one, reap, starve, p.n);
 	for (int i = 0; i < p.n; i++)
 		free(p.text[i]);
 }

@@ -1,0 +1,266 @@
+/* cmd_job.c: `crawltop job SUBCOMMAND`: list, show and create jobs, and
+ * (job_change.c) change their priority, state and scores. One table below
+ * names every subcommand, its arguments and the options it takes; the
+ * dispatcher checks the command line against it before anything runs.
+ * Exit 0 on success, 1 when the database refused (nothing changed), 2 on
+ * a usage error or a bad value (caught before connecting). */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "dbcmd.h"
+#include "job.h"
+
+static int job_list(const struct job_args *a);
+static int job_show(const struct job_args *a);
+static int job_create(const struct job_args *a);
+
+/* One subcommand: its positional arguments (exactly nargs) and the
+ * options it accepts beyond -d. */
+static const struct job_sub {
+	const char *name;
+	int nargs;
+	const char *args;
+	unsigned opts;
+	int (*run)(const struct job_args *a);
+} subs[] = {
+	{"list", 0, "", 0, job_list},
+	{"show", 1, "JOB", 0, job_show},
+	{"create", 1, "NAME", JOB_OPT_DOMAIN | JOB_OPT_PRIORITY | JOB_OPT_MODE,
+	 job_create},
+	{"set-priority", 2, "JOB PRIORITY", 0, job_set_priority},
+	{"set-mode", 2, "JOB MODE", 0, job_set_mode},
+	{"pause", 1, "JOB", 0, job_pause},
+	{"resume", 1, "JOB", 0, job_resume},
+	{"cancel", 1, "JOB", JOB_OPT_YES, job_cancel},
+	{"boost", 1, "JOB", JOB_OPT_PREFIX | JOB_OPT_BY | JOB_OPT_DEMOTE,
+	 job_boost},
+};
+#define N_SUBS (sizeof subs / sizeof subs[0])
+
+/* The long names of the options, in enum job_opt bit order. */
+static const char *const opt_names[] = {"--domain", "--priority", "--mode",
+					"--yes", "--prefix", "--by",
+					"--demote"};
+
+/* `job list`: one line per job with its task counts. */
+static int job_list(const struct job_args *a)
+{
+	struct ct_store *s;
+	if (db_open("job", a->dsn, &s) != 0)
+		return DB_EXIT_FAIL;
+	struct ct_job_info_list l;
+	struct ct_error err;
+	ct_status st = ct_store_job_list(s, &l, &err);
+	ct_store_close(s);
+	if (st != CT_OK) {
+		cli_error("job", "%s", err.msg);
+		return DB_EXIT_FAIL;
+	}
+	int wn = 4, wd = 6;
+	for (size_t i = 0; i < l.n; i++) {
+		int n = (int)strlen(l.jobs[i].name), d = (int)strlen(l.jobs[i].domain);
+		wn = n > wn ? n : wn;
+		wd = d > wd ? d : wd;
+	}
+	printf("%6s  %-*s  %-*s  %-10s %4s  %-9s %9s %9s %9s %9s %9s\n", "ID",
+	       wn, "NAME", wd, "DOMAIN", "MODE", "PRIO", "STATUS", "PAGES",
+	       "PENDING", "RUNNING", "COMPLETED", "FAILED");
+	for (size_t i = 0; i < l.n; i++) {
+		const struct ct_job_info *j = &l.jobs[i];
+		printf("%6" PRId64 "  %-*s  %-*s  %-10s %4d  %-9s %9ld %9" PRId64
+		       " %9" PRId64 " %9" PRId64 " %9" PRId64 "\n", j->id, wn,
+		       j->name, wd, j->domain, j->mode, j->priority, j->status,
+		       j->total_pages, j->pending, j->running, j->completed,
+		       j->failed);
+	}
+	ct_job_info_list_free(&l);
+	return DB_EXIT_OK;
+}
+
+/* `job show JOB`: every field of one job, one per line. */
+static int job_show(const struct job_args *a)
+{
+	struct ct_store *s;
+	struct ct_job_info j;
+	if (db_open("job", a->dsn, &s) != 0)
+		return DB_EXIT_FAIL;
+	int rc = db_job("job", s, a->pos[0], &j);
+	ct_store_close(s);
+	if (rc != 0)
+		return DB_EXIT_FAIL;
+	printf("id           %" PRId64 "\n"
+	       "name         %s\n"
+	       "domain       %s\n"
+	       "mode         %s\n"
+	       "priority     %d\n"
+	       "status       %s\n"
+	       "max retries  %d\n"
+	       "total pages  %ld\n"
+	       "pending      %" PRId64 "\n"
+	       "running      %" PRId64 "\n"
+	       "completed    %" PRId64 "\n"
+	       "failed       %" PRId64 "\n"
+	       "skipped      %" PRId64 "\n"
+	       "created      %s\n"
+	       "updated      %s\n",
+	       j.id, j.name, j.domain, j.mode, j.priority, j.status,
+	       j.max_retries, j.total_pages, j.pending, j.running, j.completed,
+	       j.failed, j.skipped, j.created, j.updated);
+	return DB_EXIT_OK;
+}
+
+/* `job create NAME --domain D [--priority P] [--mode M]`. */
+static int job_create(const struct job_args *a)
+{
+	int prio = 0;
+	const char *mode = a->mode ? a->mode : "hierarchy";
+	if (!a->domain) {
+		cli_error("job", "create needs --domain HOST (the site the job "
+			  "crawls)");
+		return DB_EXIT_USAGE;
+	}
+	if ((a->priority && db_parse_priority("job", a->priority, &prio) != 0) ||
+	    db_parse_mode("job", mode) != 0)
+		return DB_EXIT_USAGE;
+
+	struct ct_store *s;
+	struct ct_error err;
+	int64_t id;
+	if (db_open("job", a->dsn, &s) != 0)
+		return DB_EXIT_FAIL;
+	ct_status st = CT_OK;
+	if (!a->priority)
+		st = ct_store_default_priority(s, &prio, &err);
+	if (st == CT_OK)
+		st = ct_store_job_create(s, a->pos[0], a->domain, prio, mode,
+					 &id, &err);
+	struct ct_job_info j;
+	if (st == CT_OK) /* as stored: the domain lower-cased */
+		st = ct_store_job_get(s, id, &j, &err);
+	ct_store_close(s);
+	if (st != CT_OK) {
+		cli_error("job", "%s", err.msg);
+		return DB_EXIT_FAIL;
+	}
+	printf("created job %s (id %" PRId64 ") over %s, priority %d, mode %s\n",
+	       j.name, j.id, j.domain, j.priority, j.mode);
+	return DB_EXIT_OK;
+}
+
+/* Parse argv into *a; returns 0, or prints the usage error and returns -1. */
+static int parse(int argc, char **argv, struct job_args *a)
+{
+	static const struct option opts[] = {
+		{"dsn", required_argument, NULL, 'd'},
+		{"domain", required_argument, NULL, 'D'},
+		{"priority", required_argument, NULL, 'p'},
+		{"mode", required_argument, NULL, 'm'},
+		{"yes", no_argument, NULL, 'y'},
+		{"prefix", required_argument, NULL, 'P'},
+		{"by", required_argument, NULL, 'b'},
+		{"demote", no_argument, NULL, 'x'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	*a = (struct job_args){.dsn = db_default_dsn()};
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': a->dsn = optarg; break;
+		case 'D': a->domain = optarg; a->given |= JOB_OPT_DOMAIN; break;
+		case 'p': a->priority = optarg; a->given |= JOB_OPT_PRIORITY; break;
+		case 'm': a->mode = optarg; a->given |= JOB_OPT_MODE; break;
+		case 'y': a->yes = 1; a->given |= JOB_OPT_YES; break;
+		case 'P': a->prefix = optarg; a->given |= JOB_OPT_PREFIX; break;
+		case 'b': a->by = optarg; a->given |= JOB_OPT_BY; break;
+		case 'x': a->demote = 1; a->given |= JOB_OPT_DEMOTE; break;
+		default:
+			cli_error("job", "unknown option, or an option without "
+				  "its value: '%s' (crawltop job --help)",
+				  argv[optind - 1]);
+			return -1;
+		}
+	}
+	a->pos = argv + optind;
+	a->npos = argc - optind;
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	struct job_args a;
+	if (parse(argc, argv, &a) != 0)
+		return DB_EXIT_USAGE;
+	if (a.npos == 0) {
+		cli_error("job", "which subcommand? (list, show, create, "
+			  "set-priority, set-mode, pause, resume, cancel, boost; "
+			  "crawltop job --help)");
+		return DB_EXIT_USAGE;
+	}
+	const char *name = a.pos[0];
+	for (size_t i = 0; i < N_SUBS; i++) {
+		const struct job_sub *sub = &subs[i];
+		if (strcmp(name, sub->name) != 0)
+			continue;
+		a.pos++;
+		a.npos--;
+		if (a.npos != sub->nargs) {
+			cli_error("job", "usage: crawltop job %s %s%s(%d argument%s, "
+				  "got %d)", sub->name, sub->args,
+				  sub->args[0] ? " " : "", sub->nargs,
+				  sub->nargs == 1 ? "" : "s", a.npos);
+			return DB_EXIT_USAGE;
+		}
+		unsigned extra = a.given & ~sub->opts;
+		for (size_t b = 0; extra; b++, extra >>= 1)
+			if (extra & 1) {
+				cli_error("job", "%s does not apply to job %s",
+					  opt_names[b], sub->name);
+				return DB_EXIT_USAGE;
+			}
+		return sub->run(&a);
+	}
+	cli_error("job", "unknown subcommand '%s' (list, show, create, "
+		  "set-priority, set-mode, pause, resume, cancel, boost)", name);
+	return DB_EXIT_USAGE;
+}
+
+const struct cli_cmd cli_cmd_job = {
+	.name = "job",
+	.usage = "list|show|create|set-priority|set-mode|pause|resume|cancel|"
+		 "boost "
+		 "[ARGS] [-d DSN]",
+	.summary = "List, create and steer crawl jobs in the task store",
+	.help = "  job list                   one line per job: id, name, domain,\n"
+		"                             mode, priority, status, pages and\n"
+		"                             pending/running/completed/failed tasks\n"
+		"  job show JOB               every field of one job (JOB: name or id)\n"
+		"  job create NAME --domain HOST [--priority P] [--mode MODE]\n"
+		"                             P: 1..10 (default: the store's\n"
+		"                             default_priority, 5); MODE: fifo,\n"
+		"                             hierarchy (default), frontier,\n"
+		"                             discovery, freshness, importance\n"
+		"  job set-priority JOB P     1..10, 1 the most urgent; 0 and 11\n"
+		"                             are refused, never clamped\n"
+		"  job set-mode JOB MODE      change how its tasks are scored and\n"
+		"                             rescore the unfinished ones (engine\n"
+		"                             settings from crawltop.conf)\n"
+		"  job pause JOB              hold its pending tasks back\n"
+		"  job resume JOB             hand them out again\n"
+		"  job cancel JOB --yes       skip its pending tasks for good;\n"
+		"                             without --yes, says how many and\n"
+		"                             changes nothing\n"
+		"  job boost JOB --prefix /PATH --by N [--demote]\n"
+		"                             add (or with --demote subtract) N\n"
+		"                             points (0..100) to the score of the\n"
+		"                             pending tasks under /PATH\n"
+		DB_HELP_DSN
+		"\nExit status: 0 done, 1 refused by the database (nothing\n"
+		"changed), 2 bad usage or value (nothing sent).\n",
+	.run = run,
+};

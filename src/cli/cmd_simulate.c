@@ -1,0 +1,471 @@
+/* cmd_simulate.c: `crawltop simulate --graph FILE --job NAME ...`: crawl
+ * a site graph through the task store as real workers would (sim.h,
+ * simwork.c). This file reads the options and the graph, creates the job
+ * when it does not exist, enqueues '/' and the sitemap, runs the workers,
+ * shows progress (a bar on a terminal, plain lines otherwise) and turns
+ * SIGINT/SIGTERM into a stop in which the workers release their tasks.
+ * Exit 0 when the crawl ran out of work (or reached --max-pages), 1 on an
+ * error, 2 on a usage error, 130 when interrupted. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "dbcmd.h"
+#include "pathbatch.h"
+#include "sim.h"
+#include "simgraph.h"
+
+#define MAX_WORKERS 64
+
+/* The command line. */
+struct sim_opts {
+	const char *dsn, *graph, *sitemap, *job, *domain, *mode, *priority;
+	const char *order_out;
+	long workers, latency_ms, host_delay_ms, max_pages;
+	double fail_rate;
+	uint64_t seed;
+	int quiet;
+};
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+/* "sim.<graph file name without its extension>", made a host name. */
+static void default_domain(const char *graph, char *out, size_t n)
+{
+	const char *base = strrchr(graph, '/');
+	base = base ? base + 1 : graph;
+	const char *dot = strrchr(base, '.');
+	size_t bl = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+	char name[200];
+	size_t k = 0;
+	for (size_t i = 0; i < bl && k + 1 < sizeof name; i++) {
+		char c = base[i];
+		c = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.'))
+			c = '-';
+		/* no '-' or '.' at a label's edge, no empty label */
+		if ((c == '-' || c == '.') &&
+		    (k == 0 || name[k - 1] == '.' || name[k - 1] == '-'))
+			continue;
+		name[k++] = c;
+	}
+	while (k && (name[k - 1] == '-' || name[k - 1] == '.'))
+		k--;
+	name[k] = '\0';
+	snprintf(out, n, "sim.%s", k ? name : "graph");
+}
+
+/* Find job o->job or create it over the domain; *j receives it. */
+static int setup_job(struct ct_store *s, const struct sim_opts *o,
+		     const char *domain, struct ct_job_info *j)
+{
+	struct ct_error err;
+	int64_t id;
+	ct_status st = ct_store_job_find(s, o->job, &id, &err);
+	if (st == CT_ENOENT) {
+		int prio;
+		if (o->priority)
+			prio = atoi(o->priority); /* checked by the caller */
+		else if (ct_store_default_priority(s, &prio, &err) != CT_OK)
+			goto refused;
+		st = ct_store_job_create(s, o->job, domain, prio,
+					 o->mode ? o->mode : "hierarchy", &id,
+					 &err);
+		if (st == CT_OK)
+			fprintf(stderr, "simulate: created job %s (id %" PRId64
+				") over %s\n", o->job, id, domain);
+	}
+	if (st != CT_OK || ct_store_job_get(s, id, j, &err) != CT_OK)
+		goto refused;
+	if (o->mode && strcmp(o->mode, j->mode) != 0) {
+		cli_error("simulate", "job %s exists in mode %s, not %s: change "
+			  "it first or pick another job name", j->name, j->mode,
+			  o->mode);
+		return -1;
+	}
+	if (o->domain && strcmp(o->domain, j->domain) != 0) {
+		cli_error("simulate", "job %s crawls %s, not %s", j->name,
+			  j->domain, o->domain);
+		return -1;
+	}
+	if (strcmp(j->status, "cancelled") == 0 ||
+	    strcmp(j->status, "completed") == 0) {
+		cli_error("simulate", "job %s is %s: it takes no new tasks",
+			  j->name, j->status);
+		return -1;
+	}
+	return 0;
+refused:
+	cli_error("simulate", "%s", err.msg);
+	return -1;
+}
+
+/* Enqueue '/' (manual, depth 0) and the sitemap's pages (source sitemap)
+ * in one transaction. */
+static int seed_job(struct ct_store *s, const struct sim *sim,
+		    const long *smap, size_t nsmap)
+{
+	struct ct_error err;
+	struct pathbatch b;
+	if (ct_store_begin(s, &err) != CT_OK) {
+		cli_error("simulate", "%s", err.msg);
+		return -1;
+	}
+	pathbatch_init(&b, s, sim->us, sim->job_id, CT_SRC_MANUAL);
+	b.depth = 0;
+	int rc = pathbatch_add(&b, "/");
+	if (rc == 0)
+		rc = pathbatch_flush(&b);
+	b.source = CT_SRC_SITEMAP;
+	b.depth = -1;
+	for (size_t i = 0; rc == 0 && i < nsmap; i++)
+		rc = pathbatch_add(&b, sim->g->path[smap[i]]);
+	if (rc == 0)
+		rc = pathbatch_flush(&b);
+	if (rc != 0) {
+		cli_error("simulate", "enqueue the start pages: %s", b.err);
+		ct_store_rollback(s, NULL);
+	} else if (ct_store_commit(s, &err) != CT_OK) {
+		cli_error("simulate", "%s", err.msg);
+		rc = -1;
+	}
+	pathbatch_free(&b);
+	return rc;
+}
+
+/* One progress report: a bar on a terminal, else a plain line. */
+static void progress(struct sim *sim, struct ct_store *s, int tty,
+		     double elapsed)
+{
+	struct ct_job_info j;
+	struct ct_error err;
+	if (ct_store_job_get(s, sim->job_id, &j, &err) != CT_OK)
+		return;
+	pthread_mutex_lock(&sim->mu);
+	long fetched = sim->fetched, fails = sim->attempts_failed;
+	pthread_mutex_unlock(&sim->mu);
+	int64_t done = j.completed + j.failed + j.skipped;
+	double rate = elapsed > 0 ? fetched / elapsed : 0;
+	if (!tty) {
+		fprintf(stderr, "simulate: %" PRId64 "/%ld done, %" PRId64
+			" pending, %" PRId64 " running, %ld fetched, %ld failed "
+			"attempts, %.1f pages/s\n", done, j.total_pages,
+			j.pending, j.running, fetched, fails, rate);
+		return;
+	}
+	char bar[31];
+	int fill = j.total_pages ? (int)(30 * done / j.total_pages) : 0;
+	for (int i = 0; i < 30; i++)
+		bar[i] = i < fill ? '#' : '-';
+	bar[30] = '\0';
+	fprintf(stderr, "\r\033[K[%s] %3d%% %" PRId64 "/%ld  pending %" PRId64
+		"  running %" PRId64 "  failed attempts %ld  %.1f pages/s",
+		bar, j.total_pages ? (int)(100 * done / j.total_pages) : 0,
+		done, j.total_pages, j.pending, j.running, fails, rate);
+}
+
+/* Start the workers with SIGINT and SIGTERM blocked (the main thread
+ * takes them), wait for them while reporting progress, join them. */
+static void run_workers(struct sim *sim, struct sim_worker *w,
+			struct ct_store *s, int quiet)
+{
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	int started = 0;
+	for (int i = 0; i < sim->workers; i++) {
+		w[i] = (struct sim_worker){.sim = sim, .index = i};
+		pthread_mutex_lock(&sim->mu);
+		sim->running++;
+		pthread_mutex_unlock(&sim->mu);
+		if (pthread_create(&w[i].thread, NULL, sim_worker_main, &w[i]) != 0) {
+			pthread_mutex_lock(&sim->mu);
+			sim->running--;
+			sim->error = 1;
+			snprintf(sim->err, sizeof sim->err, "cannot start worker %d", i);
+			pthread_mutex_unlock(&sim->mu);
+			sim_stop(sim);
+			break;
+		}
+		started++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+	int tty = isatty(STDERR_FILENO);
+	int64_t t0 = sim_now_ns(), interval = tty ? 250000000 : 2000000000;
+	int64_t next = t0 + interval;
+	int stopping = 0;
+	for (;;) {
+		struct timespec nap = {0, 50000000};
+		nanosleep(&nap, NULL);
+		if (got_signal && !stopping) {
+			stopping = 1;
+			sim_stop(sim);
+		}
+		pthread_mutex_lock(&sim->mu);
+		int running = sim->running;
+		pthread_mutex_unlock(&sim->mu);
+		if (running == 0)
+			break;
+		int64_t now = sim_now_ns();
+		if (!quiet && now >= next) {
+			progress(sim, s, tty, (double)(now - t0) / 1e9);
+			next = now + interval;
+		}
+	}
+	for (int i = 0; i < started; i++)
+		pthread_join(w[i].thread, NULL);
+	if (!quiet) {
+		progress(sim, s, tty, (double)(sim_now_ns() - t0) / 1e9);
+		if (tty)
+			fputc('\n', stderr);
+	}
+}
+
+/* Everything after the options were checked. */
+static int simulate(const struct sim_opts *o)
+{
+	struct simgraph g = {0};
+	struct urlscore us;
+	struct ct_store *s = NULL;
+	struct ct_job_info j;
+	struct sim sim = {0};
+	struct sim_worker w[MAX_WORKERS];
+	long *smap = NULL;
+	size_t nsmap = 0;
+	char err[700], domain[260];
+	int rc = DB_EXIT_FAIL;
+	/* the store's limit (2048) is checked again by the store */
+	if (simgraph_load(&g, o->graph, 2048, err, sizeof err) != 0 ||
+	    (o->sitemap && simgraph_load_list(&g, o->sitemap, 2048, &smap,
+					      &nsmap, err, sizeof err) != 0)) {
+		cli_error("simulate", "%s", err);
+		goto out;
+	}
+	long root = simgraph_intern(&g, "/");
+	if (root < 0) {
+		cli_error("simulate", "out of memory");
+		goto out;
+	}
+	long *seeds = malloc((nsmap + 1) * sizeof *seeds);
+	size_t reach = 0;
+	if (seeds) {
+		seeds[0] = root;
+		if (nsmap)
+			memcpy(seeds + 1, smap, nsmap * sizeof *seeds);
+		reach = simgraph_reachable(&g, seeds, nsmap + 1);
+		free(seeds);
+	}
+	if (o->domain)
+		snprintf(domain, sizeof domain, "%s", o->domain);
+	else
+		default_domain(o->graph, domain, sizeof domain);
+	if (db_open("simulate", o->dsn, &s) != 0 ||
+	    setup_job(s, o, domain, &j) != 0 ||
+	    urlscore_init(&us, "simulate", j.mode, j.domain) != 0)
+		goto out;
+	sim = (struct sim){
+		.dsn = o->dsn, .job_id = j.id, .g = &g, .us = &us,
+		.workers = (int)o->workers, .latency_ms = o->latency_ms,
+		.host_delay_ms = o->host_delay_ms, .fail_rate = o->fail_rate,
+		.seed = o->seed, .max_pages = o->max_pages,
+		.lease_s = 30 + 4.0 * (double)(o->latency_ms +
+			   o->workers * o->host_delay_ms) / 1000,
+	};
+	if (sim.lease_s > 86400)
+		sim.lease_s = 86400;
+	if (o->order_out && !(sim.order = fopen(o->order_out, "w"))) {
+		cli_error("simulate", "%s: cannot create: %s", o->order_out,
+			  strerror(errno));
+		goto out;
+	}
+	if (sim_init(&sim) != 0) {
+		cli_error("simulate", "cannot create the workers' lock");
+		goto out;
+	}
+	if (seed_job(s, &sim, smap, nsmap) != 0)
+		goto out_sim;
+	fprintf(stderr, "simulate: job %s (id %" PRId64 ", %s, priority %d) "
+		"over %s: %zu pages, %zu links, %zu reachable from / and the "
+		"sitemap; %ld worker%s\n", j.name, j.id, j.mode, j.priority,
+		j.domain, g.n, g.nlinks, reach, o->workers,
+		o->workers == 1 ? "" : "s");
+
+	int64_t t0 = sim_now_ns();
+	run_workers(&sim, w, s, o->quiet);
+	double secs = (double)(sim_now_ns() - t0) / 1e9;
+	printf("simulate: job %s (%" PRId64 "): fetched %ld page%s in %.2f s "
+	       "(%.1f pages/s) with %ld worker%s; %ld failed attempt%s, %ld "
+	       "page%s failed for good%s\n", j.name, j.id, sim.fetched,
+	       sim.fetched == 1 ? "" : "s", secs,
+	       secs > 0 ? sim.fetched / secs : 0.0, o->workers,
+	       o->workers == 1 ? "" : "s", sim.attempts_failed,
+	       sim.attempts_failed == 1 ? "" : "s", sim.pages_failed,
+	       sim.pages_failed == 1 ? "" : "s",
+	       sim.max_pages && sim.fetched >= sim.max_pages
+		       ? " (--max-pages reached)" : "");
+	if (sim.error) {
+		cli_error("simulate", "%s", sim.err);
+	} else if (got_signal) {
+		cli_error("simulate", "interrupted: stopped, %ld claimed task%s "
+			  "released", sim.released, sim.released == 1 ? "" : "s");
+		rc = 128 + got_signal;
+	} else {
+		rc = DB_EXIT_OK;
+	}
+out_sim:
+	sim_destroy(&sim);
+out:
+	if (sim.order) {
+		if (fclose(sim.order) != 0 && rc == DB_EXIT_OK) {
+			cli_error("simulate", "%s: write error: %s",
+				  o->order_out, strerror(errno));
+			rc = DB_EXIT_FAIL;
+		}
+	}
+	ct_store_close(s);
+	free(smap);
+	simgraph_free(&g);
+	return rc;
+}
+
+static int run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"dsn", required_argument, NULL, 'd'},
+		{"graph", required_argument, NULL, 'g'},
+		{"sitemap", required_argument, NULL, 's'},
+		{"job", required_argument, NULL, 'j'},
+		{"domain", required_argument, NULL, 'D'},
+		{"mode", required_argument, NULL, 'm'},
+		{"priority", required_argument, NULL, 'p'},
+		{"workers", required_argument, NULL, 'w'},
+		{"latency-ms", required_argument, NULL, 'l'},
+		{"fail-rate", required_argument, NULL, 'f'},
+		{"host-delay-ms", required_argument, NULL, 'h'},
+		{"order-out", required_argument, NULL, 'o'},
+		{"seed", required_argument, NULL, 'S'},
+		{"max-pages", required_argument, NULL, 'M'},
+		{"quiet", no_argument, NULL, 'q'},
+		{NULL, 0, NULL, 0},
+	};
+	struct sim_opts o = {.dsn = db_default_dsn(), .workers = 4,
+			     .latency_ms = 20, .seed = 1};
+	long v;
+	int c, prio;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "d:j:q", opts, NULL)) != -1) {
+		int bad = 0;
+		switch (c) {
+		case 'd': o.dsn = optarg; break;
+		case 'g': o.graph = optarg; break;
+		case 's': o.sitemap = optarg; break;
+		case 'j': o.job = optarg; break;
+		case 'D': o.domain = optarg; break;
+		case 'm': o.mode = optarg; bad = db_parse_mode("simulate", optarg); break;
+		case 'p':
+			o.priority = optarg;
+			bad = db_parse_priority("simulate", optarg, &prio);
+			break;
+		case 'w':
+			bad = db_parse_long("simulate", "--workers", optarg, 1,
+					    MAX_WORKERS, &o.workers);
+			break;
+		case 'l':
+			bad = db_parse_long("simulate", "--latency-ms", optarg, 0,
+					    60000, &o.latency_ms);
+			break;
+		case 'f':
+			bad = db_parse_double("simulate", "--fail-rate", optarg,
+					      0, 1, &o.fail_rate);
+			break;
+		case 'h':
+			bad = db_parse_long("simulate", "--host-delay-ms", optarg,
+					    0, 60000, &o.host_delay_ms);
+			break;
+		case 'o': o.order_out = optarg; break;
+		case 'S':
+			bad = db_parse_long("simulate", "--seed", optarg, 0,
+					    2147483647L, &v);
+			o.seed = (uint64_t)v;
+			break;
+		case 'M':
+			bad = db_parse_long("simulate", "--max-pages", optarg, 1,
+					    1000000000L, &o.max_pages);
+			break;
+		case 'q': o.quiet = 1; break;
+		default:
+			cli_error("simulate", "unknown option, or an option "
+				  "without its value: '%s' (crawltop simulate "
+				  "--help)", argv[optind - 1]);
+			return DB_EXIT_USAGE;
+		}
+		if (bad)
+			return DB_EXIT_USAGE;
+	}
+	if (optind != argc) {
+		cli_error("simulate", "unexpected argument '%s'", argv[optind]);
+		return DB_EXIT_USAGE;
+	}
+	if (!o.graph || !o.job) {
+		cli_error("simulate", "--graph FILE and --job NAME are required");
+		return DB_EXIT_USAGE;
+	}
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	return simulate(&o);
+}
+
+const struct cli_cmd cli_cmd_simulate = {
+	.name = "simulate",
+	.usage = "--graph FILE --job NAME [--sitemap FILE] [--mode MODE] "
+		 "[--workers N] [--latency-ms D] [--fail-rate F] "
+		 "[--host-delay-ms D] [--order-out FILE] [--seed S] "
+		 "[--max-pages N] [-d DSN]",
+	.summary = "Crawl a site graph through the task store with simulated "
+		   "workers",
+	.help = "  --graph FILE        TSV edge list: source-path<TAB>target-path,\n"
+		"                      each page's links in page order, homepage /\n"
+		"                      (data/sites/*.tsv)\n"
+		"  --sitemap FILE      one path a line, enqueued as source sitemap\n"
+		"  -j, --job NAME      the job; created when it does not exist\n"
+		"  --domain HOST       its domain when created (default:\n"
+		"                      sim.<graph file name>)\n"
+		"  --mode MODE         its mode when created (default hierarchy);\n"
+		"                      an existing job must be in this mode\n"
+		"  --priority P        its priority when created (1..10)\n"
+		"  --workers N         worker threads, one connection each\n"
+		"                      (1..64, default 4)\n"
+		"  --latency-ms D      time one fetch takes (default 20)\n"
+		"  --fail-rate F       probability 0..1 that a fetch fails; a\n"
+		"                      failure is retried after the store's\n"
+		"                      backoff (store.retry_base_seconds)\n"
+		"  --host-delay-ms D   politeness: at least D ms between the\n"
+		"                      starts of two fetches from the host\n"
+		"  --order-out FILE    the fetched paths in fetch order, one a line\n"
+		"  --seed S            seed of the failure draws (default 1)\n"
+		"  --max-pages N       stop after N pages\n"
+		"  -q, --quiet         no progress display\n"
+		DB_HELP_DSN
+		"\nThe crawl ends when the job has no pending or running task.\n"
+		"Ctrl-C stops it: the workers release the tasks they hold.\n"
+		"Exit status: 0 done, 1 error, 2 bad usage, 130 interrupted.\n",
+	.run = run,
+};

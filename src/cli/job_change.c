@@ -1,0 +1,167 @@
+/* job_change.c: the `crawltop job` subcommands that change a job:
+ * set-priority, pause, resume, cancel and boost. Each is one store call,
+ * hence one transaction with its audit_log row; values are checked here
+ * before anything is sent, and the server checks them again. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <string.h>
+
+#include "cli.h"
+#include "crawltop/settings.h"
+#include "dbcmd.h"
+#include "job.h"
+
+/* Open the store and read job spec; -1 (printed) on failure. */
+static int open_job(const struct job_args *a, struct ct_store **s,
+		    struct ct_job_info *j)
+{
+	if (db_open("job", a->dsn, s) != 0)
+		return -1;
+	if (db_job("job", *s, a->pos[0], j) != 0) {
+		ct_store_close(*s);
+		return -1;
+	}
+	return 0;
+}
+
+/* Print the store's refusal and close; returns DB_EXIT_FAIL. */
+static int refused(struct ct_store *s, const struct ct_error *err)
+{
+	cli_error("job", "%s", err->msg);
+	ct_store_close(s);
+	return DB_EXIT_FAIL;
+}
+
+/* `job set-priority JOB P`: P is checked (1..10) before connecting. */
+int job_set_priority(const struct job_args *a)
+{
+	int prio;
+	if (db_parse_priority("job", a->pos[1], &prio) != 0)
+		return DB_EXIT_USAGE;
+	struct ct_store *s;
+	struct ct_job_info j;
+	struct ct_error err;
+	long rows;
+	if (open_job(a, &s, &j) != 0)
+		return DB_EXIT_FAIL;
+	if (ct_store_job_set_priority(s, j.id, prio, &rows, &err) != CT_OK)
+		return refused(s, &err);
+	ct_store_close(s);
+	printf("job %s (%" PRId64 "): priority %d -> %d; %ld pending task%s "
+	       "follow%s\n", j.name, j.id, j.priority, prio, rows,
+	       rows == 1 ? "" : "s", rows == 1 ? "s" : "");
+	return DB_EXIT_OK;
+}
+
+/* `job set-mode JOB MODE`: one transaction for the mode, then the job's
+ * unfinished tasks are rescored in batches with the engine and the
+ * configuration's settings (store.h: ct_store_job_set_mode). */
+int job_set_mode(const struct job_args *a)
+{
+	struct ct_settings set;
+	const char *mode = a->pos[1];
+	if (db_parse_mode("job", mode) != 0)
+		return DB_EXIT_USAGE;
+	if (cli_load_settings("job", NULL, &set) != 0)
+		return DB_EXIT_USAGE;
+	struct ct_store *s;
+	struct ct_job_info j;
+	struct ct_error err;
+	struct ct_rescore_opts o = {.settings = &set};
+	struct ct_rescore_result r;
+	memset(&r, 0, sizeof r);
+	if (open_job(a, &s, &j) != 0)
+		return DB_EXIT_FAIL;
+	ct_status st = ct_store_job_set_mode(s, j.id, mode, &o, &r, &err);
+	ct_store_close(s);
+	if (st != CT_OK) {
+		if (strcmp(r.mode, mode) == 0)
+			cli_error("job", "job %s (%" PRId64 "): the mode is now %s, "
+				  "but the rescore stopped after %zu of %zu "
+				  "tasks: %s (run set-mode again to finish)",
+				  j.name, j.id, mode, r.done, r.total, err.msg);
+		else
+			cli_error("job", "%s", err.msg);
+		return DB_EXIT_FAIL;
+	}
+	printf("job %s (%" PRId64 "): mode %s -> %s; %zu unfinished task%s "
+	       "rescored, %zu changed\n", j.name, j.id, j.mode, mode, r.done,
+	       r.done == 1 ? "" : "s", r.changed);
+	return DB_EXIT_OK;
+}
+
+/* Pause, resume or cancel job a->pos[0]; what_done names the outcome. */
+static int act(const struct job_args *a, ct_job_action action,
+	       const char *what_done, const char *tasks_done)
+{
+	struct ct_store *s;
+	struct ct_job_info j;
+	struct ct_error err;
+	long rows;
+	if (open_job(a, &s, &j) != 0)
+		return DB_EXIT_FAIL;
+	if (action == CT_JOB_CANCEL && !a->yes) {
+		ct_store_close(s);
+		cli_error("job", "cancelling job %s (%" PRId64 ") would skip "
+			  "its %" PRId64 " pending task%s for good: add --yes "
+			  "to cancel it (nothing was changed)", j.name, j.id,
+			  j.pending, j.pending == 1 ? "" : "s");
+		return DB_EXIT_FAIL;
+	}
+	if (ct_store_job_act(s, j.id, action, &rows, &err) != CT_OK)
+		return refused(s, &err);
+	ct_store_close(s);
+	printf("job %s (%" PRId64 "): %s (was %s); %ld pending task%s %s\n",
+	       j.name, j.id, what_done, j.status, rows, rows == 1 ? "" : "s",
+	       tasks_done);
+	return DB_EXIT_OK;
+}
+
+int job_pause(const struct job_args *a)
+{
+	return act(a, CT_JOB_PAUSE, "paused", "held back");
+}
+
+int job_resume(const struct job_args *a)
+{
+	return act(a, CT_JOB_RESUME, "resumed", "claimable again");
+}
+
+int job_cancel(const struct job_args *a)
+{
+	return act(a, CT_JOB_CANCEL, "cancelled", "skipped");
+}
+
+/* `job boost JOB --prefix /PATH --by N [--demote]`: N in 0..100 points,
+ * subtracted with --demote; the store keeps every score within 0..100. */
+int job_boost(const struct job_args *a)
+{
+	double by;
+	if (!a->prefix || !a->by) {
+		cli_error("job", "boost needs --prefix /PATH and --by N");
+		return DB_EXIT_USAGE;
+	}
+	if (a->prefix[0] != '/') {
+		cli_error("job", "--prefix '%s' is not a path prefix: it starts "
+			  "with '/'", a->prefix);
+		return DB_EXIT_USAGE;
+	}
+	if (db_parse_double("job", "--by", a->by, 0, 100, &by) != 0)
+		return DB_EXIT_USAGE;
+	struct ct_store *s;
+	struct ct_job_info j;
+	struct ct_error err;
+	long rows;
+	if (open_job(a, &s, &j) != 0)
+		return DB_EXIT_FAIL;
+	if (ct_store_adjust_scores(s, j.id, a->prefix, a->demote ? -by : by,
+				   &rows, &err) != CT_OK)
+		return refused(s, &err);
+	ct_store_close(s);
+	printf("job %s (%" PRId64 "): %ld pending task%s under %s %s by %g "
+	       "point%s\n", j.name, j.id, rows, rows == 1 ? "" : "s",
+	       a->prefix, a->demote ? "demoted" : "boosted", by,
+	       by == 1 ? "" : "s");
+	return DB_EXIT_OK;
+}

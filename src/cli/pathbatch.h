@@ -1,0 +1,52 @@
+/* pathbatch.h: paths collected for one job and sent to the store in
+ * batches (ct_store_enqueue), with the scores the job's mode wants
+ * (urlscore.h). Used by `crawltop enqueue` and `crawltop simulate`. */
+#ifndef CRAWLTOP_PATHBATCH_H
+#define CRAWLTOP_PATHBATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crawltop/hierarchy.h"
+#include "store.h"
+#include "urlscore.h"
+
+#define PATHBATCH_SIZE 1000
+
+struct pathbatch {
+	struct ct_store *s;         /* borrowed */
+	const struct urlscore *us;  /* borrowed */
+	int64_t job_id;
+	ct_source_type source;
+	int64_t source_page_id;     /* 0: unknown */
+	int depth;                  /* -1: unknown */
+	/* the pending batch: n paths as offsets into text */
+	char *text;
+	size_t used, tcap;
+	size_t *off;
+	double *scores;
+	const char **ptrs;
+	size_t n;
+	/* totals over every flush */
+	long sent, inserted, raised;
+	char err[CT_ERROR_LEN + 64];
+};
+
+/* An empty batch for job_id on store s (both borrowed until
+ * pathbatch_free). The source fields may be changed between flushes. */
+void pathbatch_init(struct pathbatch *b, struct ct_store *s,
+		    const struct urlscore *us, int64_t job_id,
+		    ct_source_type source);
+
+/* Add one path (copied); sends the batch when it holds PATHBATCH_SIZE.
+ * -1 with b->err on a failure (the store's refusal, a score the engine
+ * refused, out of memory). */
+int pathbatch_add(struct pathbatch *b, const char *path);
+
+/* Send what is pending (nothing to do when empty); -1 with b->err. */
+int pathbatch_flush(struct pathbatch *b);
+
+/* Drop what is pending and free the buffers. */
+void pathbatch_free(struct pathbatch *b);
+
+#endif

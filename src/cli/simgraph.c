@@ -1,0 +1,334 @@
+/* simgraph.c: the simulated site (simgraph.h). Paths live in an open
+ * addressing hash table (FNV-1a, linear probing, at most half full); the
+ * links are a compressed sparse row array built with one stable counting
+ * sort of the edges by source page. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "simgraph.h"
+
+/* FNV-1a, 64 bits. */
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+long simgraph_find(const struct simgraph *g, const char *path)
+{
+	if (!g->nslots)
+		return -1;
+	for (size_t i = hash(path) & (g->nslots - 1);; i = (i + 1) & (g->nslots - 1)) {
+		size_t v = g->slot[i];
+		if (v == 0)
+			return -1;
+		if (strcmp(g->path[v - 1], path) == 0)
+			return (long)(v - 1);
+	}
+}
+
+/* Double the table (or create it); -1 when out of memory. */
+static int rehash(struct simgraph *g)
+{
+	size_t ns = g->nslots ? g->nslots * 2 : 1024;
+	size_t *slot = calloc(ns, sizeof *slot);
+	if (!slot)
+		return -1;
+	for (size_t k = 0; k < g->n; k++) {
+		size_t i = hash(g->path[k]) & (ns - 1);
+		while (slot[i])
+			i = (i + 1) & (ns - 1);
+		slot[i] = k + 1;
+	}
+	free(g->slot);
+	g->slot = slot;
+	g->nslots = ns;
+	return 0;
+}
+
+/* Capacity of g->path (and, after a load, of g->first minus one). */
+static size_t path_cap(size_t n)
+{
+	size_t c = 1024;
+	while (c < n)
+		c *= 2;
+	return c;
+}
+
+long simgraph_intern(struct simgraph *g, const char *path)
+{
+	long found = simgraph_find(g, path);
+	if (found >= 0)
+		return found;
+	if ((g->n + 1) * 2 > g->nslots && rehash(g) != 0)
+		return -1;
+	if (g->n == 0 || path_cap(g->n) == g->n) {
+		size_t cap = path_cap(g->n + 1);
+		char **p = realloc(g->path, cap * sizeof *p);
+		if (!p)
+			return -1;
+		g->path = p;
+		if (g->first) {
+			size_t *f = realloc(g->first, (cap + 1) * sizeof *f);
+			if (!f)
+				return -1;
+			g->first = f;
+		}
+	}
+	char *copy = strdup(path);
+	if (!copy)
+		return -1;
+	g->path[g->n] = copy;
+	if (g->first)
+		g->first[g->n + 1] = g->first[g->n]; /* no links */
+	size_t i = hash(path) & (g->nslots - 1);
+	while (g->slot[i])
+		i = (i + 1) & (g->nslots - 1);
+	g->slot[i] = g->n + 1;
+	return (long)g->n++;
+}
+
+/* "FILE:LINE: what" into err; returns -1. */
+static int fail(char *err, size_t len, const char *file, long line,
+		const char *fmt, ...)
+{
+	char what[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	if (line)
+		snprintf(err, len, "%s:%ld: %s", file, line, what);
+	else
+		snprintf(err, len, "%s: %s", file, what);
+	return -1;
+}
+
+/* Is s (n bytes) a path the store accepts: '/', no space or control
+ * character, at most max bytes? */
+static const char *path_problem(const char *s, size_t n, size_t max)
+{
+	if (n == 0 || s[0] != '/')
+		return "a path starts with '/'";
+	if (n > max)
+		return "the path is longer than the store's limit";
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= 0x20 || s[i] == 0x7f || s[i] == '#')
+			return "a path holds no white space, control character "
+			       "or '#'";
+	return NULL;
+}
+
+/* One line of a list file: strip the newline (and a CR); 1 to skip it
+ * (blank or # comment). */
+static int clean_line(char *s, ssize_t *n)
+{
+	while (*n && (s[*n - 1] == '\n' || s[*n - 1] == '\r'))
+		s[--*n] = '\0';
+	return *n == 0 || s[0] == '#';
+}
+
+/* The edges while loading: pairs of page indices in file order. */
+struct edges {
+	uint32_t *src, *dst;
+	size_t n, cap;
+};
+
+static int edge_add(struct edges *e, uint32_t s, uint32_t d)
+{
+	if (e->n == e->cap) {
+		size_t cap = e->cap ? e->cap * 2 : 4096;
+		uint32_t *a = realloc(e->src, cap * sizeof *a);
+		if (!a)
+			return -1;
+		e->src = a;
+		uint32_t *b = realloc(e->dst, cap * sizeof *b);
+		if (!b)
+			return -1;
+		e->dst = b;
+		e->cap = cap;
+	}
+	e->src[e->n] = s;
+	e->dst[e->n++] = d;
+	return 0;
+}
+
+/* The CSR arrays from the edges: a stable counting sort by source. */
+static int build(struct simgraph *g, const struct edges *e)
+{
+	size_t cap = path_cap(g->n);
+	g->first = calloc(cap + 1, sizeof *g->first);
+	g->link = malloc((e->n ? e->n : 1) * sizeof *g->link);
+	if (!g->first || !g->link)
+		return -1;
+	for (size_t i = 0; i < e->n; i++)
+		g->first[e->src[i] + 1]++;
+	for (size_t i = 0; i < g->n; i++)
+		g->first[i + 1] += g->first[i];
+	size_t *at = malloc((g->n ? g->n : 1) * sizeof *at);
+	if (!at)
+		return -1;
+	memcpy(at, g->first, g->n * sizeof *at);
+	for (size_t i = 0; i < e->n; i++)
+		g->link[at[e->src[i]]++] = e->dst[i];
+	free(at);
+	g->nlinks = e->n;
+	return 0;
+}
+
+int simgraph_load(struct simgraph *g, const char *file, size_t max,
+		  char *err, size_t errlen)
+{
+	simgraph_free(g);
+	FILE *f = fopen(file, "rb");
+	if (!f)
+		return fail(err, errlen, file, 0, "cannot open: %s",
+			    strerror(errno));
+	struct edges e = {0};
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	long lineno = 0;
+	int rc = 0;
+	while (rc == 0 && (n = getline(&line, &cap, f)) != -1) {
+		lineno++;
+		if ((size_t)n != strlen(line)) {
+			rc = fail(err, errlen, file, lineno, "the line holds a NUL "
+				  "byte: not a TSV edge list (binary data?)");
+			break;
+		}
+		if (clean_line(line, &n))
+			continue;
+		char *tab = strchr(line, '\t');
+		if (!tab || strchr(tab + 1, '\t')) {
+			rc = fail(err, errlen, file, lineno, "expected "
+				  "'source-path<TAB>target-path'");
+			break;
+		}
+		*tab = '\0';
+		const char *why = path_problem(line, (size_t)(tab - line), max);
+		if (!why)
+			why = path_problem(tab + 1, strlen(tab + 1), max);
+		if (why) {
+			rc = fail(err, errlen, file, lineno, "%s", why);
+			break;
+		}
+		long s = simgraph_intern(g, line), d = simgraph_intern(g, tab + 1);
+		if (s < 0 || d < 0 || edge_add(&e, (uint32_t)s, (uint32_t)d) != 0)
+			rc = fail(err, errlen, file, lineno, "out of memory");
+	}
+	if (rc == 0 && ferror(f))
+		rc = fail(err, errlen, file, 0, "read error: %s", strerror(errno));
+	if (rc == 0 && build(g, &e) != 0)
+		rc = fail(err, errlen, file, 0, "out of memory");
+	free(line);
+	free(e.src);
+	free(e.dst);
+	fclose(f);
+	if (rc != 0)
+		simgraph_free(g);
+	return rc;
+}
+
+int simgraph_load_list(struct simgraph *g, const char *file, size_t max,
+		       long **idx, size_t *count, char *err, size_t errlen)
+{
+	*idx = NULL;
+	*count = 0;
+	FILE *f = fopen(file, "rb");
+	if (!f)
+		return fail(err, errlen, file, 0, "cannot open: %s",
+			    strerror(errno));
+	char *line = NULL;
+	size_t cap = 0, icap = 0;
+	ssize_t n;
+	long lineno = 0;
+	int rc = 0;
+	while (rc == 0 && (n = getline(&line, &cap, f)) != -1) {
+		lineno++;
+		if ((size_t)n != strlen(line)) {
+			rc = fail(err, errlen, file, lineno, "the line holds a NUL "
+				  "byte: not a list of paths (binary data?)");
+			break;
+		}
+		if (clean_line(line, &n))
+			continue;
+		const char *why = path_problem(line, (size_t)n, max);
+		if (why) {
+			rc = fail(err, errlen, file, lineno, "%s", why);
+			break;
+		}
+		if (*count == icap) {
+			icap = icap ? icap * 2 : 256;
+			long *p = realloc(*idx, icap * sizeof *p);
+			if (!p) {
+				rc = fail(err, errlen, file, lineno, "out of memory");
+				break;
+			}
+			*idx = p;
+		}
+		long i = simgraph_intern(g, line);
+		if (i < 0)
+			rc = fail(err, errlen, file, lineno, "out of memory");
+		else
+			(*idx)[(*count)++] = i;
+	}
+	if (rc == 0 && ferror(f))
+		rc = fail(err, errlen, file, 0, "read error: %s", strerror(errno));
+	free(line);
+	fclose(f);
+	if (rc != 0) {
+		free(*idx);
+		*idx = NULL;
+		*count = 0;
+	}
+	return rc;
+}
+
+size_t simgraph_reachable(const struct simgraph *g, const long *seeds,
+			  size_t n)
+{
+	if (g->n == 0)
+		return 0;
+	unsigned char *seen = calloc(g->n, 1);
+	uint32_t *queue = malloc(g->n * sizeof *queue);
+	size_t head = 0, tail = 0;
+	if (!seen || !queue) {
+		free(seen);
+		free(queue);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (seeds[i] >= 0 && !seen[seeds[i]]) {
+			seen[seeds[i]] = 1;
+			queue[tail++] = (uint32_t)seeds[i];
+		}
+	while (head < tail) {
+		uint32_t p = queue[head++];
+		for (size_t k = g->first[p]; k < g->first[p + 1]; k++)
+			if (!seen[g->link[k]]) {
+				seen[g->link[k]] = 1;
+				queue[tail++] = g->link[k];
+			}
+	}
+	free(seen);
+	free(queue);
+	return tail;
+}
+
+void simgraph_free(struct simgraph *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->path[i]);
+	free(g->path);
+	free(g->first);
+	free(g->link);
+	free(g->slot);
+	memset(g, 0, sizeof *g);
+}

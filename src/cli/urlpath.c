@@ -1,0 +1,205 @@
+/* urlpath.c: URL -> page path for one job's site (urlpath.h). */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "urlpath.h"
+
+int urlpath_utf8_ok(const char *s, size_t len, size_t *bad)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < len) {
+		unsigned c = p[i], cp, min;
+		size_t n;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if ((c & 0xE0) == 0xC0) {
+			n = 1, cp = c & 0x1F, min = 0x80;
+		} else if ((c & 0xF0) == 0xE0) {
+			n = 2, cp = c & 0x0F, min = 0x800;
+		} else if ((c & 0xF8) == 0xF0) {
+			n = 3, cp = c & 0x07, min = 0x10000;
+		} else {
+			goto bad;
+		}
+		for (size_t k = 1; k <= n; k++) {
+			if (i + k >= len || (p[i + k] & 0xC0) != 0x80)
+				goto bad;
+			cp = cp << 6 | (p[i + k] & 0x3F);
+		}
+		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+			goto bad;
+		i += n + 1;
+	}
+	return 1;
+bad:
+	if (bad)
+		*bad = i;
+	return 0;
+}
+
+/* The port a URL of this scheme has when it names none. */
+static long default_port(int https)
+{
+	return https ? 443 : 80;
+}
+
+/* Parse "host[:port]" (n bytes) into its host span and port (-1: none);
+ * -1 when the port is not 1..65535 in digits. */
+static int split_authority(const char *a, size_t n, size_t *hostlen, long *port)
+{
+	const char *colon = NULL;
+	if (n && a[0] == '[') { /* IPv6 literal: the port follows ']' */
+		const char *close = memchr(a, ']', n);
+		if (!close)
+			return -1;
+		if ((size_t)(close - a) + 1 < n)
+			colon = close + 1;
+		if (colon && *colon != ':')
+			return -1;
+	} else {
+		for (size_t i = n; i > 0; i--)
+			if (a[i - 1] == ':') {
+				colon = a + i - 1;
+				break;
+			}
+	}
+	*port = -1;
+	*hostlen = colon ? (size_t)(colon - a) : n;
+	if (!colon)
+		return 0;
+	size_t digits = n - *hostlen - 1;
+	if (digits == 0 || digits > 5)
+		return -1;
+	long v = 0;
+	for (size_t i = 0; i < digits; i++) {
+		if (!isdigit((unsigned char)colon[1 + i]))
+			return -1;
+		v = v * 10 + (colon[1 + i] - '0');
+	}
+	if (v < 1 || v > 65535)
+		return -1;
+	*port = v;
+	return 0;
+}
+
+/* Copy prefix (may be "") and then n bytes of s into path as the result;
+ * URLPATH_TOO_LONG past max or cap. */
+static enum urlpath_result put_path(const char *prefix, const char *s, size_t n,
+				    size_t max, char *path, size_t cap,
+				    char *why, size_t whylen)
+{
+	size_t pl = strlen(prefix);
+	if (pl + n > max || pl + n + 1 > cap) {
+		snprintf(why, whylen, "its path is %zu bytes, longer than the "
+			 "store's limit of %zu bytes", pl + n, max);
+		return URLPATH_TOO_LONG;
+	}
+	memcpy(path, prefix, pl);
+	memcpy(path + pl, s, n);
+	path[pl + n] = '\0';
+	return URLPATH_OK;
+}
+
+enum urlpath_result urlpath_of(const char *text, size_t len, const char *domain,
+			       int allow_path, size_t max, char *path,
+			       size_t cap, char *why, size_t whylen)
+{
+	size_t bad;
+	if (len > max) {
+		snprintf(why, whylen, "it is %zu bytes, longer than the store's "
+			 "limit of %zu bytes", len, max);
+		return URLPATH_TOO_LONG;
+	}
+	if (!urlpath_utf8_ok(text, len, &bad)) {
+		snprintf(why, whylen, "byte %zu is not valid UTF-8", bad + 1);
+		return URLPATH_INVALID;
+	}
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)text[i] <= 0x20 || text[i] == 0x7f) {
+			snprintf(why, whylen, "it holds white space or a control "
+				 "character (byte %zu)", i + 1);
+			return URLPATH_INVALID;
+		}
+	const char *hash = memchr(text, '#', len);
+	size_t keep = hash ? (size_t)(hash - text) : len;
+
+	if (allow_path && len && text[0] == '/') {
+		if (len > 1 && text[1] == '/') {
+			snprintf(why, whylen, "it starts with '//': give a full "
+				 "URL or a path");
+			return URLPATH_INVALID;
+		}
+		return put_path("", text, keep, max, path, cap, why, whylen);
+	}
+	int https;
+	size_t skip;
+	if (len >= 7 && strncasecmp(text, "http://", 7) == 0) {
+		https = 0, skip = 7;
+	} else if (len >= 8 && strncasecmp(text, "https://", 8) == 0) {
+		https = 1, skip = 8;
+	} else {
+		snprintf(why, whylen, "it is not an http:// or https:// URL%s",
+			 allow_path ? " nor a path starting with '/'" : "");
+		return URLPATH_INVALID;
+	}
+	const char *a = text + skip;
+	size_t an = 0;
+	while (an < keep - skip && a[an] != '/' && a[an] != '?')
+		an++;
+	if (an == 0) {
+		snprintf(why, whylen, "it has no host");
+		return URLPATH_INVALID;
+	}
+	if (memchr(a, '@', an)) {
+		snprintf(why, whylen, "user info (user@host) is not allowed");
+		return URLPATH_INVALID;
+	}
+	size_t hl, dhl;
+	long port, dport;
+	if (split_authority(a, an, &hl, &port) != 0 || hl == 0) {
+		snprintf(why, whylen, "'%.*s' is not a host[:port]", (int)an, a);
+		return URLPATH_INVALID;
+	}
+	if (split_authority(domain, strlen(domain), &dhl, &dport) != 0)
+		dhl = strlen(domain), dport = -1;
+	if (port == default_port(https) && dport == -1)
+		port = -1;
+	if (dport == default_port(https) && port == -1)
+		dport = -1;
+	if (hl != dhl || strncasecmp(a, domain, hl) != 0 || port != dport) {
+		snprintf(why, whylen, "its host '%.*s' is not the job's domain "
+			 "'%s'", (int)an, a, domain);
+		return URLPATH_FOREIGN;
+	}
+	const char *rest = a + an;
+	size_t rn = keep - skip - an;
+	return put_path(rn && rest[0] == '/' ? "" : "/", rest, rn, max, path,
+			cap, why, whylen);
+}
+
+void urlpath_shown(const char *text, size_t len, char out[URLPATH_SHOWN])
+{
+	int utf8 = urlpath_utf8_ok(text, len, NULL);
+	size_t lim = len > 60 ? 60 : len, k = 0;
+	/* cut UTF-8 text at a character boundary */
+	while (utf8 && lim < len && lim && ((unsigned char)text[lim] & 0xC0) == 0x80)
+		lim--;
+	for (size_t i = 0; i < lim; i++) {
+		unsigned char c = (unsigned char)text[i];
+		if (c < 0x20 || c == 0x7f || (c >= 0x80 && !utf8))
+			k += (size_t)snprintf(out + k, URLPATH_SHOWN - k,
+					      "\\x%02x", c);
+		else
+			out[k++] = (char)c;
+	}
+	if (lim < len) {
+		memcpy(out + k, "...", 3);
+		k += 3;
+	}
+	out[k] = '\0';
+}

@@ -1,0 +1,48 @@
+/* urlscore.h: the score of a task known only by its path, for jobs whose
+ * mode takes its scores from the caller (frontier, discovery, freshness;
+ * store.h: struct ct_enqueue_batch). Used by `crawltop enqueue` and
+ * `crawltop simulate`, which know nothing else about a page.
+ *
+ *   frontier   seed 002 with type unknown (default weight), depth as
+ *              given (0 when unknown), discovery method the source type
+ *              (sitemap, link; none for manual), bias 0
+ *   freshness  seed 004 for a page never visited, with SPEC.md's defaults
+ *   discovery  unranked: the P2 lower bound (SPEC.md: a URL not yet ranked
+ *              is stored as P2)
+ * These are the scores a rescore (store.h: ct_store_job_rescore) gives
+ * the same tasks, which carry the same depth and discovery method
+ * (pathbatch.c) and no score inputs.
+ * fifo and hierarchy are scored by the store, importance takes none: for
+ * those no score is computed. The engine's settings come from the
+ * configuration (crawltop.conf, lookup order of the config layer). */
+#ifndef CRAWLTOP_URLSCORE_H
+#define CRAWLTOP_URLSCORE_H
+
+#include <stdint.h>
+
+#include "crawltop/hierarchy.h"
+#include "crawltop/settings.h"
+
+struct urlscore {
+	int needed;             /* 1: the mode wants a score per path */
+	char mode[16];
+	char domain[260];
+	struct ct_settings st;
+	int64_t now_ms;
+};
+
+/* Prepare for job mode and domain; loads the settings when the mode needs
+ * scores (prints the configuration's error as cmd and returns -1). */
+int urlscore_init(struct urlscore *u, const char *cmd, const char *mode,
+		  const char *domain);
+
+/* The score (0..100) of path found through src at depth (-1: unknown);
+ * -1 with the engine's message in why (n bytes) when it refuses. */
+int urlscore_of(const struct urlscore *u, const char *path, ct_source_type src,
+		int depth, double *out, char *why, size_t n);
+
+/* The discovery method a task found through src carries: "sitemap",
+ * "link", or NULL (manual, other). Static. */
+const char *urlscore_method(ct_source_type src);
+
+#endif

@@ -1,0 +1,699 @@
+/* aquery.c: one asynchronous connection for an event loop (aquery.h).
+ *
+ * A small state machine over libpq's asynchronous API:
+ *
+ *   DOWN --connect--> CONNECTING (PQconnectPoll, then the setup query:
+ *   SET statement_timeout, LISTEN ...) --> READY (queued queries run one
+ *   at a time) --lost--> DOWN
+ *
+ * Results are copied out of the PGresult into one allocation of strings,
+ * so the caller never sees libpq. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libpq-fe.h>
+
+#include "aquery.h"
+
+/* A queued or running query. Owns its copies of sql and params. */
+struct aq_query {
+	struct aq_query *next;
+	int tag;
+	int n;
+	char *what, *sql;
+	char **params;
+	double sent_at; /* monotonic seconds, 0 until sent */
+};
+
+/* A finished query waiting for ct_aconn_take. */
+struct aq_done {
+	struct aq_done *next;
+	struct ct_arows *rows;
+};
+
+struct aq_note {
+	struct aq_note *next;
+	char chan[64];
+};
+
+struct ct_aconn {
+	char *dsn;
+	int timeout_ms;
+	char **listen;       /* NULL-terminated copy */
+	PGconn *conn;
+	enum ct_aconn_state state;
+	int connect_want;    /* CT_AC_WANT_* the connect poll asked for */
+	int in_setup;        /* the setup query is running */
+	int want_flush;      /* PQflush still has data to send */
+	struct aq_query *head, *tail; /* queue; head runs when sent_at > 0 */
+	struct aq_done *dhead, *dtail;
+	struct aq_note *nhead, *ntail;
+	PGresult *cur;       /* the result kept for the running query */
+	char display[256];
+	char last_error[CT_ERROR_LEN];
+};
+
+/* Monotonic clock in seconds. */
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Copy src into dst (size n) without trailing newlines and spaces. */
+static void trimmed(char *dst, size_t n, const char *src)
+{
+	snprintf(dst, n, "%s", src ? src : "");
+	size_t l = strlen(dst);
+	while (l && (dst[l - 1] == '\n' || dst[l - 1] == ' '))
+		dst[--l] = '\0';
+}
+
+/* SQLSTATE -> ct_status, the mapping store.h documents. */
+static ct_status status_of(const char *state)
+{
+	if (!state || strlen(state) != 5)
+		return CT_EIO;
+	if (strcmp(state, "P0002") == 0)
+		return CT_ENOENT;
+	if (strcmp(state, "22003") == 0)
+		return CT_ERANGE;
+	if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0 ||
+	    strcmp(state, "42501") == 0 || strcmp(state, "55000") == 0)
+		return CT_EINVAL;
+	if (strncmp(state, "53", 2) == 0)
+		return CT_ENOMEM;
+	return CT_EIO;
+}
+
+const char *ct_arows_get(const struct ct_arows *r, int row, int col)
+{
+	if (!r || row < 0 || col < 0 || row >= r->nrows || col >= r->ncols)
+		return NULL;
+	return r->val[(size_t)row * r->ncols + col];
+}
+
+const char *ct_arows_str(const struct ct_arows *r, int row, int col,
+			 const char *def)
+{
+	const char *v = ct_arows_get(r, row, col);
+	return v ? v : def;
+}
+
+void ct_arows_free(struct ct_arows *r)
+{
+	free(r); /* one allocation: header, pointers, strings */
+}
+
+/* A result with no rows: for failures. NULL when out of memory. */
+static struct ct_arows *rows_empty(int tag)
+{
+	struct ct_arows *r = calloc(1, sizeof *r);
+	if (r)
+		r->tag = tag;
+	return r;
+}
+
+/* Copy a PGresult (may be NULL) into one allocation. */
+static struct ct_arows *rows_from(int tag, PGresult *res)
+{
+	int nr = res ? PQntuples(res) : 0, nc = res ? PQnfields(res) : 0;
+	size_t cells = (size_t)nr * nc, bytes = 0;
+	for (int i = 0; i < nr; i++)
+		for (int j = 0; j < nc; j++)
+			if (!PQgetisnull(res, i, j))
+				bytes += (size_t)PQgetlength(res, i, j) + 1;
+	struct ct_arows *r = malloc(sizeof *r + cells * sizeof(char *) + bytes);
+	if (!r)
+		return NULL;
+	memset(r, 0, sizeof *r);
+	r->tag = tag;
+	r->nrows = nr;
+	r->ncols = nc;
+	r->val = (char **)(r + 1);
+	char *p = (char *)(r->val + cells);
+	for (int i = 0; i < nr; i++)
+		for (int j = 0; j < nc; j++) {
+			char **slot = &r->val[(size_t)i * nc + j];
+			if (PQgetisnull(res, i, j)) {
+				*slot = NULL;
+				continue;
+			}
+			size_t l = (size_t)PQgetlength(res, i, j);
+			memcpy(p, PQgetvalue(res, i, j), l);
+			p[l] = '\0';
+			*slot = p;
+			p += l + 1;
+		}
+	if (res && PQresultStatus(res) == PGRES_COMMAND_OK)
+		r->affected = atol(PQcmdTuples(res));
+	else
+		r->affected = nr;
+	return r;
+}
+
+static void query_free(struct aq_query *q)
+{
+	if (!q)
+		return;
+	for (int i = 0; i < q->n; i++)
+		free(q->params[i]);
+	free(q->params);
+	free(q->what);
+	free(q->sql);
+	free(q);
+}
+
+/* Append a finished query's rows (NULL when memory ran out: dropped). */
+static void done_push(struct ct_aconn *c, struct ct_arows *r)
+{
+	if (!r)
+		return;
+	struct aq_done *d = malloc(sizeof *d);
+	if (!d) {
+		ct_arows_free(r);
+		return;
+	}
+	d->next = NULL;
+	d->rows = r;
+	if (c->dtail)
+		c->dtail->next = d;
+	else
+		c->dhead = d;
+	c->dtail = d;
+}
+
+/* Finish the head query with a failure that did not come from a result. */
+static void fail_head(struct ct_aconn *c, const char *msg)
+{
+	struct aq_query *q = c->head;
+	if (!q)
+		return;
+	c->head = q->next;
+	if (!c->head)
+		c->tail = NULL;
+	struct ct_arows *r = rows_empty(q->tag);
+	if (r) {
+		r->st = CT_EIO;
+		snprintf(r->err, sizeof r->err, "%s: %s", q->what, msg);
+		if (q->sent_at > 0)
+			r->ms = (now_s() - q->sent_at) * 1e3;
+	}
+	done_push(c, r);
+	query_free(q);
+}
+
+/* The connection is gone: record why, fail every query, go DOWN. */
+static unsigned lose(struct ct_aconn *c, const char *why)
+{
+	char msg[CT_ERROR_LEN];
+	trimmed(msg, sizeof msg, why && *why ? why :
+		(c->conn ? PQerrorMessage(c->conn) : "connection lost"));
+	if (!msg[0])
+		snprintf(msg, sizeof msg, "connection lost");
+	for (char *p = msg; *p; p++) /* one line for a header or a log */
+		if (*p == '\n' || *p == '\t' || *p == '\r')
+			*p = ' ';
+	snprintf(c->last_error, sizeof c->last_error, "%s", msg);
+	char qmsg[CT_ERROR_LEN];
+	snprintf(qmsg, sizeof qmsg, "connection lost: %.400s", msg);
+	unsigned ev = CT_AC_EV_LOST;
+	if (c->head)
+		ev |= CT_AC_EV_RESULT;
+	while (c->head)
+		fail_head(c, qmsg);
+	if (c->cur) {
+		PQclear(c->cur);
+		c->cur = NULL;
+	}
+	if (c->conn) {
+		PQfinish(c->conn);
+		c->conn = NULL;
+	}
+	c->state = CT_AC_DOWN;
+	c->in_setup = 0;
+	c->want_flush = 0;
+	return ev;
+}
+
+/* Server notices are dropped: the console owns the terminal. */
+static void drop_notice(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
+ct_status ct_aconn_new(const struct ct_aconn_opts *opts,
+		       struct ct_aconn **out, struct ct_error *err)
+{
+	*out = NULL;
+	struct ct_aconn *c = calloc(1, sizeof *c);
+	if (!c)
+		return ct_error_set(err, CT_ENOMEM, "connect: out of memory");
+	c->dsn = strdup(opts->dsn ? opts->dsn : "");
+	c->timeout_ms = opts->statement_timeout_ms > 0 ?
+			opts->statement_timeout_ms : 5000;
+	size_t n = 0;
+	while (opts->listen && opts->listen[n])
+		n++;
+	c->listen = calloc(n + 1, sizeof *c->listen);
+	int oom = !c->dsn || !c->listen;
+	for (size_t i = 0; !oom && i < n; i++)
+		oom = !(c->listen[i] = strdup(opts->listen[i]));
+	if (oom) {
+		ct_aconn_free(c);
+		return ct_error_set(err, CT_ENOMEM, "connect: out of memory");
+	}
+	*out = c;
+	return CT_OK;
+}
+
+void ct_aconn_free(struct ct_aconn *c)
+{
+	if (!c)
+		return;
+	ct_aconn_disconnect(c);
+	while (c->dhead) {
+		struct aq_done *d = c->dhead;
+		c->dhead = d->next;
+		ct_arows_free(d->rows);
+		free(d);
+	}
+	while (c->nhead) {
+		struct aq_note *nt = c->nhead;
+		c->nhead = nt->next;
+		free(nt);
+	}
+	for (size_t i = 0; c->listen && c->listen[i]; i++)
+		free(c->listen[i]);
+	free(c->listen);
+	free(c->dsn);
+	free(c);
+}
+
+ct_status ct_aconn_connect(struct ct_aconn *c, struct ct_error *err)
+{
+	if (c->state != CT_AC_DOWN)
+		return ct_error_set(err, CT_EINVAL, "connect: already connected");
+	/* As ct_store_open: dbname may be a whole connection string or URI
+	 * (expand_dbname); the later keywords fill in what it leaves unset. */
+	const char *const keys[] = {"dbname", "fallback_application_name",
+				    "client_encoding", "connect_timeout", NULL};
+	const char *const vals[] = {c->dsn, "crawltop", "UTF8", "10", NULL};
+	char *perr = NULL;
+	PQconninfoOption *chk = PQconninfoParse(c->dsn[0] ? c->dsn : "", &perr);
+	if (!chk && c->dsn[0] && strchr(c->dsn, '=') == NULL &&
+	    strstr(c->dsn, "://") == NULL) {
+		/* a bare word is a database name: libpq accepts it */
+		PQfreemem(perr);
+		perr = NULL;
+	} else if (!chk) {
+		char msg[CT_ERROR_LEN];
+		trimmed(msg, sizeof msg, perr ? perr : "out of memory");
+		PQfreemem(perr);
+		snprintf(c->last_error, sizeof c->last_error, "%s", msg);
+		return ct_error_set(err, CT_EINVAL, "connect: %s", msg);
+	}
+	PQconninfoFree(chk);
+	c->conn = PQconnectStartParams(keys, vals, 1);
+	if (!c->conn)
+		return ct_error_set(err, CT_ENOMEM, "connect: out of memory");
+	/* libpq prints notices to stderr by default: never on our screen */
+	PQsetNoticeProcessor(c->conn, drop_notice, NULL);
+	c->state = CT_AC_CONNECTING;
+	c->connect_want = CT_AC_WANT_WRITE; /* libpq: as if POLLING_WRITING */
+	c->in_setup = 0;
+	c->want_flush = 0;
+	return CT_OK;
+}
+
+void ct_aconn_disconnect(struct ct_aconn *c)
+{
+	if (c->state == CT_AC_DOWN && !c->conn)
+		return;
+	char msg[] = "disconnected";
+	while (c->head)
+		fail_head(c, msg);
+	if (c->cur) {
+		PQclear(c->cur);
+		c->cur = NULL;
+	}
+	if (c->conn) {
+		PQfinish(c->conn);
+		c->conn = NULL;
+	}
+	c->state = CT_AC_DOWN;
+	c->in_setup = 0;
+	c->want_flush = 0;
+}
+
+enum ct_aconn_state ct_aconn_state(const struct ct_aconn *c)
+{
+	return c->state;
+}
+
+int ct_aconn_fd(const struct ct_aconn *c)
+{
+	return c->conn ? PQsocket(c->conn) : -1;
+}
+
+unsigned ct_aconn_events(const struct ct_aconn *c)
+{
+	if (!c->conn)
+		return 0;
+	if (c->state == CT_AC_CONNECTING && !c->in_setup)
+		return (unsigned)c->connect_want;
+	return CT_AC_WANT_READ | (c->want_flush ? CT_AC_WANT_WRITE : 0u);
+}
+
+/* Flush the output buffer; 0 ok, -1 when the connection failed. */
+static int flush(struct ct_aconn *c)
+{
+	int f = PQflush(c->conn);
+	if (f < 0)
+		return -1;
+	c->want_flush = f == 1;
+	return 0;
+}
+
+/* The session setup: one simple query with several statements. */
+static int send_setup(struct ct_aconn *c)
+{
+	char sql[1024];
+	int l = snprintf(sql, sizeof sql, "SET statement_timeout = %d",
+			 c->timeout_ms);
+	for (size_t i = 0; c->listen[i] && l < (int)sizeof sql - 200; i++) {
+		char *id = PQescapeIdentifier(c->conn, c->listen[i],
+					      strlen(c->listen[i]));
+		if (!id)
+			return -1;
+		l += snprintf(sql + l, sizeof sql - l, "; LISTEN %s", id);
+		PQfreemem(id);
+	}
+	if (PQsetnonblocking(c->conn, 1) != 0 || !PQsendQuery(c->conn, sql))
+		return -1;
+	c->in_setup = 1;
+	return flush(c);
+}
+
+/* Send the head query if none is running. 0 ok, -1 connection failed. */
+static int send_next(struct ct_aconn *c)
+{
+	struct aq_query *q = c->head;
+	if (c->state != CT_AC_READY || !q || q->sent_at > 0)
+		return 0;
+	q->sent_at = now_s();
+	if (!PQsendQueryParams(c->conn, q->sql, q->n, NULL,
+			       (const char *const *)q->params, NULL, NULL, 0)) {
+		if (PQstatus(c->conn) != CONNECTION_OK)
+			return -1;
+		/* refused locally (e.g. bad parameter count): fail this one */
+		char msg[CT_ERROR_LEN];
+		trimmed(msg, sizeof msg, PQerrorMessage(c->conn));
+		fail_head(c, msg);
+		return send_next(c);
+	}
+	return flush(c);
+}
+
+/* The running query's results are all in: hand it over. */
+static void finish_head(struct ct_aconn *c)
+{
+	struct aq_query *q = c->head;
+	PGresult *res = c->cur;
+	c->cur = NULL;
+	c->head = q->next;
+	if (!c->head)
+		c->tail = NULL;
+	ExecStatusType rs = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	struct ct_arows *r;
+	if (rs == PGRES_COMMAND_OK || rs == PGRES_TUPLES_OK) {
+		r = rows_from(q->tag, res);
+	} else {
+		r = rows_empty(q->tag);
+		if (r) {
+			const char *state = res ? PQresultErrorField(res,
+						PG_DIAG_SQLSTATE) : NULL;
+			char msg[CT_ERROR_LEN / 2];
+			trimmed(msg, sizeof msg, res && PQresultErrorField(res,
+				PG_DIAG_MESSAGE_PRIMARY) ?
+				PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) :
+				PQerrorMessage(c->conn));
+			r->st = status_of(state);
+			if (state) {
+				snprintf(r->sqlstate, sizeof r->sqlstate, "%s",
+					 state);
+				snprintf(r->err, sizeof r->err,
+					 "%s: %s (SQLSTATE %s)", q->what, msg,
+					 r->sqlstate);
+			} else {
+				snprintf(r->err, sizeof r->err, "%s: %s",
+					 q->what, msg[0] ? msg : "failed");
+			}
+		}
+	}
+	if (r)
+		r->ms = (now_s() - q->sent_at) * 1e3;
+	PQclear(res);
+	done_push(c, r);
+	query_free(q);
+}
+
+/* Keep the first error, else the last result, of a running query. */
+static void keep_result(struct ct_aconn *c, PGresult *res)
+{
+	if (c->cur) {
+		ExecStatusType old = PQresultStatus(c->cur);
+		if (old != PGRES_COMMAND_OK && old != PGRES_TUPLES_OK) {
+			PQclear(res);
+			return;
+		}
+		PQclear(c->cur);
+	}
+	c->cur = res;
+}
+
+/* Read what arrived: results and notifications. Returns events. */
+static unsigned read_input(struct ct_aconn *c, int readable)
+{
+	unsigned ev = 0;
+	if (readable && !PQconsumeInput(c->conn))
+		return lose(c, NULL);
+	for (;;) {
+		if (PQisBusy(c->conn))
+			break;
+		PGresult *res = PQgetResult(c->conn);
+		if (res) {
+			if (c->in_setup || c->head)
+				keep_result(c, res);
+			else
+				PQclear(res);
+			continue;
+		}
+		/* NULL: the running statement is complete */
+		if (c->in_setup) {
+			int ok = c->cur && PQresultStatus(c->cur) == PGRES_COMMAND_OK;
+			char msg[CT_ERROR_LEN];
+			trimmed(msg, sizeof msg, c->cur ?
+				PQresultErrorMessage(c->cur) : "no result");
+			PQclear(c->cur);
+			c->cur = NULL;
+			c->in_setup = 0;
+			if (!ok)
+				return ev | lose(c, msg);
+			c->state = CT_AC_READY;
+			c->last_error[0] = '\0';
+			ev |= CT_AC_EV_CONNECTED;
+		} else if (c->head && c->head->sent_at > 0) {
+			finish_head(c);
+			ev |= CT_AC_EV_RESULT;
+		} else {
+			break;
+		}
+		if (send_next(c) < 0)
+			return ev | lose(c, NULL);
+		if (!c->head || c->head->sent_at == 0)
+			break;
+	}
+	PGnotify *nt;
+	while ((nt = PQnotifies(c->conn)) != NULL) {
+		struct aq_note *a = malloc(sizeof *a);
+		if (a) {
+			snprintf(a->chan, sizeof a->chan, "%s", nt->relname);
+			a->next = NULL;
+			if (c->ntail)
+				c->ntail->next = a;
+			else
+				c->nhead = a;
+			c->ntail = a;
+			ev |= CT_AC_EV_NOTIFY;
+		}
+		PQfreemem(nt);
+	}
+	if (PQstatus(c->conn) != CONNECTION_OK)
+		return ev | lose(c, NULL);
+	return ev;
+}
+
+/* One step of the non-blocking connect. */
+static unsigned step_connect(struct ct_aconn *c, unsigned ready)
+{
+	if (PQstatus(c->conn) == CONNECTION_BAD)
+		return lose(c, NULL);
+	if (!(ready & (unsigned)c->connect_want))
+		return 0;
+	switch (PQconnectPoll(c->conn)) {
+	case PGRES_POLLING_READING:
+		c->connect_want = CT_AC_WANT_READ;
+		return 0;
+	case PGRES_POLLING_WRITING:
+		c->connect_want = CT_AC_WANT_WRITE;
+		return 0;
+	case PGRES_POLLING_OK:
+		if (send_setup(c) < 0)
+			return lose(c, NULL);
+		return 0;
+	default:
+		return lose(c, NULL);
+	}
+}
+
+unsigned ct_aconn_step(struct ct_aconn *c, unsigned ready)
+{
+	if (!c->conn)
+		return 0;
+	if (c->state == CT_AC_CONNECTING && !c->in_setup)
+		return step_connect(c, ready);
+	if (c->want_flush && (ready & CT_AC_WANT_WRITE) && flush(c) < 0)
+		return lose(c, NULL);
+	unsigned ev = 0;
+	if (c->state == CT_AC_READY && send_next(c) < 0)
+		return lose(c, NULL);
+	ev |= read_input(c, (ready & CT_AC_WANT_READ) != 0);
+	return ev;
+}
+
+ct_status ct_aconn_send(struct ct_aconn *c, int tag, const char *what,
+			const char *sql, int n, const char *const *params,
+			struct ct_error *err)
+{
+	if (c->state == CT_AC_DOWN)
+		return ct_error_set(err, CT_EIO, "%s: not connected", what);
+	struct aq_query *q = calloc(1, sizeof *q);
+	if (!q)
+		return ct_error_set(err, CT_ENOMEM, "%s: out of memory", what);
+	q->tag = tag;
+	q->n = n;
+	q->what = strdup(what);
+	q->sql = strdup(sql);
+	q->params = calloc(n > 0 ? (size_t)n : 1, sizeof *q->params);
+	int oom = !q->what || !q->sql || !q->params;
+	for (int i = 0; !oom && i < n; i++)
+		if (params[i] && !(q->params[i] = strdup(params[i])))
+			oom = 1;
+	if (oom) {
+		q->n = q->params ? n : 0;
+		query_free(q);
+		return ct_error_set(err, CT_ENOMEM, "%s: out of memory", what);
+	}
+	if (c->tail)
+		c->tail->next = q;
+	else
+		c->head = q;
+	c->tail = q;
+	if (send_next(c) < 0)
+		lose(c, NULL); /* reported as results with CT_EIO */
+	return CT_OK;
+}
+
+size_t ct_aconn_pending(const struct ct_aconn *c)
+{
+	size_t n = 0;
+	for (const struct aq_query *q = c->head; q; q = q->next)
+		n++;
+	return n;
+}
+
+struct ct_arows *ct_aconn_take(struct ct_aconn *c)
+{
+	struct aq_done *d = c->dhead;
+	if (!d)
+		return NULL;
+	c->dhead = d->next;
+	if (!c->dhead)
+		c->dtail = NULL;
+	struct ct_arows *r = d->rows;
+	free(d);
+	return r;
+}
+
+int ct_aconn_notification(struct ct_aconn *c, char *buf, size_t len)
+{
+	struct aq_note *a = c->nhead;
+	if (!a)
+		return 0;
+	c->nhead = a->next;
+	if (!c->nhead)
+		c->ntail = NULL;
+	if (buf && len)
+		snprintf(buf, len, "%s", a->chan);
+	free(a);
+	return 1;
+}
+
+/* The value of keyword kw in the parsed options, or NULL. */
+static const char *opt_val(PQconninfoOption *o, const char *kw)
+{
+	for (; o && o->keyword; o++)
+		if (strcmp(o->keyword, kw) == 0 && o->val && o->val[0])
+			return o->val;
+	return NULL;
+}
+
+const char *ct_aconn_display(struct ct_aconn *c)
+{
+	const char *user, *host, *port, *db;
+	PQconninfoOption *o = NULL;
+	if (c->conn && PQstatus(c->conn) == CONNECTION_OK) {
+		user = PQuser(c->conn);
+		host = PQhost(c->conn);
+		port = PQport(c->conn);
+		db = PQdb(c->conn);
+	} else {
+		/* from the DSN, then the environment; the password is never
+		 * read, so it cannot be shown */
+		char *perr = NULL;
+		o = c->dsn[0] && (strchr(c->dsn, '=') || strstr(c->dsn, "://")) ?
+		    PQconninfoParse(c->dsn, &perr) : NULL;
+		PQfreemem(perr);
+		user = opt_val(o, "user");
+		host = opt_val(o, "host");
+		port = opt_val(o, "port");
+		db = opt_val(o, "dbname");
+		if (!db && c->dsn[0] && !o)
+			db = c->dsn;
+		if (!user)
+			user = getenv("PGUSER");
+		if (!host)
+			host = getenv("PGHOST");
+		if (!port)
+			port = getenv("PGPORT");
+		if (!db)
+			db = getenv("PGDATABASE");
+	}
+	snprintf(c->display, sizeof c->display, "%s@%s:%s/%s",
+		 user && *user ? user : "?", host && *host ? host : "localhost",
+		 port && *port ? port : "5432", db && *db ? db : "?");
+	if (o)
+		PQconninfoFree(o);
+	return c->display;
+}
+
+const char *ct_aconn_last_error(const struct ct_aconn *c)
+{
+	return c->last_error;
+}

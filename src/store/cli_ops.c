@@ -1,0 +1,208 @@
+/* cli_ops.c: job lookups, job rows with task counts and transactions for
+ * the scripting commands (cli_ops.h). Plain SELECTs with every outside
+ * value as a parameter, through st_exec like the rest of the store. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_ops.h"
+#include "store_int.h"
+
+/* The columns of one job row with its counts; $1 NULL selects every job. */
+static const char job_sql[] =
+	"SELECT j.id, j.name, d.name, j.prioritization_mode, j.status, "
+	"j.priority, j.max_retries, j.total_pages, "
+	"c.pending, c.running, c.completed, c.failed, c.skipped, "
+	"to_char(j.created_at AT TIME ZONE 'UTC', "
+	"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
+	"to_char(j.updated_at AT TIME ZONE 'UTC', "
+	"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') "
+	"FROM crawltop.jobs j "
+	"JOIN crawltop.domains d ON d.id = j.domain_id "
+	"CROSS JOIN LATERAL (SELECT "
+	"count(*) FILTER (WHERE t.status = 'pending') AS pending, "
+	"count(*) FILTER (WHERE t.status = 'running') AS running, "
+	"count(*) FILTER (WHERE t.status = 'completed') AS completed, "
+	"count(*) FILTER (WHERE t.status = 'failed') AS failed, "
+	"count(*) FILTER (WHERE t.status = 'skipped') AS skipped "
+	"FROM crawltop.tasks t WHERE t.job_id = j.id) c "
+	"WHERE $1::bigint IS NULL OR j.id = $1::bigint "
+	"ORDER BY j.id";
+
+/* Copy row `row` of a job_sql result into *o. */
+static void job_row(const PGresult *r, int row, struct ct_job_info *o)
+{
+	memset(o, 0, sizeof *o);
+	o->id = strtoll(PQgetvalue(r, row, 0), NULL, 10);
+	snprintf(o->name, sizeof o->name, "%s", PQgetvalue(r, row, 1));
+	snprintf(o->domain, sizeof o->domain, "%s", PQgetvalue(r, row, 2));
+	snprintf(o->mode, sizeof o->mode, "%s", PQgetvalue(r, row, 3));
+	snprintf(o->status, sizeof o->status, "%s", PQgetvalue(r, row, 4));
+	o->priority = atoi(PQgetvalue(r, row, 5));
+	o->max_retries = atoi(PQgetvalue(r, row, 6));
+	o->total_pages = atol(PQgetvalue(r, row, 7));
+	o->pending = strtoll(PQgetvalue(r, row, 8), NULL, 10);
+	o->running = strtoll(PQgetvalue(r, row, 9), NULL, 10);
+	o->completed = strtoll(PQgetvalue(r, row, 10), NULL, 10);
+	o->failed = strtoll(PQgetvalue(r, row, 11), NULL, 10);
+	o->skipped = strtoll(PQgetvalue(r, row, 12), NULL, 10);
+	snprintf(o->created, sizeof o->created, "%s", PQgetvalue(r, row, 13));
+	snprintf(o->updated, sizeof o->updated, "%s", PQgetvalue(r, row, 14));
+}
+
+/* True when spec is 1..18 decimal digits: a possible job id. */
+static int all_digits(const char *spec)
+{
+	size_t n = strlen(spec);
+	if (n == 0 || n > 18)
+		return 0;
+	return strspn(spec, "0123456789") == n;
+}
+
+ct_status ct_store_job_find(struct ct_store *s, const char *spec,
+			    int64_t *id, struct ct_error *err)
+{
+	*id = 0;
+	const char *params[] = {spec, all_digits(spec) ? spec : NULL};
+	PGresult *r;
+	ct_status st = st_exec(s, "find job",
+		"SELECT id FROM crawltop.jobs WHERE name = $1 OR id = $2::bigint "
+		"ORDER BY name = $1 DESC LIMIT 1", 2, params, &r, err);
+	if (st != CT_OK)
+		return st;
+	if (PQntuples(r) == 0)
+		st = ct_error_set(err, CT_ENOENT, "job '%.100s' does not exist "
+				  "(no job has that name%s)", spec,
+				  params[1] ? " or id" : "");
+	else
+		*id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	return st;
+}
+
+ct_status ct_store_job_get(struct ct_store *s, int64_t job_id,
+			   struct ct_job_info *out, struct ct_error *err)
+{
+	char job[24];
+	snprintf(job, sizeof job, "%" PRId64, job_id);
+	const char *params[] = {job};
+	PGresult *r;
+	ct_status st = st_exec(s, "read job", job_sql, 1, params, &r, err);
+	if (st != CT_OK)
+		return st;
+	if (PQntuples(r) == 0)
+		st = ct_error_set(err, CT_ENOENT, "read job: job %" PRId64
+				  " does not exist", job_id);
+	else
+		job_row(r, 0, out);
+	PQclear(r);
+	return st;
+}
+
+ct_status ct_store_job_list(struct ct_store *s, struct ct_job_info_list *out,
+			    struct ct_error *err)
+{
+	*out = (struct ct_job_info_list){0};
+	const char *params[] = {NULL};
+	PGresult *r;
+	ct_status st = st_exec(s, "list jobs", job_sql, 1, params, &r, err);
+	if (st != CT_OK)
+		return st;
+	size_t n = (size_t)PQntuples(r);
+	if (n) {
+		out->jobs = calloc(n, sizeof *out->jobs);
+		if (!out->jobs) {
+			PQclear(r);
+			return ct_error_set(err, CT_ENOMEM, "list jobs: out of "
+					    "memory for %zu jobs", n);
+		}
+		for (size_t i = 0; i < n; i++)
+			job_row(r, (int)i, &out->jobs[i]);
+		out->n = n;
+	}
+	PQclear(r);
+	return CT_OK;
+}
+
+void ct_job_info_list_free(struct ct_job_info_list *l)
+{
+	free(l->jobs);
+	*l = (struct ct_job_info_list){0};
+}
+
+ct_status ct_store_job_active(struct ct_store *s, int64_t job_id,
+			      int64_t *pending, int64_t *running,
+			      struct ct_error *err)
+{
+	char job[24];
+	snprintf(job, sizeof job, "%" PRId64, job_id);
+	const char *params[] = {job};
+	PGresult *r;
+	ct_status st = st_exec(s, "count active tasks",
+		"SELECT (SELECT count(*) FROM crawltop.tasks "
+		"WHERE job_id = $1::bigint AND status = 'pending'), "
+		"(SELECT count(*) FROM crawltop.tasks "
+		"WHERE job_id = $1::bigint AND status = 'running')",
+		1, params, &r, err);
+	if (st != CT_OK)
+		return st;
+	*pending = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	*running = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+	PQclear(r);
+	return CT_OK;
+}
+
+/* Run sql (no parameters) and return its first value as an int. */
+static ct_status one_int(struct ct_store *s, const char *what, const char *sql,
+			 int *out, struct ct_error *err)
+{
+	PGresult *r;
+	ct_status st = st_exec(s, what, sql, 0, NULL, &r, err);
+	if (st != CT_OK)
+		return st;
+	*out = atoi(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return CT_OK;
+}
+
+ct_status ct_store_max_url_bytes(struct ct_store *s, int *out,
+				 struct ct_error *err)
+{
+	return one_int(s, "max url bytes", "SELECT crawltop.max_url_bytes()",
+		       out, err);
+}
+
+ct_status ct_store_default_priority(struct ct_store *s, int *out,
+				    struct ct_error *err)
+{
+	return one_int(s, "default priority",
+		"SELECT coalesce((SELECT (value->>'default_priority')::integer "
+		"FROM crawltop.settings ORDER BY version DESC LIMIT 1), 5)",
+		out, err);
+}
+
+ct_status ct_store_begin(struct ct_store *s, struct ct_error *err)
+{
+	return st_exec(s, "begin", "BEGIN", 0, NULL, NULL, err);
+}
+
+/* COMMIT of a transaction that a failed statement aborted succeeds as a
+ * ROLLBACK: report that as the failure it is. */
+ct_status ct_store_commit(struct ct_store *s, struct ct_error *err)
+{
+	PGresult *r;
+	ct_status st = st_exec(s, "commit", "COMMIT", 0, NULL, &r, err);
+	if (st != CT_OK)
+		return st;
+	if (strcmp(PQcmdStatus(r), "ROLLBACK") == 0)
+		st = ct_error_set(err, CT_EIO, "commit: the transaction was "
+				  "aborted and has been rolled back");
+	PQclear(r);
+	return st;
+}
+
+ct_status ct_store_rollback(struct ct_store *s, struct ct_error *err)
+{
+	return st_exec(s, "rollback", "ROLLBACK", 0, NULL, NULL, err);
+}

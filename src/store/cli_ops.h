@@ -1,0 +1,76 @@
+/* cli_ops.h: the reads and small helpers the scripting commands need
+ * (`crawltop job`, `enqueue`, `simulate`) beyond store.h: finding a job
+ * by name or id, one job's or every job's row with its task counts, and
+ * transactions around several store.h calls.
+ *
+ * The reads are plain SELECTs on the tables (a crawltop_viewer may run
+ * them); nothing here writes except through the transaction helpers.
+ * Errors follow store.h: a ct_status, and err says "<what>: message
+ * (SQLSTATE xxxxx)". */
+#ifndef CRAWLTOP_STORE_CLI_OPS_H
+#define CRAWLTOP_STORE_CLI_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+
+/* One job with its task counts. Strings are copied into the struct. */
+struct ct_job_info {
+	int64_t id;
+	char name[65];
+	char domain[260];
+	char mode[16];
+	char status[16];
+	int priority;         /* 1..10 */
+	int max_retries;
+	long total_pages;
+	int64_t pending, running, completed, failed, skipped;
+	char created[40], updated[40]; /* ISO 8601, UTC */
+};
+
+/* Every job, by id. Owns its array. */
+struct ct_job_info_list {
+	struct ct_job_info *jobs;
+	size_t n;
+};
+
+/* Find a job by name, or, when spec is all digits and no job has that
+ * name, by id. CT_ENOENT, with err naming spec, when there is none. */
+ct_status ct_store_job_find(struct ct_store *s, const char *spec,
+			    int64_t *id, struct ct_error *err);
+
+/* The job job_id with its task counts; CT_ENOENT when it does not exist. */
+ct_status ct_store_job_get(struct ct_store *s, int64_t job_id,
+			   struct ct_job_info *out, struct ct_error *err);
+
+/* Every job with its task counts, by id. Free with ct_job_info_list_free. */
+ct_status ct_store_job_list(struct ct_store *s, struct ct_job_info_list *out,
+			    struct ct_error *err);
+void ct_job_info_list_free(struct ct_job_info_list *l);
+
+/* Only the pending and running task counts of job_id (cheap enough to
+ * poll: both come from the partial indexes). */
+ct_status ct_store_job_active(struct ct_store *s, int64_t job_id,
+			      int64_t *pending, int64_t *running,
+			      struct ct_error *err);
+
+/* The store's longest accepted path or URL in bytes
+ * (crawltop.max_url_bytes()). */
+ct_status ct_store_max_url_bytes(struct ct_store *s, int *out,
+				 struct ct_error *err);
+
+/* The database's default job priority (setting default_priority; 5 when
+ * unset). */
+ct_status ct_store_default_priority(struct ct_store *s, int *out,
+				    struct ct_error *err);
+
+/* Transactions around several calls on one handle: begin, then commit or
+ * roll back. A failed statement inside leaves the transaction aborted:
+ * roll it back. ct_store_rollback never fails the caller (it is the
+ * cleanup path); it returns the status for those who care. */
+ct_status ct_store_begin(struct ct_store *s, struct ct_error *err);
+ct_status ct_store_commit(struct ct_store *s, struct ct_error *err);
+ct_status ct_store_rollback(struct ct_store *s, struct ct_error *err);
+
+#endif

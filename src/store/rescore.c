@@ -1,0 +1,481 @@
+/* rescore.c: setting a job's mode, and rescoring a job's unfinished tasks
+ * in batches with the engine (data/sql/0005_claims_and_modes.sql,
+ * section 3).
+ *
+ * One batch is one transaction: crawltop.rescore_fetch locks the job and
+ * the next batch of tasks (a range of page ids) and returns their engine
+ * inputs; this file computes each score with the engine and the caller's
+ * struct ct_settings; crawltop.rescore_apply writes them back (one
+ * set-based UPDATE over unnest of three arrays, one audit_log row). The
+ * cancel flag is read between batches, never inside one. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "store_int.h"
+
+#define RESCORE_BATCH_DEFAULT 10000
+#define RESCORE_BATCH_MAX 100000
+
+enum mode { M_FIFO, M_HIERARCHY, M_FRONTIER, M_DISCOVERY, M_FRESHNESS,
+	    M_IMPORTANCE, M_COUNT };
+
+static const char *const mode_names[M_COUNT] = {
+	[M_FIFO] = "fifo",
+	[M_HIERARCHY] = "hierarchy",
+	[M_FRONTIER] = "frontier",
+	[M_DISCOVERY] = "discovery",
+	[M_FRESHNESS] = "freshness",
+	[M_IMPORTANCE] = "importance",
+};
+
+/* The columns of crawltop.rescore_fetch, in its order. The eight
+ * sub-score columns follow enum ct_subscore. */
+enum col {
+	C_TASK_ID, C_PAGE_ID, C_SCORE, C_CLASS, C_DOMAIN, C_PATH, C_PAGE_SCORE,
+	C_TYPE, C_DEPTH, C_METHOD,
+	C_BIAS, C_CLUSTER, C_CLASSIFICATION, C_REUSE, C_COST, C_GAP_CONF,
+	C_GAP_LIFT,
+	C_HAS_SUB, C_SUB0, C_SUB_LAST = C_SUB0 + CT_SUB_COUNT - 1,
+	C_HAS_SIG, C_CT_AGE, C_NS, C_ASN, C_WHOIS, C_BACKLINKS, C_FIRST_SEEN,
+	C_RARE_TLD, C_SUBDOMAIN, C_PARKING, C_DOC_PATH, C_DOC_EXT, C_VENDOR,
+	C_SOURCE, C_AGE, C_MALWARE, C_ADULT, C_FOR_SALE, C_SUSP_TLD, C_TOPIC,
+	C_VISITS, C_LAST_VISITED, C_LAST_CHANGED, C_RELEVANCE, C_HUB_DEPTH,
+	C_IS_HUB,
+	C_COUNT
+};
+
+static const char *const col_names[C_COUNT] = {
+	"task_id", "page_id", "score", "class", "domain", "path", "page_score",
+	"type", "depth", "discovery_method",
+	"bias", "cluster_occurrences", "classification", "knowledge_reuse",
+	"estimated_cost_ms", "gap_confidence", "gap_lift",
+	"has_subscores", "unseen_likelihood", "host_novelty",
+	"content_readiness", "link_yield", "source_reliability", "freshness",
+	"quality_safety", "topic_boost",
+	"has_signals", "ct_age_hours", "ns_changes", "asn_changes",
+	"whois_age_days", "backlinks", "first_seen_host", "rare_tld",
+	"subdomain_depth", "parking_score", "document_path",
+	"document_extension", "vendor_fingerprint", "source", "age_hours",
+	"malware", "adult", "for_sale", "suspicious_tld", "topic_match",
+	"visits", "last_visited", "last_changed", "topic_relevance",
+	"hub_depth", "is_hub",
+};
+
+static const char fetch_sql[] =
+	"SELECT * FROM crawltop.rescore_fetch($1::bigint, $2, $3::bigint, "
+	"$4::integer)";
+static const char apply_sql[] =
+	"SELECT crawltop.rescore_apply($1::bigint, $2, $3::bigint[], "
+	"$4::double precision[], $5::smallint[], $6::jsonb)";
+
+/* One row of a fetched batch, read column by column; NULL -> fallback. */
+struct row {
+	const PGresult *r;
+	int i;
+};
+
+static int is_null(const struct row *w, enum col c)
+{
+	return PQgetisnull(w->r, w->i, (int)c);
+}
+
+static const char *text_or(const struct row *w, enum col c, const char *def)
+{
+	return is_null(w, c) ? def : PQgetvalue(w->r, w->i, (int)c);
+}
+
+static double num_or(const struct row *w, enum col c, double def)
+{
+	return is_null(w, c) ? def : strtod(PQgetvalue(w->r, w->i, (int)c), NULL);
+}
+
+static long long int_or(const struct row *w, enum col c, long long def)
+{
+	return is_null(w, c) ? def
+			     : strtoll(PQgetvalue(w->r, w->i, (int)c), NULL, 10);
+}
+
+static bool bool_or(const struct row *w, enum col c, bool def)
+{
+	return is_null(w, c) ? def : PQgetvalue(w->r, w->i, (int)c)[0] == 't';
+}
+
+/* The result has the columns this file reads, in its order: otherwise the
+ * schema and the library are out of step, which is refused clearly. */
+static ct_status check_columns(const PGresult *r, struct ct_error *err)
+{
+	if (PQnfields(r) != C_COUNT)
+		return ct_error_set(err, CT_EIO, "rescore: crawltop.rescore_fetch "
+				    "returns %d columns, this library reads %d "
+				    "(schema and library out of step: migrate)",
+				    PQnfields(r), (int)C_COUNT);
+	for (int i = 0; i < C_COUNT; i++)
+		if (strcmp(PQfname(r, i), col_names[i]) != 0)
+			return ct_error_set(err, CT_EIO, "rescore: crawltop."
+					    "rescore_fetch column %d is %s, this "
+					    "library reads %s (migrate)", i + 1,
+					    PQfname(r, i), col_names[i]);
+	return CT_OK;
+}
+
+/* Frontier score (seed 002) of one row: type, depth, method from the task,
+ * the rest from its score inputs. */
+static ct_status frontier_score(const struct row *w, const struct ct_settings *set,
+				double *score, struct ct_error *err)
+{
+	char url[2400];
+	snprintf(url, sizeof url, "https://%s%s", text_or(w, C_DOMAIN, ""),
+		 text_or(w, C_PATH, "/"));
+	struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+	in.url = url;
+	in.type = text_or(w, C_TYPE, NULL);
+	in.depth = (int)int_or(w, C_DEPTH, 0);
+	in.bias = num_or(w, C_BIAS, 0);
+	in.discovery_method = text_or(w, C_METHOD, NULL);
+	in.knowledge_reuse = num_or(w, C_REUSE, 0);
+	if (!is_null(w, C_COST))
+		in.estimated_cost_ms = num_or(w, C_COST, 0);
+	in.has_gap = !is_null(w, C_GAP_CONF) || !is_null(w, C_GAP_LIFT);
+	in.gap_confidence = num_or(w, C_GAP_CONF, 0);
+	in.gap_lift = num_or(w, C_GAP_LIFT, 0);
+	in.cluster_occurrences = (long)int_or(w, C_CLUSTER, 0);
+	const char *cls = text_or(w, C_CLASSIFICATION, NULL);
+	if (cls && !ct_tp_class_parse(cls, &in.classification))
+		return ct_error_set(err, CT_EINVAL, "classification '%.32s' is "
+				    "unknown", cls);
+	struct ct_frontier_result fr;
+	ct_status st = ct_frontier_score(&set->frontier, &set->classes, &in,
+					 &fr, err);
+	if (st == CT_OK)
+		*score = fr.score;
+	return st;
+}
+
+/* Discovery score (seed 003) of one row: its sub-scores, else its raw
+ * signals; with neither the task is unranked (*unranked set, stored at
+ * the P2 bound: SPEC.md's backward compatibility). */
+static ct_status discovery_score(const struct row *w, const struct ct_settings *set,
+				 double *score, bool *unranked,
+				 struct ct_error *err)
+{
+	double sub[CT_SUB_COUNT];
+	ct_status st;
+	if (bool_or(w, C_HAS_SUB, false)) {
+		for (int i = 0; i < CT_SUB_COUNT; i++) {
+			if (is_null(w, (enum col)(C_SUB0 + i)))
+				return ct_error_set(err, CT_EINVAL, "sub-score %s "
+						    "is missing", col_names[C_SUB0 + i]);
+			sub[i] = num_or(w, (enum col)(C_SUB0 + i), 0);
+		}
+	} else if (bool_or(w, C_HAS_SIG, false)) {
+		struct ct_discovery_signals g;
+		ct_discovery_signals_init(&g);
+		g.ct_age_hours = num_or(w, C_CT_AGE, g.ct_age_hours);
+		g.ns_changes = (int)int_or(w, C_NS, 0);
+		g.asn_changes = (int)int_or(w, C_ASN, 0);
+		g.whois_age_days = num_or(w, C_WHOIS, g.whois_age_days);
+		g.backlinks = (long)int_or(w, C_BACKLINKS, g.backlinks);
+		g.first_seen_host = bool_or(w, C_FIRST_SEEN, false);
+		g.rare_tld = bool_or(w, C_RARE_TLD, false);
+		g.subdomain_depth = (int)int_or(w, C_SUBDOMAIN, 0);
+		g.parking_score = num_or(w, C_PARKING, g.parking_score);
+		g.document_path = bool_or(w, C_DOC_PATH, false);
+		g.document_extension = bool_or(w, C_DOC_EXT, false);
+		g.vendor_fingerprint = bool_or(w, C_VENDOR, false);
+		const char *src = text_or(w, C_SOURCE, NULL);
+		if (src && !ct_source_kind_parse(src, &g.source))
+			return ct_error_set(err, CT_EINVAL, "signals.source '%.32s' "
+					    "is unknown", src);
+		g.age_hours = num_or(w, C_AGE, g.age_hours);
+		g.malware = bool_or(w, C_MALWARE, false);
+		g.adult = bool_or(w, C_ADULT, false);
+		g.for_sale = bool_or(w, C_FOR_SALE, false);
+		g.suspicious_tld = bool_or(w, C_SUSP_TLD, false);
+		g.topic_match = num_or(w, C_TOPIC, g.topic_match);
+		if ((st = ct_discovery_subscores(&g, sub, err)) != CT_OK)
+			return st;
+	} else {
+		*unranked = true;
+		*score = set->classes.p2;
+		return CT_OK;
+	}
+	struct ct_discovery_result dr;
+	st = ct_discovery_score(&set->discovery, &set->classes, sub, &dr, err);
+	if (st == CT_OK)
+		*score = dr.score;
+	return st;
+}
+
+/* Freshness score (seed 004) of one row at now_ms. */
+static ct_status freshness_score(const struct row *w, const struct ct_settings *set,
+				 int64_t now_ms, double *score,
+				 struct ct_error *err)
+{
+	struct ct_freshness_input in = CT_FRESHNESS_INPUT_INIT;
+	in.has_last_visited = !is_null(w, C_LAST_VISITED);
+	in.last_visited_ms = (int64_t)int_or(w, C_LAST_VISITED, 0);
+	in.has_last_changed = !is_null(w, C_LAST_CHANGED);
+	in.last_changed_ms = (int64_t)int_or(w, C_LAST_CHANGED, 0);
+	in.topic_relevance = num_or(w, C_RELEVANCE, 0.5);
+	in.hub_depth = (int)int_or(w, C_HUB_DEPTH, 0);
+	in.is_hub = bool_or(w, C_IS_HUB, false);
+	in.visits = (long)int_or(w, C_VISITS, 0);
+	struct ct_freshness_result fr;
+	ct_status st = ct_freshness_score(&set->freshness, &set->classes, &in,
+					  now_ms, &fr, err);
+	if (st == CT_OK)
+		*score = fr.score;
+	return st;
+}
+
+/* The score of one fetched row under mode m; *unranked as above. */
+static ct_status score_row(const struct row *w, enum mode m,
+			   const struct ct_settings *set, int64_t now_ms,
+			   double *score, bool *unranked, struct ct_error *err)
+{
+	*unranked = false;
+	switch (m) {
+	case M_FIFO:
+		*score = 0;
+		return CT_OK;
+	case M_HIERARCHY:
+		*score = ct_score_from_hierarchy(num_or(w, C_PAGE_SCORE, 0));
+		return CT_OK;
+	case M_FRONTIER:
+		return frontier_score(w, set, score, err);
+	case M_DISCOVERY:
+		return discovery_score(w, set, score, unranked, err);
+	case M_FRESHNESS:
+		return freshness_score(w, set, now_ms, score, err);
+	case M_IMPORTANCE:
+	case M_COUNT:
+		break;
+	}
+	*score = num_or(w, C_SCORE, 0); /* importance: kept */
+	return CT_OK;
+}
+
+static int64_t wall_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* End a batch's transaction after a failure, keeping the failure's
+ * SQLSTATE (so not through st_exec). */
+static void rollback(struct ct_store *s)
+{
+	PQclear(PQexec(s->conn, "ROLLBACK"));
+}
+
+/* One batch, in its own transaction: fetch up to n tasks of job after
+ * page *after, score them, apply. *rows receives the tasks fetched (0:
+ * nothing left), *after the highest page id among them, *changed and
+ * *unranked add up. On failure the batch is rolled back. */
+static ct_status run_batch(struct ct_store *s, const char *job, enum mode m,
+			   const struct ct_rescore_opts *o, int64_t now_ms,
+			   size_t n, int64_t *after, int batch_no,
+			   int settings_version, const char *cause,
+			   size_t *rows, size_t *changed, size_t *unranked,
+			   struct ct_error *err)
+{
+	char after_s[24], n_s[24];
+	snprintf(after_s, sizeof after_s, "%" PRId64, *after);
+	snprintf(n_s, sizeof n_s, "%zu", n);
+	const char *fp[] = {job, mode_names[m], after_s, n_s};
+	PGresult *r = NULL;
+	struct st_buf ids = {0}, scores = {0}, classes = {0};
+	*rows = 0;
+	ct_status st = st_exec(s, "rescore", "BEGIN", 0, NULL, NULL, err);
+	if (st != CT_OK)
+		return st;
+	if ((st = st_exec(s, "rescore", fetch_sql, 4, fp, &r, err)) != CT_OK)
+		goto fail;
+	if ((st = check_columns(r, err)) != CT_OK)
+		goto fail;
+	int count = PQntuples(r);
+	if (count == 0) {
+		PQclear(r);
+		return st_exec(s, "rescore", "COMMIT", 0, NULL, NULL, err);
+	}
+	int64_t max_page = *after;
+	size_t unr = 0;
+	st_buf_putc(&ids, '{');
+	st_buf_putc(&scores, '{');
+	st_buf_putc(&classes, '{');
+	for (int i = 0; i < count; i++) {
+		struct row w = {r, i};
+		int64_t id = (int64_t)int_or(&w, C_TASK_ID, 0);
+		int64_t page = (int64_t)int_or(&w, C_PAGE_ID, 0);
+		double score = 0;
+		bool unr_row;
+		struct ct_error e;
+		st = score_row(&w, m, o->settings, now_ms, &score, &unr_row, &e);
+		if (st == CT_OK && !(score >= CT_SCORE_MIN && score <= CT_SCORE_MAX))
+			st = ct_error_set(&e, CT_ERANGE, "score %g is outside "
+					  "0..100", score);
+		if (st != CT_OK) {
+			ct_error_set(err, st, "rescore: job %s task %" PRId64
+				     " (%.100s): %s", job, id,
+				     text_or(&w, C_PATH, "?"), e.msg);
+			goto fail;
+		}
+		unr += unr_row;
+		if (page > max_page)
+			max_page = page;
+		ct_class cls = ct_class_of(score, &o->settings->classes);
+		st_buf_printf(&ids, i ? ",%" PRId64 : "%" PRId64, id);
+		st_buf_printf(&scores, i ? ",%.17g" : "%.17g", score);
+		st_buf_printf(&classes, i ? ",%d" : "%d", (int)cls);
+	}
+	st_buf_putc(&ids, '}');
+	st_buf_putc(&scores, '}');
+	st_buf_putc(&classes, '}');
+	PQclear(r);
+	r = NULL;
+	if (ids.oom || scores.oom || classes.oom) {
+		st = ct_error_set(err, CT_ENOMEM, "rescore: out of memory for a "
+				  "batch of %d tasks", count);
+		goto fail;
+	}
+	char note[256];
+	snprintf(note, sizeof note, "{\"cause\": \"%s\", \"batch\": %d, "
+		 "\"after_page\": %s, \"settings_version\": %d, "
+		 "\"unranked\": %zu}", cause, batch_no, after_s,
+		 settings_version, unr);
+	const char *ap[] = {job, mode_names[m], ids.p, scores.p, classes.p,
+			    note};
+	if ((st = st_exec(s, "rescore", apply_sql, 6, ap, &r, err)) != CT_OK)
+		goto fail;
+	size_t ch = (size_t)strtoull(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	r = NULL;
+	if ((st = st_exec(s, "rescore", "COMMIT", 0, NULL, NULL, err)) != CT_OK)
+		goto out;
+	*rows = (size_t)count;
+	*after = max_page;
+	*changed += ch;
+	*unranked += unr;
+	goto out;
+fail:
+	PQclear(r);
+	rollback(s);
+out:
+	st_buf_free(&ids);
+	st_buf_free(&scores);
+	st_buf_free(&classes);
+	return st;
+}
+
+static void report(const struct ct_rescore_opts *o, size_t done, size_t total)
+{
+	if (o->progress)
+		o->progress(o->progress_ctx, done, total);
+}
+
+/* The rescore loop shared by ct_store_job_rescore and
+ * ct_store_job_set_mode; cause names it in the audit rows. */
+static ct_status rescore(struct ct_store *s, int64_t job_id,
+			 const struct ct_rescore_opts *o, const char *cause,
+			 struct ct_rescore_result *res, struct ct_error *err)
+{
+	struct ct_error e;
+	if (!o || !o->settings)
+		return ct_error_set(err, CT_EINVAL, "rescore: options with "
+				    "engine settings are required");
+	if (ct_settings_check(o->settings, &e) != CT_OK)
+		return ct_error_set(err, CT_EINVAL, "rescore: settings: %s", e.msg);
+	size_t n = o->batch ? o->batch : RESCORE_BATCH_DEFAULT;
+	if (n > RESCORE_BATCH_MAX)
+		return ct_error_set(err, CT_ERANGE, "rescore: batch size %zu is "
+				    "outside 1..%d", n, RESCORE_BATCH_MAX);
+	if (PQtransactionStatus(s->conn) != PQTRANS_IDLE)
+		return ct_error_set(err, CT_EINVAL, "rescore: the connection is "
+				    "inside a transaction; a rescore commits "
+				    "batch by batch on its own");
+	int64_t now_ms = o->now_ms ? o->now_ms : wall_ms();
+
+	char job[24];
+	snprintf(job, sizeof job, "%" PRId64, job_id);
+	const char *sp[] = {job};
+	PGresult *r;
+	ct_status st = st_exec(s, "rescore", "SELECT mode, total, "
+			       "settings_version FROM crawltop.rescore_start("
+			       "$1::bigint)", 1, sp, &r, err);
+	if (st != CT_OK)
+		return st;
+	enum mode m = M_COUNT;
+	for (int i = 0; i < M_COUNT; i++)
+		if (strcmp(PQgetvalue(r, 0, 0), mode_names[i]) == 0)
+			m = (enum mode)i;
+	snprintf(res->mode, sizeof res->mode, "%s", PQgetvalue(r, 0, 0));
+	res->total = (size_t)strtoull(PQgetvalue(r, 0, 1), NULL, 10);
+	res->settings_version = atoi(PQgetvalue(r, 0, 2));
+	PQclear(r);
+	if (m == M_COUNT)
+		return ct_error_set(err, CT_EINVAL, "rescore: job %s has mode "
+				    "'%s', which this library does not know",
+				    job, res->mode);
+
+	report(o, 0, res->total);
+	int64_t after = 0;
+	for (int batch_no = 1;; batch_no++) {
+		if (o->cancel && atomic_load(o->cancel)) {
+			res->cancelled = true;
+			return CT_OK;
+		}
+		size_t rows;
+		st = run_batch(s, job, m, o, now_ms, n, &after, batch_no,
+			       res->settings_version, cause, &rows,
+			       &res->changed, &res->unranked, err);
+		if (st != CT_OK)
+			return st;
+		if (rows == 0)
+			break;
+		res->done += rows;
+		res->batches++;
+		report(o, res->done, res->done > res->total ? res->done
+							     : res->total);
+	}
+	if (res->done != res->total && res->done < res->total)
+		report(o, res->done, res->done);
+	return CT_OK;
+}
+
+ct_status ct_store_job_rescore(struct ct_store *s, int64_t job_id,
+			       const struct ct_rescore_opts *o,
+			       struct ct_rescore_result *res,
+			       struct ct_error *err)
+{
+	struct ct_rescore_result local;
+	if (!res)
+		res = &local;
+	memset(res, 0, sizeof *res);
+	return rescore(s, job_id, o, "rescore", res, err);
+}
+
+ct_status ct_store_job_set_mode(struct ct_store *s, int64_t job_id,
+				const char *mode,
+				const struct ct_rescore_opts *o,
+				struct ct_rescore_result *res,
+				struct ct_error *err)
+{
+	struct ct_rescore_result local;
+	if (!res)
+		res = &local;
+	memset(res, 0, sizeof *res);
+	char job[24];
+	snprintf(job, sizeof job, "%" PRId64, job_id);
+	const char *params[] = {job, mode};
+	ct_status st = st_exec(s, "set job mode",
+			       "SELECT crawltop.set_job_mode($1::bigint, $2)", 2,
+			       params, NULL, err);
+	if (st != CT_OK || !o)
+		return st;
+	return rescore(s, job_id, o, "mode", res, err);
+}

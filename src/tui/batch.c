@@ -1,0 +1,364 @@
+/* batch.c: `crawltop top -b`: the dashboard as plain text or JSON, once
+ * per refresh, for scripts (tui.h: tui_batch; app.h: tui_print_*).
+ *
+ * The same session code as the console (fetch.c) fills the same model;
+ * only the output differs. Numbers are printed in full (no "12.3k") so
+ * scripts can read them. */
+#include <errno.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <yajl/yajl_gen.h>
+
+#include "app.h"
+#include "text.h"
+
+static const char *const class_keys[] = {"P0", "P1", "P2", "P3"};
+static const char *const depth_keys[] = {"0", "1", "2", "3+", "unknown"};
+static const char *const score_keys[] = {"0-20", "20-40", "40-60", "60-80",
+					 "80-100"};
+static const char *const status_keys[] = {"pending", "running", "completed",
+					  "failed", "skipped"};
+
+/* ---- plain text ----------------------------------------------------------- */
+
+/* "label n" pairs on one line. */
+static void text_dist(FILE *f, const char *title, const char *const *keys,
+		      const long long *n, int cnt, int pct)
+{
+	long long sum = 0;
+	for (int i = 0; i < cnt; i++)
+		sum += n[i];
+	fprintf(f, "%-9s", title);
+	for (int i = 0; i < cnt; i++) {
+		if (pct)
+			fprintf(f, " %s %lld (%.1f%%)", keys[i], n[i],
+				sum ? 100.0 * n[i] / sum : 0.0);
+		else
+			fprintf(f, " %s %lld", keys[i], n[i]);
+	}
+	fputc('\n', f);
+}
+
+int tui_print_text(const struct tui *t, FILE *f)
+{
+	const struct tm_model *m = &t->model;
+	char st[32], d[16];
+	time_t wall = time(NULL);
+	struct tm tmv;
+	char clock[32];
+	strftime(clock, sizeof clock, "%Y-%m-%d %H:%M:%S",
+		 localtime_r(&wall, &tmv));
+	tf_state(t, tui_now(), st, sizeof st);
+	fprintf(f, "crawltop %s  %s  %s  every %gs  db %.1f ms\n", clock,
+		t->ac ? ct_aconn_display(t->ac) : "", st, t->eff_interval,
+		t->cost_ms);
+	struct tm_totals tt;
+	tm_totals(m, t->focus, &tt);
+	const struct tm_job *fj = t->focus ? tm_job_by_id(m, t->focus) : NULL;
+	if (fj)
+		fprintf(f, "Focus:    job %" PRId64 " %s\n", fj->id, fj->name);
+	fprintf(f, "Tasks:    pending %lld, running %lld, completed %lld, "
+		"failed %lld, skipped %lld; claims/s %.2f, completions/s %.2f, "
+		"ETA %s\n", tt.pending, tt.running, tt.completed, tt.failed,
+		tt.skipped, tt.claims_s, tt.completions_s,
+		tt.eta_s < 0 ? "-" : tx_dur(d, sizeof d, tt.eta_s));
+	if (m->cells_age.error[0]) {
+		fprintf(f, "Queue:    %s\n", m->cells_age.error);
+	} else {
+		static const char *const prio_keys[] = {"1", "2", "3", "4",
+			"5", "6", "7", "8", "9", "10"};
+		text_dist(f, "Class:", class_keys, m->cells.cls, 4, 1);
+		text_dist(f, "Depth:", depth_keys, m->cells.depth, 5, 0);
+		text_dist(f, "Score:", score_keys, m->cells.score, 5, 0);
+		text_dist(f, "Priority:", prio_keys, m->cells.prio, 10, 0);
+		fprintf(f, "Heatmap: ");
+		for (int i = 0; i < m->cells.n_heat; i++)
+			fprintf(f, " %s|%s %lld", m->cells.heat[i].method,
+				m->cells.heat[i].type, m->cells.heat[i].n);
+		fprintf(f, "%s\n", m->cells.n_heat ? "" : " -");
+	}
+	fprintf(f, "\n%5s %-20s %-24s %-10s %3s %-9s %8s %8s %8s %6s %6s %8s %8s\n",
+		"ID", "NAME", "DOMAIN", "MODE", "PRI", "STATUS", "TOTAL",
+		"DONE", "PEND", "RUN", "FAIL", "RATE", "ETA");
+	if (m->jobs_age.error[0])
+		fprintf(f, "  %s\n", m->jobs_age.error);
+	int idx[TM_MAX_JOBS];
+	int n = tm_jobs_view(m, NULL, t->prefs.sort_col, t->prefs.sort_desc, idx);
+	for (int i = 0; i < n; i++) {
+		const struct tm_job *j = &m->jobs[idx[i]];
+		double e = tm_job_eta(j);
+		fprintf(f, "%5" PRId64 " %-20s %-24s %-10s %3d %-9s %8lld %8lld "
+			"%8lld %6lld %6lld %8.2f %8s\n", j->id, j->name,
+			j->domain, j->mode, j->priority, j->status, j->total,
+			j->completed, j->pending, j->running, j->failed,
+			j->completions_s, e < 0 ? "-" : tx_dur(d, sizeof d, e));
+	}
+	fprintf(f, "\nNext up:\n%8s %5s %3s %-5s %6s  %-40s %s\n", "TASK", "JOB",
+		"PRI", "CLASS", "SCORE", "PATH", "WHY");
+	if (m->next_age.error[0])
+		fprintf(f, "  %s\n", m->next_age.error);
+	for (int i = 0; i < m->n_next; i++) {
+		const struct tm_next *x = &m->next[i];
+		fprintf(f, "%8" PRId64 " %5" PRId64 " %3d P%-4d %6.2f  %-40s "
+			"prio %d, waited %s", x->task_id, x->job_id,
+			x->job_priority, x->cls, x->score, x->path,
+			x->job_priority, tx_dur(d, sizeof d, x->age_s));
+		if (x->depth >= 0)
+			fprintf(f, ", depth %d", x->depth);
+		if (x->method[0] || x->type[0])
+			fprintf(f, ", %s/%s", x->method[0] ? x->method : "-",
+				x->type[0] ? x->type : "-");
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+	fflush(f);
+	return ferror(f) ? -1 : 0;
+}
+
+/* ---- JSON --------------------------------------------------------------------- */
+
+static void js(yajl_gen g, const char *s)
+{
+	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
+}
+
+/* A JSON number with 6 significant digits; null when not finite. */
+static void jnum(yajl_gen g, double v)
+{
+	char b[32];
+	if (!isfinite(v)) {
+		yajl_gen_null(g);
+		return;
+	}
+	int l = snprintf(b, sizeof b, "%.6g", v);
+	yajl_gen_number(g, b, (size_t)l);
+}
+
+/* "k": integer. */
+static void jkv_int(yajl_gen g, const char *k, long long v)
+{
+	js(g, k);
+	yajl_gen_integer(g, v);
+}
+
+/* "k": "string". */
+static void jkv_str(yajl_gen g, const char *k, const char *v)
+{
+	js(g, k);
+	js(g, v);
+}
+
+/* "k": number (null when not finite). */
+static void jkv_num(yajl_gen g, const char *k, double v)
+{
+	js(g, k);
+	jnum(g, v);
+}
+
+/* "name": {key: count, ...} for one distribution. */
+static void jdist(yajl_gen g, const char *name, const char *const *keys,
+		  const long long *n, int cnt)
+{
+	js(g, name);
+	yajl_gen_map_open(g);
+	for (int i = 0; i < cnt; i++)
+		jkv_int(g, keys[i], n[i]);
+	yajl_gen_map_close(g);
+}
+
+int tui_print_json(const struct tui *t, FILE *f)
+{
+	const struct tm_model *m = &t->model;
+	yajl_gen g = yajl_gen_alloc(NULL);
+	if (!g)
+		return -1;
+	yajl_gen_config(g, yajl_gen_validate_utf8, 1);
+	char st[32];
+	tf_state(t, tui_now(), st, sizeof st);
+	yajl_gen_map_open(g);
+	jkv_int(g, "time", (long long)time(NULL));
+	jkv_str(g, "database", t->ac ? ct_aconn_display(t->ac) : "");
+	jkv_str(g, "state", st);
+	jkv_num(g, "interval_s", t->eff_interval);
+	jkv_num(g, "db_ms", t->cost_ms);
+	js(g, "focus");
+	if (t->focus)
+		yajl_gen_integer(g, t->focus);
+	else
+		yajl_gen_null(g);
+
+	struct tm_totals tt;
+	tm_totals(m, t->focus, &tt);
+	js(g, "totals");
+	yajl_gen_map_open(g);
+	jkv_int(g, "pending", tt.pending);
+	jkv_int(g, "running", tt.running);
+	jkv_int(g, "completed", tt.completed);
+	jkv_int(g, "failed", tt.failed);
+	jkv_int(g, "skipped", tt.skipped);
+	jkv_num(g, "claims_per_s", tt.claims_s);
+	jkv_num(g, "completions_per_s", tt.completions_s);
+	jkv_num(g, "eta_s", tt.eta_s < 0 ? NAN : tt.eta_s);
+	yajl_gen_map_close(g);
+
+	js(g, "jobs");
+	yajl_gen_array_open(g);
+	int idx[TM_MAX_JOBS];
+	int n = tm_jobs_view(m, NULL, t->prefs.sort_col, t->prefs.sort_desc, idx);
+	for (int i = 0; i < n; i++) {
+		const struct tm_job *j = &m->jobs[idx[i]];
+		double e = tm_job_eta(j);
+		yajl_gen_map_open(g);
+		jkv_int(g, "id", j->id);
+		jkv_str(g, "name", j->name);
+		jkv_str(g, "domain", j->domain);
+		jkv_str(g, "mode", j->mode);
+		jkv_int(g, "priority", j->priority);
+		jkv_str(g, "status", j->status);
+		jkv_int(g, "total_pages", j->total);
+		jkv_int(g, "pending", j->pending);
+		jkv_int(g, "running", j->running);
+		jkv_int(g, "completed", j->completed);
+		jkv_int(g, "failed", j->failed);
+		jkv_int(g, "skipped", j->skipped);
+		jkv_num(g, "claims_per_s", j->claims_s);
+		jkv_num(g, "completions_per_s", j->completions_s);
+		jkv_num(g, "eta_s", e < 0 ? NAN : e);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+
+	js(g, "queue");
+	yajl_gen_map_open(g);
+	static const char *const prio_keys[] = {"1", "2", "3", "4", "5", "6",
+						"7", "8", "9", "10"};
+	jdist(g, "status", status_keys, m->cells.status, 5);
+	jdist(g, "class", class_keys, m->cells.cls, 4);
+	jdist(g, "depth", depth_keys, m->cells.depth, 5);
+	jdist(g, "score", score_keys, m->cells.score, 5);
+	jdist(g, "priority", prio_keys, m->cells.prio, 10);
+	js(g, "heat");
+	yajl_gen_array_open(g);
+	for (int i = 0; i < m->cells.n_heat; i++) {
+		yajl_gen_map_open(g);
+		jkv_str(g, "method", m->cells.heat[i].method);
+		jkv_str(g, "type", m->cells.heat[i].type);
+		jkv_int(g, "n", m->cells.heat[i].n);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+
+	js(g, "next");
+	yajl_gen_array_open(g);
+	for (int i = 0; i < m->n_next; i++) {
+		const struct tm_next *x = &m->next[i];
+		yajl_gen_map_open(g);
+		jkv_int(g, "task_id", x->task_id);
+		jkv_int(g, "job_id", x->job_id);
+		jkv_str(g, "path", x->path);
+		jkv_num(g, "score", x->score);
+		jkv_str(g, "class", class_keys[x->cls >= 0 && x->cls < 4 ? x->cls : 3]);
+		jkv_int(g, "job_priority", x->job_priority);
+		jkv_num(g, "waited_s", x->age_s);
+		js(g, "depth");
+		if (x->depth >= 0)
+			yajl_gen_integer(g, x->depth);
+		else
+			yajl_gen_null(g);
+		jkv_str(g, "type", x->type);
+		jkv_str(g, "discovery_method", x->method);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+
+	js(g, "errors");
+	yajl_gen_map_open(g);
+	const struct { const char *k; const struct tm_age *a; } ages[] = {
+		{"jobs", &m->jobs_age}, {"queue", &m->cells_age},
+		{"rate", &m->series_age}, {"next", &m->next_age},
+		{"audit", &m->audit_age},
+	};
+	for (size_t i = 0; i < sizeof ages / sizeof ages[0]; i++)
+		if (ages[i].a->error[0])
+			jkv_str(g, ages[i].k, ages[i].a->error);
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
+
+	const unsigned char *buf;
+	size_t len;
+	int rc = -1;
+	if (yajl_gen_get_buf(g, &buf, &len) == yajl_gen_status_ok &&
+	    fwrite(buf, 1, len, f) == len && fputc('\n', f) != EOF &&
+	    fflush(f) == 0)
+		rc = 0;
+	yajl_gen_free(g);
+	return rc;
+}
+
+/* ---- the batch loop ------------------------------------------------------------ */
+
+int tui_batch(const struct tui_opts *o)
+{
+	setlocale(LC_ALL, "");
+	struct tui *t = tui_new(o, 0);
+	if (!t) {
+		fprintf(stderr, "crawltop top: out of memory\n");
+		return 1;
+	}
+	t->utf8 = 0;
+	t->next_limit = 10;
+	struct ct_error err;
+	if (tf_start(t, &err) != 0) {
+		fprintf(stderr, "crawltop top: %s\n", err.msg);
+		free(t);
+		return 1;
+	}
+	int printed = 0, seen = 0, rc = 0;
+	while (o->iterations <= 0 || printed < o->iterations) {
+		double now = tui_now();
+		struct pollfd p = {.fd = -1};
+		p.fd = tf_pollfd(t, &p.events);
+		int ms = (int)ceil((tf_deadline(t, now) - now) * 1e3);
+		int n = poll(&p, p.fd >= 0 ? 1 : 0, ms < 0 ? 0 : ms);
+		if (n < 0 && errno != EINTR) {
+			fprintf(stderr, "crawltop top: poll: %s\n", strerror(errno));
+			rc = 1;
+			break;
+		}
+		tf_step(t, n > 0 ? p.revents : 0, tui_now());
+		if (t->down_since || (!t->connected && t->reconnect_tries)) {
+			fprintf(stderr, "crawltop top: %s\n",
+				ct_aconn_last_error(t->ac)[0] ?
+				ct_aconn_last_error(t->ac) : "connection lost");
+			rc = 1;
+			break;
+		}
+		if (t->refreshes == seen || t->refreshing)
+			continue;
+		seen = t->refreshes;
+		if (t->resolve_job || t->refresh_focus != t->focus ||
+		    t->refresh_again)
+			continue; /* -j resolved: print the focused refresh */
+		if ((o->json ? tui_print_json(t, stdout) :
+			       tui_print_text(t, stdout)) != 0) {
+			fprintf(stderr, "crawltop top: writing the output "
+				"failed\n");
+			rc = 1;
+			break;
+		}
+		printed++;
+		if (t->refresh_failed)
+			rc = 1;
+	}
+	tf_stop(t);
+	free(t);
+	return rc;
+}

@@ -1,0 +1,282 @@
+/* crt.c: the terminal under curses (crt.h). */
+#ifndef _XOPEN_SOURCE_EXTENDED
+#define _XOPEN_SOURCE_EXTENDED 1
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <ncursesw/curses.h>
+
+#include "app.h"
+#include "crt.h"
+
+static int active;               /* curses is running */
+static SCREEN *screen;           /* from newterm, freed by crt_done */
+static int sig_pipe[2] = {-1, -1};
+static volatile sig_atomic_t got_quit, got_winch;
+static attr_t role_attr[R_ROLE_N];
+static int mono_forced;
+
+/* Signal handlers only set a flag and wake the loop. */
+static void on_signal(int sig)
+{
+	int saved = errno;
+	if (sig == SIGWINCH)
+		got_winch = 1;
+	else
+		got_quit = sig;
+	if (sig_pipe[1] >= 0) {
+		char c = 0;
+		ssize_t w = write(sig_pipe[1], &c, 1);
+		(void)w; /* a full pipe already wakes the loop */
+	}
+	errno = saved;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define CRT_CRASH_HANDLERS 0 /* ASan reports crashes itself */
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CRT_CRASH_HANDLERS 0
+#endif
+#endif
+#ifndef CRT_CRASH_HANDLERS
+#define CRT_CRASH_HANDLERS 1
+#endif
+
+/* A crash: give the terminal back, then die of the same signal. Not
+ * async-signal-safe (endwin), as in htop: the process is lost anyway and a
+ * usable shell matters more. */
+static void on_crash(int sig)
+{
+	if (active) {
+		endwin();
+		active = 0;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int crt_signals_install(void)
+{
+	if (pipe(sig_pipe) != 0)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		fcntl(sig_pipe[i], F_SETFL, fcntl(sig_pipe[i], F_GETFL) | O_NONBLOCK);
+		fcntl(sig_pipe[i], F_SETFD, FD_CLOEXEC);
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGWINCH};
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		if (sigaction(sigs[i], &sa, NULL) != 0)
+			return -1;
+	signal(SIGPIPE, SIG_IGN);
+	if (CRT_CRASH_HANDLERS) {
+		int crash[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+		for (size_t i = 0; i < sizeof crash / sizeof crash[0]; i++)
+			signal(crash[i], on_crash);
+	}
+	return 0;
+}
+
+int crt_signal_fd(void)
+{
+	return sig_pipe[0];
+}
+
+void crt_signals_take(int *quit, int *resize)
+{
+	char buf[64];
+	while (read(sig_pipe[0], buf, sizeof buf) > 0)
+		;
+	*quit = (int)got_quit;
+	*resize = got_winch != 0;
+	got_winch = 0;
+}
+
+void crt_done(void)
+{
+	if (!active)
+		return;
+	active = 0;
+	curs_set(1);
+	endwin();
+	if (screen) {
+		delscreen(screen);
+		screen = NULL;
+	}
+}
+
+noreturn void crt_die(const char *fmt, ...)
+{
+	crt_done();
+	va_list ap;
+	fprintf(stderr, "crawltop: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+int crt_mono_forced(void)
+{
+	return mono_forced;
+}
+
+/* A colour pair's attribute; pairs are numbered by role. */
+static attr_t pair(enum crt_role r, short fg, short bg, attr_t extra)
+{
+	init_pair((short)r, fg, bg);
+	return COLOR_PAIR(r) | extra;
+}
+
+int crt_theme(int theme)
+{
+	if (mono_forced)
+		theme = TUI_THEME_MONO;
+	for (int i = 0; i < R_ROLE_N; i++)
+		role_attr[i] = A_NORMAL;
+	if (theme == TUI_THEME_MONO) {
+		role_attr[R_HEADER] = A_REVERSE;
+		role_attr[R_TITLE] = A_BOLD;
+		role_attr[R_COLHDR] = A_UNDERLINE;
+		role_attr[R_SORTCOL] = A_UNDERLINE | A_BOLD;
+		role_attr[R_SEL] = A_REVERSE;
+		role_attr[R_LIVE] = A_BOLD;
+		role_attr[R_PAUSED] = A_BOLD | A_REVERSE;
+		role_attr[R_STALE] = A_BOLD | A_REVERSE;
+		role_attr[R_DOWN] = A_BOLD | A_REVERSE;
+		role_attr[R_DIM] = A_DIM;
+		role_attr[R_ERR] = A_BOLD;
+		role_attr[R_P0] = A_BOLD;
+		role_attr[R_HEAT1] = A_DIM;
+		role_attr[R_HEAT3] = A_BOLD;
+		role_attr[R_HEAT4] = A_REVERSE;
+		role_attr[R_KEY] = A_REVERSE;
+		return TUI_THEME_MONO;
+	}
+	short bg = -1;
+	role_attr[R_HEADER] = pair(R_HEADER, COLOR_WHITE, COLOR_BLUE, A_BOLD);
+	role_attr[R_TITLE] = pair(R_TITLE, COLOR_CYAN, bg, A_BOLD);
+	role_attr[R_COLHDR] = pair(R_COLHDR, COLOR_BLACK, COLOR_GREEN, 0);
+	role_attr[R_SORTCOL] = pair(R_SORTCOL, COLOR_BLACK, COLOR_CYAN, A_BOLD);
+	role_attr[R_SEL] = pair(R_SEL, COLOR_BLACK, COLOR_CYAN, 0);
+	role_attr[R_LIVE] = pair(R_LIVE, COLOR_GREEN, bg, A_BOLD);
+	role_attr[R_PAUSED] = pair(R_PAUSED, COLOR_BLACK, COLOR_YELLOW, A_BOLD);
+	role_attr[R_STALE] = pair(R_STALE, COLOR_BLACK, COLOR_YELLOW, A_BOLD);
+	role_attr[R_DOWN] = pair(R_DOWN, COLOR_WHITE, COLOR_RED, A_BOLD);
+	role_attr[R_DIM] = A_DIM;
+	role_attr[R_ERR] = pair(R_ERR, COLOR_RED, bg, A_BOLD);
+	role_attr[R_GOOD] = pair(R_GOOD, COLOR_GREEN, bg, 0);
+	role_attr[R_P0] = pair(R_P0, COLOR_RED, bg, A_BOLD);
+	role_attr[R_P1] = pair(R_P1, COLOR_YELLOW, bg, 0);
+	role_attr[R_P2] = pair(R_P2, COLOR_GREEN, bg, 0);
+	role_attr[R_P3] = pair(R_P3, COLOR_CYAN, bg, 0);
+	role_attr[R_BAR] = pair(R_BAR, COLOR_CYAN, bg, 0);
+	role_attr[R_HEAT1] = pair(R_HEAT1, COLOR_WHITE, COLOR_BLUE, 0);
+	role_attr[R_HEAT2] = pair(R_HEAT2, COLOR_BLACK, COLOR_CYAN, 0);
+	role_attr[R_HEAT3] = pair(R_HEAT3, COLOR_BLACK, COLOR_YELLOW, 0);
+	role_attr[R_HEAT4] = pair(R_HEAT4, COLOR_WHITE, COLOR_RED, A_BOLD);
+	role_attr[R_KEY] = pair(R_KEY, COLOR_BLACK, COLOR_CYAN, 0);
+	role_attr[R_SPARK] = pair(R_SPARK, COLOR_GREEN, bg, 0);
+	return TUI_THEME_COLOR;
+}
+
+unsigned long crt_attr(enum crt_role r)
+{
+	return (unsigned)r < R_ROLE_N ? role_attr[r] : A_NORMAL;
+}
+
+int crt_init(struct tui *t, char *buf, size_t len)
+{
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		snprintf(buf, len, "the console needs a terminal (use "
+			 "'crawltop top -b' for text output)");
+		return -1;
+	}
+	const char *cs = nl_langinfo(CODESET);
+	t->utf8 = cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+	const char *nc = getenv("NO_COLOR");
+	if (!(screen = newterm(NULL, stdout, stdin))) {
+		snprintf(buf, len, "cannot use terminal type '%s'",
+			 getenv("TERM") ? getenv("TERM") : "(unset)");
+		return -1;
+	}
+	active = 1;
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	mono_forced = (nc && *nc) || !has_colors();
+	if (!mono_forced) {
+		start_color();
+		use_default_colors();
+	}
+	crt_theme(t->prefs.theme);
+	t->cols = COLS;
+	t->lines = LINES;
+	return 0;
+}
+
+void crt_resize(struct tui *t)
+{
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 &&
+	    ws.ws_col > 0)
+		resizeterm(ws.ws_row, ws.ws_col);
+	t->cols = COLS;
+	t->lines = LINES;
+	clearok(curscr, TRUE);
+}
+
+int crt_getkey(void)
+{
+	wint_t ch;
+	int r = wget_wch(stdscr, &ch);
+	if (r == ERR)
+		return -1;
+	if (r == KEY_CODE_YES) {
+		switch (ch) {
+		case KEY_UP: return TK_UP;
+		case KEY_DOWN: return TK_DOWN;
+		case KEY_LEFT: return TK_LEFT;
+		case KEY_RIGHT: return TK_RIGHT;
+		case KEY_PPAGE: return TK_PGUP;
+		case KEY_NPAGE: return TK_PGDN;
+		case KEY_HOME: return TK_HOME;
+		case KEY_END: return TK_END;
+		case KEY_ENTER: return TK_ENTER;
+		case KEY_BACKSPACE: return TK_BACKSPACE;
+		case KEY_DC: return TK_DEL;
+		case KEY_F(1): return TK_F1;
+		case KEY_F(7): return TK_F7;
+		case KEY_F(8): return TK_F8;
+		case KEY_RESIZE: return TK_RESIZE;
+		case KEY_BTAB: return TK_BTAB;
+		default: return 0; /* a key we do not bind */
+		}
+	}
+	switch (ch) {
+	case '\r': case '\n': return TK_ENTER;
+	case 27: return TK_ESC;
+	case 127: case 8: return TK_BACKSPACE;
+	case '\t': return TK_TAB;
+	default: return (int)ch;
+	}
+}

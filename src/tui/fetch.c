@@ -1,0 +1,416 @@
+/* fetch.c: the console's session with the database (app.h, tf_*).
+ *
+ * Owns the asynchronous connection (src/store/aquery.h) and the timers
+ * around it: the refresh (interval, floor, backoff when queries take more
+ * than half of it), the reconnect (backoff forever), and the changes the
+ * user sends. Fills the model; never draws. */
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "app.h"
+
+enum {
+	Q_ROLE = 1, Q_JOBS, Q_CELLS, Q_RATE, Q_NEXT, Q_AUDIT,
+	Q_ACT = 1000, /* + act_seq % 8 */
+};
+
+/* The queries of one refresh: their columns are what model.c reads. */
+static const char SQL_JOBS[] =
+	"SELECT job_id, name, domain, mode, priority, status, total_pages, "
+	"pending, running, completed, failed, skipped, claims_per_s, "
+	"completions_per_s FROM crawltop.dashboard_jobs()";
+static const char SQL_CELLS[] =
+	"SELECT dim, key, n FROM crawltop.dashboard_cells($1::bigint)";
+static const char SQL_RATE[] =
+	"SELECT extract(epoch FROM second)::bigint, claims, completions, "
+	"extract(epoch FROM now())::bigint "
+	"FROM crawltop.rate_series($1::bigint, $2::integer)";
+static const char SQL_NEXT[] =
+	"SELECT task_id, job_id, path, score, class, job_priority, "
+	"extract(epoch FROM now() - created_at), depth, type, "
+	"discovery_method FROM crawltop.next_tasks($1::bigint, $2::integer)";
+static const char SQL_AUDIT[] =
+	"SELECT id, to_char(at, CASE WHEN at > now() - interval '20 hours' "
+	"THEN 'HH24:MI:SS' ELSE 'MM-DD HH24:MI' END), db_role, "
+	"application_name, action, job_id, coalesce(before::text, ''), "
+	"coalesce(after::text, ''), rows_affected FROM crawltop.audit_log "
+	"WHERE $1::bigint IS NULL OR job_id = $1::bigint "
+	"ORDER BY id DESC LIMIT $2::integer";
+/* Whether this session may change anything, and if not, why. */
+static const char SQL_ROLE[] =
+	"SELECT current_user, CASE "
+	"WHEN pg_is_in_recovery() THEN false "
+	"WHEN current_setting('transaction_read_only') = 'on' THEN false "
+	"WHEN to_regprocedure('crawltop.set_job_priority(bigint,integer)') "
+	"IS NULL THEN false "
+	"WHEN to_regrole('crawltop_operator') IS NOT NULL "
+	"THEN pg_has_role(current_user, 'crawltop_operator', 'USAGE') "
+	"ELSE has_function_privilege("
+	"'crawltop.set_job_priority(bigint,integer)', 'EXECUTE') "
+	"AND has_table_privilege('crawltop.jobs', 'UPDATE') END, CASE "
+	"WHEN pg_is_in_recovery() THEN 'the server is a read-only standby' "
+	"WHEN current_setting('transaction_read_only') = 'on' "
+	"THEN 'the session is read-only (default_transaction_read_only)' "
+	"WHEN to_regprocedure('crawltop.set_job_priority(bigint,integer)') "
+	"IS NULL THEN 'the schema is not migrated (crawltop migrate)' "
+	"WHEN to_regrole('crawltop_operator') IS NOT NULL "
+	"THEN 'role ' || current_user || ' is not in crawltop_operator' "
+	"ELSE 'role ' || current_user || ' may not update crawltop.jobs' END, "
+	"current_setting('server_version')";
+
+static const char *const listen_channels[] = {"crawltop_jobs",
+					      "crawltop_settings", NULL};
+
+double tui_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void tui_msg(struct tui *t, int err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->message, sizeof t->message, fmt, ap);
+	va_end(ap);
+	t->message_err = err;
+	t->message_at = tui_now();
+}
+
+int tf_start(struct tui *t, struct ct_error *err)
+{
+	struct ct_aconn_opts o = {
+		.dsn = t->opts.dsn,
+		.statement_timeout_ms = t->opts.statement_timeout_ms,
+		.listen = listen_channels,
+	};
+	if (ct_aconn_new(&o, &t->ac, err) != CT_OK)
+		return -1;
+	t->reconnect_backoff = 0.5;
+	t->eff_interval = t->prefs.interval;
+	t->next_refresh = 0;
+	if (ct_aconn_connect(t->ac, err) != CT_OK) {
+		ct_aconn_free(t->ac);
+		t->ac = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void tf_stop(struct tui *t)
+{
+	ct_aconn_free(t->ac);
+	t->ac = NULL;
+	t->connected = 0;
+}
+
+int tf_pollfd(const struct tui *t, short *events)
+{
+	*events = 0;
+	if (!t->ac)
+		return -1;
+	int fd = ct_aconn_fd(t->ac);
+	unsigned want = ct_aconn_events(t->ac);
+	if (want & CT_AC_WANT_READ)
+		*events |= POLLIN;
+	if (want & CT_AC_WANT_WRITE)
+		*events |= POLLOUT;
+	return fd;
+}
+
+/* Queue one query of the refresh; a failure to queue counts as done. */
+static void send_q(struct tui *t, int tag, const char *what, const char *sql,
+		   int n, const char *const *params)
+{
+	struct ct_error err;
+	if (ct_aconn_send(t->ac, tag, what, sql, n, params, &err) == CT_OK)
+		t->refreshing++;
+}
+
+/* Start a refresh: every query of the dashboard, for the current focus. */
+static void start_refresh(struct tui *t, double now)
+{
+	char job[24], lim[16], secs[16];
+	const char *jobp = NULL;
+	if (t->focus) {
+		snprintf(job, sizeof job, "%" PRId64, t->focus);
+		jobp = job;
+	}
+	t->refresh_focus = t->focus;
+	t->refresh_started = now;
+	t->refresh_sum_ms = 0;
+	t->refresh_failed = 0;
+	t->refresh_again = 0;
+	t->refreshing = 0;
+	send_q(t, Q_JOBS, "dashboard jobs", SQL_JOBS, 0, NULL);
+	const char *p1[] = {jobp};
+	send_q(t, Q_CELLS, "dashboard cells", SQL_CELLS, 1, p1);
+	snprintf(secs, sizeof secs, "%d", TM_SERIES_SECONDS);
+	const char *p2[] = {jobp, secs};
+	send_q(t, Q_RATE, "rate series", SQL_RATE, 2, p2);
+	snprintf(lim, sizeof lim, "%d",
+		 t->next_limit > 0 && t->next_limit <= TM_MAX_NEXT ?
+		 t->next_limit : 20);
+	const char *p3[] = {jobp, lim};
+	send_q(t, Q_NEXT, "next tasks", SQL_NEXT, 2, p3);
+	snprintf(lim, sizeof lim, "%d", TM_MAX_AUDIT);
+	const char *p4[] = {jobp, lim};
+	send_q(t, Q_AUDIT, "audit log", SQL_AUDIT, 2, p4);
+}
+
+/* A refresh is complete: its cost, the backoff, the next deadline. */
+static void end_refresh(struct tui *t, double now)
+{
+	t->cost_ms = t->refresh_sum_ms;
+	t->refreshes++;
+	if (!t->refresh_failed)
+		t->last_ok = now;
+	double c = t->cost_ms / 1e3;
+	double base = t->prefs.interval;
+	if (c > t->eff_interval / 2) {
+		while (c > t->eff_interval / 2 && t->eff_interval < TUI_BACKOFF_MAX)
+			t->eff_interval *= 2;
+		if (t->eff_interval > TUI_BACKOFF_MAX)
+			t->eff_interval = TUI_BACKOFF_MAX;
+	} else if (t->eff_interval > base && c < t->eff_interval / 8) {
+		t->eff_interval /= 2;
+		if (t->eff_interval < base)
+			t->eff_interval = base;
+	}
+	t->next_refresh = t->refresh_started + t->eff_interval;
+	if (t->refresh_again)
+		t->next_refresh = now;
+}
+
+/* The result of a change: say what happened, then refresh. */
+static void act_result(struct tui *t, const struct ct_arows *r)
+{
+	const char *desc = t->act_desc[(r->tag - Q_ACT) % 8];
+	if (r->st != CT_OK) {
+		tui_msg(t, 1, "%s refused: %s", desc, r->err);
+		return;
+	}
+	tui_msg(t, 0, "%s: done (%s task%s changed)", desc,
+		ct_arows_str(r, 0, 0, "0"),
+		strcmp(ct_arows_str(r, 0, 0, "0"), "1") == 0 ? "" : "s");
+	if (t->refreshing)
+		t->refresh_again = 1;
+	else
+		t->next_refresh = 0;
+}
+
+/* Put one finished query into the model. */
+static void dispatch(struct tui *t, struct ct_arows *r, double now)
+{
+	if (r->tag >= Q_ACT) {
+		act_result(t, r);
+		return;
+	}
+	if (r->tag == Q_ROLE) {
+		tm_load_role(&t->model, r);
+		return;
+	}
+	t->refresh_sum_ms += r->ms;
+	if (r->st != CT_OK)
+		t->refresh_failed = 1;
+	switch (r->tag) {
+	case Q_JOBS:
+		tm_load_jobs(&t->model, r, now);
+		if (t->resolve_job && r->st == CT_OK) {
+			const struct tm_job *j = tm_job_find(&t->model,
+							     t->opts.job);
+			t->resolve_job = 0;
+			if (j) {
+				t->focus = t->sel_job = j->id;
+				t->refresh_again = 1;
+			} else {
+				tui_msg(t, 1, "-j %s: no such job; showing all "
+					"jobs", t->opts.job);
+			}
+		}
+		tui_view_jobs(t);
+		break;
+	case Q_CELLS: tm_load_cells(&t->model, r, t->refresh_focus, now); break;
+	case Q_RATE: tm_load_series(&t->model, r, now); break;
+	case Q_NEXT: tm_load_next(&t->model, r, now); break;
+	case Q_AUDIT: tm_load_audit(&t->model, r, now); break;
+	default: break;
+	}
+	if (t->refreshing > 0 && --t->refreshing == 0)
+		end_refresh(t, now);
+}
+
+int tf_step(struct tui *t, short revents, double now)
+{
+	int flags = 0;
+	if (!t->ac)
+		return 0;
+	if (ct_aconn_state(t->ac) == CT_AC_DOWN && now >= t->reconnect_at) {
+		struct ct_error err;
+		t->reconnect_tries++;
+		if (ct_aconn_connect(t->ac, &err) != CT_OK)
+			tui_msg(t, 1, "%s", err.msg);
+		flags |= TUI_REDRAW;
+	}
+	unsigned ready = 0;
+	if (revents & (POLLIN | POLLERR | POLLHUP))
+		ready |= CT_AC_WANT_READ;
+	if (revents & (POLLOUT | POLLERR | POLLHUP))
+		ready |= CT_AC_WANT_WRITE;
+	unsigned ev = ct_aconn_step(t->ac, ready);
+	if (ev & CT_AC_EV_CONNECTED) {
+		t->connected = 1;
+		t->ever_connected = 1;
+		t->down_since = 0;
+		t->reconnect_backoff = 0.5;
+		t->reconnect_tries = 0;
+		t->refreshing = 0;
+		struct ct_error err;
+		ct_aconn_send(t->ac, Q_ROLE, "session rights", SQL_ROLE, 0,
+			      NULL, &err);
+		t->next_refresh = now;
+		flags |= TUI_REDRAW;
+	}
+	struct ct_arows *r;
+	while ((r = ct_aconn_take(t->ac)) != NULL) {
+		dispatch(t, r, now);
+		ct_arows_free(r);
+		flags |= TUI_REDRAW;
+	}
+	if (ev & CT_AC_EV_LOST) {
+		t->connected = 0;
+		t->refreshing = 0;
+		if (!t->down_since)
+			t->down_since = now;
+		t->reconnect_at = now + t->reconnect_backoff;
+		t->reconnect_backoff *= 2;
+		if (t->reconnect_backoff > TUI_RECONNECT_MAX)
+			t->reconnect_backoff = TUI_RECONNECT_MAX;
+		t->model.can_change = 0;
+		snprintf(t->model.cannot_why, sizeof t->model.cannot_why,
+			 "not connected");
+		flags |= TUI_REDRAW;
+	}
+	char chan[64];
+	while (ct_aconn_notification(t->ac, chan, sizeof chan)) {
+		/* a job or the settings changed: refresh soon, coalesced */
+		if (!t->paused && t->next_refresh > now + 0.2)
+			t->next_refresh = now + 0.2;
+	}
+	if (t->connected && !t->refreshing && !t->paused &&
+	    now >= t->next_refresh) {
+		start_refresh(t, now);
+		flags |= TUI_REDRAW;
+	}
+	return flags;
+}
+
+double tf_deadline(const struct tui *t, double now)
+{
+	double d = now + 1.0; /* the clock and STALE age in the header */
+	if (t->ac && ct_aconn_state(t->ac) == CT_AC_DOWN && t->reconnect_at < d)
+		d = t->reconnect_at;
+	if (t->connected && !t->refreshing && !t->paused && t->next_refresh < d)
+		d = t->next_refresh;
+	return d < now ? now : d;
+}
+
+void tf_refresh_now(struct tui *t, double now)
+{
+	if (!t->connected)
+		return;
+	if (t->refreshing) {
+		t->refresh_again = 1;
+		return;
+	}
+	start_refresh(t, now);
+}
+
+void tf_set_interval(struct tui *t, double seconds, double now)
+{
+	t->prefs.interval = seconds;
+	t->eff_interval = seconds;
+	if (!t->refreshing)
+		t->next_refresh = t->refresh_started + seconds;
+	(void)now;
+}
+
+void tf_act(struct tui *t, enum tui_action a, int64_t job, int arg,
+	    const char *prefix, double delta)
+{
+	const struct tm_job *j = tm_job_by_id(&t->model, job);
+	const char *name = j ? j->name : "?";
+	int slot = t->act_seq++ % 8;
+	char *desc = t->act_desc[slot];
+	char jb[24], ab[32];
+	snprintf(jb, sizeof jb, "%" PRId64, job);
+	struct ct_error err;
+	ct_status st = CT_OK;
+	switch (a) {
+	case TUI_ACT_PRIORITY: {
+		snprintf(desc, sizeof t->act_desc[0],
+			 "job %s: priority %d %s %d", name, j ? j->priority : 0,
+			 "->", arg);
+		snprintf(ab, sizeof ab, "%d", arg);
+		const char *p[] = {jb, ab};
+		st = ct_aconn_send(t->ac, Q_ACT + slot, "set job priority",
+				   "SELECT crawltop.set_job_priority($1::bigint, "
+				   "$2::integer)", 2, p, &err);
+		break;
+	}
+	case TUI_ACT_PAUSE:
+	case TUI_ACT_RESUME:
+	case TUI_ACT_CANCEL: {
+		const char *verb = a == TUI_ACT_PAUSE ? "pause" :
+				   a == TUI_ACT_RESUME ? "resume" : "cancel";
+		snprintf(desc, sizeof t->act_desc[0], "job %s: %s", name, verb);
+		const char *p[] = {jb, verb};
+		st = ct_aconn_send(t->ac, Q_ACT + slot, verb,
+				   "SELECT crawltop.set_job_state($1::bigint, $2)",
+				   2, p, &err);
+		break;
+	}
+	case TUI_ACT_BOOST:
+	case TUI_ACT_DEMOTE: {
+		snprintf(desc, sizeof t->act_desc[0], "job %.40s: %s %.*s %+g",
+			 name, delta < 0 ? "demote" : "boost", 100, prefix, delta);
+		snprintf(ab, sizeof ab, "%.17g", delta);
+		const char *p[] = {jb, prefix, ab};
+		st = ct_aconn_send(t->ac, Q_ACT + slot,
+				   delta < 0 ? "demote tasks" : "boost tasks",
+				   "SELECT crawltop.adjust_scores($1::bigint, $2, "
+				   "$3::double precision)", 3, p, &err);
+		break;
+	}
+	default:
+		return;
+	}
+	if (st != CT_OK)
+		tui_msg(t, 1, "%s: %s", desc, err.msg);
+	else
+		tui_msg(t, 0, "%s ...", desc);
+}
+
+const char *tf_state(const struct tui *t, double now, char *buf, size_t len)
+{
+	if (!t->connected)
+		snprintf(buf, len, "%s", t->ever_connected || t->down_since ?
+			 "DISCONNECTED" : "CONNECTING");
+	else if (t->paused)
+		snprintf(buf, len, "PAUSED");
+	else if (!t->last_ok)
+		snprintf(buf, len, "LOADING");
+	else if (now - t->last_ok > fmax(2 * t->eff_interval,
+					 t->eff_interval + 3))
+		snprintf(buf, len, "STALE %.0fs", now - t->last_ok);
+	else
+		snprintf(buf, len, "LIVE");
+	return buf;
+}

@@ -1,0 +1,141 @@
+/* loop.c: the console's one event loop (tui.h: tui_run).
+ *
+ * poll() waits on three things at once: the keyboard, the signal
+ * self-pipe (quit, resize) and the database socket, with a timeout that is
+ * the next timer (refresh, reconnect, the header's clock). Nothing else
+ * blocks: keys are read and answered as soon as they arrive, whatever the
+ * database is doing. */
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "crt.h"
+#include "view.h"
+
+struct tui *tui_new(const struct tui_opts *o, int use_prefs)
+{
+	struct tui *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	t->opts = *o;
+	if (t->opts.statement_timeout_ms <= 0)
+		t->opts.statement_timeout_ms = 5000;
+	tm_init(&t->model);
+	tui_prefs_default(&t->prefs);
+	tui_prefs_path(o->config_path, t->prefs_path, sizeof t->prefs_path);
+	struct ct_error err;
+	if (use_prefs && t->prefs_path[0] &&
+	    tui_prefs_load(t->prefs_path, &t->prefs, &err) != 0)
+		tui_msg(t, 1, "%s (line ignored)", err.msg);
+	if (o->interval > 0)
+		t->prefs.interval = o->interval;
+	t->resolve_job = o->job && *o->job;
+	t->next_limit = 6;
+	return t;
+}
+
+/* Save the console's settings; a failure is shown, never fatal. */
+static void save_prefs(struct tui *t)
+{
+	struct ct_error err;
+	if (t->prefs_path[0] && tui_prefs_save(t->prefs_path, &t->prefs, &err) != 0)
+		tui_msg(t, 1, "settings not saved: %s", err.msg);
+}
+
+int tui_run(const struct tui_opts *o)
+{
+	setlocale(LC_ALL, "");
+	struct tui *t = tui_new(o, 1);
+	if (!t) {
+		fprintf(stderr, "crawltop: out of memory\n");
+		return 1;
+	}
+	struct ct_error err;
+	char why[256];
+	if (crt_signals_install() != 0) {
+		fprintf(stderr, "crawltop: signals: %s\n", strerror(errno));
+		free(t);
+		return 1;
+	}
+	if (tf_start(t, &err) != 0) {
+		fprintf(stderr, "crawltop: %s\n", err.msg);
+		free(t);
+		return 1;
+	}
+	if (crt_init(t, why, sizeof why) != 0) {
+		fprintf(stderr, "crawltop: %s\n", why);
+		tf_stop(t);
+		free(t);
+		return 1;
+	}
+	atexit(crt_done);
+
+	int status = 0, flags = TUI_REDRAW;
+	double last_draw = 0;
+	for (;;) {
+		double now = tui_now();
+		if (flags & TUI_REFRESH)
+			tf_refresh_now(t, now);
+		if (flags & TUI_SAVE) {
+			save_prefs(t);
+			crt_theme(t->prefs.theme);
+		}
+		/* redraw on demand, and each second for the clock and ages */
+		if ((flags & TUI_REDRAW) || now - last_draw >= 1.0) {
+			view_draw(t, now);
+			last_draw = now;
+		}
+		flags = 0;
+
+		struct pollfd pfd[3] = {
+			{.fd = STDIN_FILENO, .events = POLLIN},
+			{.fd = crt_signal_fd(), .events = POLLIN},
+			{.fd = -1},
+		};
+		pfd[2].fd = tf_pollfd(t, &pfd[2].events);
+		double until = tf_deadline(t, now);
+		if (until > last_draw + 1.0)
+			until = last_draw + 1.0;
+		int ms = (int)ceil((until - now) * 1e3);
+		if (ms < 0)
+			ms = 0;
+		int n = poll(pfd, pfd[2].fd >= 0 ? 3 : 2, ms);
+		if (n < 0 && errno != EINTR)
+			crt_die("poll: %s", strerror(errno));
+		now = tui_now();
+
+		int quit = 0, resize = 0;
+		if (n > 0 && pfd[1].revents)
+			crt_signals_take(&quit, &resize);
+		if (quit) {
+			status = 128 + quit;
+			break;
+		}
+		if (resize) {
+			crt_resize(t);
+			flags |= TUI_REDRAW;
+		}
+		if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+			if (pfd[0].revents & (POLLHUP | POLLERR) &&
+			    !(pfd[0].revents & POLLIN))
+				break; /* the terminal went away */
+			int k;
+			while ((k = crt_getkey()) != -1)
+				flags |= tui_key(t, k);
+			if (flags & TUI_QUIT)
+				break;
+		}
+		flags |= tf_step(t, n > 0 && pfd[2].fd >= 0 ? pfd[2].revents : 0,
+				 now);
+	}
+	crt_done();
+	tf_stop(t);
+	free(t);
+	return status;
+}

@@ -1,0 +1,385 @@
+/* model.c: query rows into the console's model; the jobs table's sort and
+ * filter (model.h). No curses, no database. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "model.h"
+#include "text.h"
+
+void tm_init(struct tm_model *m)
+{
+	memset(m, 0, sizeof *m);
+	m->can_change = 0;
+	snprintf(m->cannot_why, sizeof m->cannot_why, "not connected yet");
+}
+
+/* Number in a cell; 0 for NULL or garbage. */
+static long long ll_at(const struct ct_arows *r, int row, int col)
+{
+	const char *v = ct_arows_get(r, row, col);
+	return v ? strtoll(v, NULL, 10) : 0;
+}
+
+static double d_at(const struct ct_arows *r, int row, int col)
+{
+	const char *v = ct_arows_get(r, row, col);
+	double d = v ? strtod(v, NULL) : 0;
+	return isfinite(d) ? d : 0;
+}
+
+static void s_at(char *dst, size_t len, const struct ct_arows *r, int row,
+		 int col)
+{
+	tx_copy(dst, len, ct_arows_str(r, row, col, ""));
+}
+
+/* Common start of a load: a failed query keeps the old data. Returns 1
+ * when the rows are usable. */
+static int load_begin(struct tm_age *a, const struct ct_arows *r, int ncols)
+{
+	if (r->st != CT_OK) {
+		tx_copy(a->error, sizeof a->error, r->err);
+		return 0;
+	}
+	if (r->ncols < ncols) {
+		snprintf(a->error, sizeof a->error,
+			 "expected %d columns, got %d", ncols, r->ncols);
+		return 0;
+	}
+	a->error[0] = '\0';
+	return 1;
+}
+
+int tm_load_jobs(struct tm_model *m, const struct ct_arows *r, double now)
+{
+	if (!load_begin(&m->jobs_age, r, 14))
+		return r->st == CT_OK ? -1 : 0;
+	int n = r->nrows < TM_MAX_JOBS ? r->nrows : TM_MAX_JOBS;
+	for (int i = 0; i < n; i++) {
+		struct tm_job *j = &m->jobs[i];
+		j->id = ll_at(r, i, 0);
+		s_at(j->name, sizeof j->name, r, i, 1);
+		s_at(j->domain, sizeof j->domain, r, i, 2);
+		s_at(j->mode, sizeof j->mode, r, i, 3);
+		j->priority = (int)ll_at(r, i, 4);
+		s_at(j->status, sizeof j->status, r, i, 5);
+		j->total = ll_at(r, i, 6);
+		j->pending = ll_at(r, i, 7);
+		j->running = ll_at(r, i, 8);
+		j->completed = ll_at(r, i, 9);
+		j->failed = ll_at(r, i, 10);
+		j->skipped = ll_at(r, i, 11);
+		j->claims_s = d_at(r, i, 12);
+		j->completions_s = d_at(r, i, 13);
+	}
+	m->n_jobs = n;
+	m->jobs_age.loaded_at = now;
+	return 0;
+}
+
+/* Index of key in names (n of them), or -1. */
+static int key_index(const char *key, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(key, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+int tm_load_cells(struct tm_model *m, const struct ct_arows *r, int64_t job,
+		  double now)
+{
+	static const char *const cls[] = {"P0", "P1", "P2", "P3"};
+	static const char *const depth[] = {"0", "1", "2", "3+", "unknown"};
+	static const char *const score[] = {"0-20", "20-40", "40-60",
+					    "60-80", "80-100"};
+	static const char *const status[] = {"pending", "running", "completed",
+					     "failed", "skipped"};
+	if (!load_begin(&m->cells_age, r, 3))
+		return r->st == CT_OK ? -1 : 0;
+	struct tm_cells *c = &m->cells;
+	memset(c, 0, sizeof *c);
+	c->job = job;
+	for (int i = 0; i < r->nrows; i++) {
+		const char *dim = ct_arows_str(r, i, 0, "");
+		const char *key = ct_arows_str(r, i, 1, "");
+		long long n = ll_at(r, i, 2);
+		int k;
+		if (strcmp(dim, "class") == 0) {
+			k = key_index(key, cls, TM_CLASS_N);
+			if (k < 0 && key[0] >= '0' && key[0] <= '3' && !key[1])
+				k = key[0] - '0';
+			if (k >= 0)
+				c->cls[k] += n;
+		} else if (strcmp(dim, "depth") == 0) {
+			if ((k = key_index(key, depth, TM_DEPTH_N)) >= 0)
+				c->depth[k] += n;
+		} else if (strcmp(dim, "score") == 0) {
+			if ((k = key_index(key, score, TM_SCORE_N)) >= 0)
+				c->score[k] += n;
+		} else if (strcmp(dim, "priority") == 0) {
+			k = atoi(key);
+			if (k >= 1 && k <= TM_PRIO_N)
+				c->prio[k - 1] += n;
+		} else if (strcmp(dim, "status") == 0) {
+			if ((k = key_index(key, status, TM_STATUS_N)) >= 0)
+				c->status[k] += n;
+		} else if (strcmp(dim, "heat") == 0 && c->n_heat < TM_MAX_HEAT) {
+			struct tm_heat *h = &c->heat[c->n_heat++];
+			const char *bar = strchr(key, '|');
+			size_t ml = bar ? (size_t)(bar - key) : strlen(key);
+			if (ml >= sizeof h->method)
+				ml = sizeof h->method - 1;
+			memcpy(h->method, key, ml);
+			h->method[ml] = '\0';
+			tx_copy(h->type, sizeof h->type, bar ? bar + 1 : "");
+			if (!h->method[0])
+				snprintf(h->method, sizeof h->method, "-");
+			if (!h->type[0])
+				snprintf(h->type, sizeof h->type, "-");
+			h->n = n;
+		}
+	}
+	m->cells_age.loaded_at = now;
+	return 0;
+}
+
+int tm_load_series(struct tm_model *m, const struct ct_arows *r, double now)
+{
+	if (!load_begin(&m->series_age, r, 4))
+		return r->st == CT_OK ? -1 : 0;
+	memset(m->claims, 0, sizeof m->claims);
+	memset(m->completions, 0, sizeof m->completions);
+	long long end = r->nrows ? ll_at(r, 0, 3) : m->series_end;
+	for (int i = 0; i < r->nrows; i++) {
+		long long back = end - ll_at(r, i, 0);
+		if (back < 0 || back >= TM_SERIES_SECONDS)
+			continue;
+		int k = TM_SERIES_SECONDS - 1 - (int)back;
+		m->claims[k] += d_at(r, i, 1);
+		m->completions[k] += d_at(r, i, 2);
+	}
+	m->series_end = end;
+	m->series_age.loaded_at = now;
+	return 0;
+}
+
+int tm_load_next(struct tm_model *m, const struct ct_arows *r, double now)
+{
+	if (!load_begin(&m->next_age, r, 10))
+		return r->st == CT_OK ? -1 : 0;
+	int n = r->nrows < TM_MAX_NEXT ? r->nrows : TM_MAX_NEXT;
+	for (int i = 0; i < n; i++) {
+		struct tm_next *t = &m->next[i];
+		t->task_id = ll_at(r, i, 0);
+		t->job_id = ll_at(r, i, 1);
+		s_at(t->path, sizeof t->path, r, i, 2);
+		t->score = d_at(r, i, 3);
+		t->cls = (int)ll_at(r, i, 4);
+		t->job_priority = (int)ll_at(r, i, 5);
+		t->age_s = d_at(r, i, 6);
+		t->depth = ct_arows_get(r, i, 7) ? (int)ll_at(r, i, 7) : -1;
+		s_at(t->type, sizeof t->type, r, i, 8);
+		s_at(t->method, sizeof t->method, r, i, 9);
+	}
+	m->n_next = n;
+	m->next_age.loaded_at = now;
+	return 0;
+}
+
+int tm_load_audit(struct tm_model *m, const struct ct_arows *r, double now)
+{
+	if (!load_begin(&m->audit_age, r, 9))
+		return r->st == CT_OK ? -1 : 0;
+	int n = r->nrows < TM_MAX_AUDIT ? r->nrows : TM_MAX_AUDIT;
+	for (int i = 0; i < n; i++) {
+		struct tm_audit *a = &m->audit[i];
+		a->id = ll_at(r, i, 0);
+		s_at(a->at, sizeof a->at, r, i, 1);
+		s_at(a->role, sizeof a->role, r, i, 2);
+		s_at(a->app, sizeof a->app, r, i, 3);
+		s_at(a->action, sizeof a->action, r, i, 4);
+		a->job_id = ll_at(r, i, 5);
+		s_at(a->before, sizeof a->before, r, i, 6);
+		s_at(a->after, sizeof a->after, r, i, 7);
+		a->rows = ll_at(r, i, 8);
+	}
+	m->n_audit = n;
+	m->audit_age.loaded_at = now;
+	return 0;
+}
+
+int tm_load_role(struct tm_model *m, const struct ct_arows *r)
+{
+	if (r->st != CT_OK || r->nrows < 1 || r->ncols < 4) {
+		m->can_change = 0;
+		snprintf(m->cannot_why, sizeof m->cannot_why,
+			 "cannot tell the role's rights: %.100s",
+			 r->st != CT_OK ? r->err : "no row");
+		return -1;
+	}
+	s_at(m->user, sizeof m->user, r, 0, 0);
+	m->can_change = strcmp(ct_arows_str(r, 0, 1, "f"), "t") == 0;
+	s_at(m->cannot_why, sizeof m->cannot_why, r, 0, 2);
+	s_at(m->server, sizeof m->server, r, 0, 3);
+	return 0;
+}
+
+const struct tm_job *tm_job_by_id(const struct tm_model *m, int64_t id)
+{
+	for (int i = 0; i < m->n_jobs; i++)
+		if (m->jobs[i].id == id)
+			return &m->jobs[i];
+	return NULL;
+}
+
+const struct tm_job *tm_job_find(const struct tm_model *m, const char *name)
+{
+	char *end;
+	long long id = strtoll(name, &end, 10);
+	for (int i = 0; i < m->n_jobs; i++)
+		if (strcmp(m->jobs[i].name, name) == 0 ||
+		    (*name && !*end && m->jobs[i].id == id))
+			return &m->jobs[i];
+	return NULL;
+}
+
+double tm_job_eta(const struct tm_job *j)
+{
+	if (j->pending + j->running == 0)
+		return 0;
+	if (j->completions_s <= 0)
+		return -1;
+	return (double)(j->pending + j->running) / j->completions_s;
+}
+
+void tm_totals(const struct tm_model *m, int64_t job, struct tm_totals *t)
+{
+	memset(t, 0, sizeof *t);
+	for (int i = 0; i < m->n_jobs; i++) {
+		const struct tm_job *j = &m->jobs[i];
+		if (job && j->id != job)
+			continue;
+		t->total += j->total;
+		t->pending += j->pending;
+		t->running += j->running;
+		t->completed += j->completed;
+		t->failed += j->failed;
+		t->skipped += j->skipped;
+		t->claims_s += j->claims_s;
+		t->completions_s += j->completions_s;
+	}
+	if (t->pending + t->running == 0)
+		t->eta_s = 0;
+	else if (t->completions_s > 0)
+		t->eta_s = (double)(t->pending + t->running) / t->completions_s;
+	else
+		t->eta_s = -1;
+}
+
+/* ---- the jobs table --------------------------------------------------- */
+
+static const char *const col_names[TM_COL_N] = {
+	[TM_COL_ID] = "ID",
+	[TM_COL_NAME] = "NAME",
+	[TM_COL_DOMAIN] = "DOMAIN",
+	[TM_COL_MODE] = "MODE",
+	[TM_COL_PRI] = "PRI",
+	[TM_COL_STATUS] = "STATUS",
+	[TM_COL_PROGRESS] = "PROGRESS",
+	[TM_COL_PENDING] = "PEND",
+	[TM_COL_RUNNING] = "RUN",
+	[TM_COL_FAILED] = "FAIL",
+	[TM_COL_RATE] = "RATE",
+	[TM_COL_ETA] = "ETA",
+};
+
+const char *tm_col_name(enum tm_col c)
+{
+	return (unsigned)c < TM_COL_N ? col_names[c] : "?";
+}
+
+int tm_col_by_name(const char *name)
+{
+	for (int i = 0; i < TM_COL_N; i++)
+		if (strcasecmp(name, col_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static double progress_of(const struct tm_job *j)
+{
+	return j->total > 0 ? (double)j->completed / (double)j->total : 0;
+}
+
+/* Sort context: qsort has none, so the comparison reads these. */
+static const struct tm_model *sort_m;
+static enum tm_col sort_col;
+static int sort_desc;
+
+static int cmp_num(double a, double b)
+{
+	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+static int cmp_jobs(const void *pa, const void *pb)
+{
+	const struct tm_job *a = &sort_m->jobs[*(const int *)pa];
+	const struct tm_job *b = &sort_m->jobs[*(const int *)pb];
+	int c = 0;
+	switch (sort_col) {
+	case TM_COL_ID: break;
+	case TM_COL_NAME: c = strcmp(a->name, b->name); break;
+	case TM_COL_DOMAIN: c = strcmp(a->domain, b->domain); break;
+	case TM_COL_MODE: c = strcmp(a->mode, b->mode); break;
+	case TM_COL_PRI: c = cmp_num(a->priority, b->priority); break;
+	case TM_COL_STATUS: c = strcmp(a->status, b->status); break;
+	case TM_COL_PROGRESS: c = cmp_num(progress_of(a), progress_of(b)); break;
+	case TM_COL_PENDING: c = cmp_num(a->pending, b->pending); break;
+	case TM_COL_RUNNING: c = cmp_num(a->running, b->running); break;
+	case TM_COL_FAILED: c = cmp_num(a->failed, b->failed); break;
+	case TM_COL_RATE: c = cmp_num(a->completions_s, b->completions_s); break;
+	case TM_COL_ETA: {
+		/* unknown ETAs (-1) sort after every known one */
+		double ea = tm_job_eta(a), eb = tm_job_eta(b);
+		c = cmp_num(ea < 0 ? HUGE_VAL : ea, eb < 0 ? HUGE_VAL : eb);
+		break;
+	}
+	default: break;
+	}
+	if (c == 0)
+		c = cmp_num((double)a->id, (double)b->id);
+	return sort_desc ? -c : c;
+}
+
+/* Case-insensitive substring test. */
+static int contains(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *hay; hay++)
+		if (strncasecmp(hay, needle, n) == 0)
+			return 1;
+	return n == 0;
+}
+
+int tm_jobs_view(const struct tm_model *m, const char *filter,
+		 enum tm_col col, int desc, int *idx)
+{
+	int n = 0;
+	for (int i = 0; i < m->n_jobs; i++) {
+		const struct tm_job *j = &m->jobs[i];
+		if (filter && *filter && !contains(j->name, filter) &&
+		    !contains(j->domain, filter) && !contains(j->mode, filter) &&
+		    !contains(j->status, filter))
+			continue;
+		idx[n++] = i;
+	}
+	sort_m = m;
+	sort_col = col;
+	sort_desc = desc;
+	qsort(idx, (size_t)n, sizeof *idx, cmp_jobs);
+	return n;
+}

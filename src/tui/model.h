@@ -1,0 +1,159 @@
+/* model.h: what the console knows about the task store, as plain data.
+ *
+ * The model is filled from query results (rows of strings, aquery.h) and
+ * read by the views and the batch printer. It never calls curses and
+ * never talks to the database: fetch.c does that. Every array is fixed
+ * size and owned by the model; nothing here allocates. */
+#ifndef CT_TUI_MODEL_H
+#define CT_TUI_MODEL_H
+
+#include <stdint.h>
+
+#include "aquery.h"
+
+#define TM_MAX_JOBS 512
+#define TM_MAX_HEAT 256
+#define TM_MAX_SERIES 600
+#define TM_MAX_NEXT 64
+#define TM_MAX_AUDIT 64
+#define TM_SERIES_SECONDS 300 /* the sparkline covers the last 5 minutes */
+
+/* One row of crawltop.dashboard_jobs(). */
+struct tm_job {
+	int64_t id;
+	char name[72];
+	char domain[256];
+	char mode[16];
+	int priority;
+	char status[16];
+	long long total, pending, running, completed, failed, skipped;
+	double claims_s, completions_s;
+};
+
+/* A dataset's freshness: when it was last loaded, and its last error. */
+struct tm_age {
+	double loaded_at;  /* monotonic seconds; 0 = never */
+	char error[256];   /* "" when the last load worked */
+};
+
+enum { TM_DEPTH_N = 5, TM_SCORE_N = 5, TM_PRIO_N = 10, TM_CLASS_N = 4,
+       TM_STATUS_N = 5 };
+
+struct tm_heat {
+	char method[33], type[33];
+	long long n;
+};
+
+/* crawltop.dashboard_cells(job): the queue's distributions. */
+struct tm_cells {
+	long long cls[TM_CLASS_N];      /* P0..P3 */
+	long long depth[TM_DEPTH_N];    /* 0, 1, 2, 3+, unknown */
+	long long score[TM_SCORE_N];    /* 0-20 .. 80-100 */
+	long long prio[TM_PRIO_N];      /* job priority 1..10 */
+	long long status[TM_STATUS_N];  /* pending running completed failed skipped */
+	struct tm_heat heat[TM_MAX_HEAT];
+	int n_heat;
+	int64_t job;                    /* which job they describe; 0 = all */
+};
+
+struct tm_next {
+	int64_t task_id, job_id;
+	char path[256];
+	double score;
+	int cls, job_priority;
+	double age_s;      /* since discovery */
+	int depth;         /* -1 unknown */
+	char type[33], method[33];
+};
+
+struct tm_audit {
+	int64_t id;
+	char at[24];       /* "HH:MM:SS" or "MM-DD HH:MM" */
+	char role[64], app[64], action[32];
+	int64_t job_id;    /* 0 = none */
+	char before[160], after[160];
+	long long rows;
+};
+
+/* The model. */
+struct tm_model {
+	struct tm_job jobs[TM_MAX_JOBS];
+	int n_jobs;
+	struct tm_age jobs_age;
+
+	struct tm_cells cells;
+	struct tm_age cells_age;
+
+	/* claims and completions per second, index 0 = oldest, the last
+	 * TM_SERIES_SECONDS seconds up to series_end (server epoch) */
+	double claims[TM_SERIES_SECONDS], completions[TM_SERIES_SECONDS];
+	long long series_end;
+	struct tm_age series_age;
+
+	struct tm_next next[TM_MAX_NEXT];
+	int n_next;
+	struct tm_age next_age;
+
+	struct tm_audit audit[TM_MAX_AUDIT];
+	int n_audit;
+	struct tm_age audit_age;
+
+	/* the session: who we are and what we may do */
+	char user[64];
+	char server[32];
+	int can_change;        /* the role may reprioritise */
+	char cannot_why[160];  /* why not, when can_change is 0 */
+};
+
+/* Totals over the jobs that match job (0 = all). */
+struct tm_totals {
+	long long total, pending, running, completed, failed, skipped;
+	double claims_s, completions_s;
+	double eta_s;          /* (pending + running) / completions_s; -1 unknown */
+};
+
+void tm_init(struct tm_model *m);
+
+/* Load one query's rows into the model; on a failed query only the
+ * dataset's error is set and its old data kept (the last frame stays).
+ * now: monotonic seconds. Each returns 0, or -1 when the rows do not have
+ * the expected columns (the error then says so). */
+int tm_load_jobs(struct tm_model *m, const struct ct_arows *r, double now);
+int tm_load_cells(struct tm_model *m, const struct ct_arows *r, int64_t job,
+		  double now);
+int tm_load_series(struct tm_model *m, const struct ct_arows *r, double now);
+int tm_load_next(struct tm_model *m, const struct ct_arows *r, double now);
+int tm_load_audit(struct tm_model *m, const struct ct_arows *r, double now);
+int tm_load_role(struct tm_model *m, const struct ct_arows *r);
+
+/* The job with this id, or NULL. Borrowed from m. */
+const struct tm_job *tm_job_by_id(const struct tm_model *m, int64_t id);
+/* The job named name, or with id given as digits; NULL if none. */
+const struct tm_job *tm_job_find(const struct tm_model *m, const char *name);
+/* Totals over all jobs (job 0) or one. */
+void tm_totals(const struct tm_model *m, int64_t job, struct tm_totals *t);
+/* A job's ETA in seconds, -1 when unknown (no completions). */
+double tm_job_eta(const struct tm_job *j);
+
+/* ---- the jobs table: columns, sort and filter ------------------------ */
+
+enum tm_col {
+	TM_COL_ID, TM_COL_NAME, TM_COL_DOMAIN, TM_COL_MODE, TM_COL_PRI,
+	TM_COL_STATUS, TM_COL_PROGRESS, TM_COL_PENDING, TM_COL_RUNNING,
+	TM_COL_FAILED, TM_COL_RATE, TM_COL_ETA, TM_COL_N
+};
+
+/* Column names as the header, the sort setting and the batch output show
+ * them ("ID", "NAME", ...). Static. */
+const char *tm_col_name(enum tm_col c);
+/* The column with this name (case-insensitive), or -1. */
+int tm_col_by_name(const char *name);
+
+/* Fill idx (capacity TM_MAX_JOBS) with the indexes of the jobs that match
+ * filter (a case-insensitive substring of name, domain, mode or status;
+ * NULL or "" = all), sorted by column col (desc: descending), ties by id.
+ * Returns how many. */
+int tm_jobs_view(const struct tm_model *m, const char *filter,
+		 enum tm_col col, int desc, int *idx);
+
+#endif

@@ -1,0 +1,235 @@
+/* prefs.c: the console's own settings (interval, sort, theme, panel) in
+ * console.conf next to the configuration file (app.h, tui_prefs_*).
+ *
+ * The format is "key = value" lines; '#' starts a comment. Saving follows
+ * htop's rule: write a temporary file in the same directory, check every
+ * write, fsync, rename over the old file, fsync the directory. A reader
+ * never sees half a file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app.h"
+
+#define PREFS_NAME "console.conf"
+
+static const char *const theme_names[TUI_THEME_N] = {"color", "mono"};
+
+void tui_prefs_default(struct tui_prefs *p)
+{
+	p->interval = 2.0;
+	p->sort_col = TM_COL_PRI;
+	p->sort_desc = 0;
+	p->theme = TUI_THEME_COLOR;
+	p->show_audit = 0;
+}
+
+void tui_prefs_path(const char *config_path, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (config_path && *config_path) {
+		char tmp[1024];
+		snprintf(tmp, sizeof tmp, "%s", config_path);
+		snprintf(buf, len, "%s/" PREFS_NAME, dirname(tmp));
+		return;
+	}
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	if (xdg && xdg[0] == '/')
+		snprintf(buf, len, "%s/crawltop/" PREFS_NAME, xdg);
+	else if (home && *home)
+		snprintf(buf, len, "%s/.config/crawltop/" PREFS_NAME, home);
+}
+
+/* Trim white space at both ends, in place. */
+static char *trim(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t l = strlen(s);
+	while (l && (s[l - 1] == ' ' || s[l - 1] == '\t' || s[l - 1] == '\n' ||
+		     s[l - 1] == '\r'))
+		s[--l] = '\0';
+	return s;
+}
+
+/* Apply one key; returns NULL, or the rule the value broke. */
+static const char *apply(struct tui_prefs *p, const char *key, const char *val)
+{
+	char *end;
+	if (strcmp(key, "interval") == 0) {
+		double d = strtod(val, &end);
+		if (*end || !isfinite(d) || d < TUI_INTERVAL_FLOOR ||
+		    d > TUI_INTERVAL_MAX)
+			return "a number of seconds in 0.5..3600";
+		p->interval = d;
+	} else if (strcmp(key, "sort") == 0) {
+		int c = tm_col_by_name(val);
+		if (c < 0)
+			return "a column: ID NAME DOMAIN MODE PRI STATUS "
+			       "PROGRESS PEND RUN FAIL RATE ETA";
+		p->sort_col = c;
+	} else if (strcmp(key, "sort_order") == 0) {
+		if (strcmp(val, "asc") == 0)
+			p->sort_desc = 0;
+		else if (strcmp(val, "desc") == 0)
+			p->sort_desc = 1;
+		else
+			return "asc or desc";
+	} else if (strcmp(key, "theme") == 0) {
+		int i;
+		for (i = 0; i < TUI_THEME_N; i++)
+			if (strcmp(val, theme_names[i]) == 0)
+				break;
+		if (i == TUI_THEME_N)
+			return "color or mono";
+		p->theme = i;
+	} else if (strcmp(key, "panel") == 0) {
+		if (strcmp(val, "queue") == 0)
+			p->show_audit = 0;
+		else if (strcmp(val, "audit") == 0)
+			p->show_audit = 1;
+		else
+			return "queue or audit";
+	} else {
+		return "not a key (interval, sort, sort_order, theme, panel)";
+	}
+	return NULL;
+}
+
+int tui_prefs_load(const char *path, struct tui_prefs *p, struct ct_error *err)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		ct_error_set(err, CT_EIO, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	char line[512];
+	int lineno = 0, rc = 0;
+	while (fgets(line, sizeof line, f)) {
+		lineno++;
+		char *s = trim(line);
+		if (!*s || *s == '#')
+			continue;
+		char *eq = strchr(s, '=');
+		if (!eq) {
+			if (rc == 0)
+				ct_error_set(err, CT_EINVAL, "%s:%d: '%.60s' is "
+					     "not 'key = value'", path, lineno, s);
+			rc = -1;
+			continue;
+		}
+		*eq = '\0';
+		char *key = trim(s), *val = trim(eq + 1);
+		const char *rule = apply(p, key, val);
+		if (rule) {
+			if (rc == 0)
+				ct_error_set(err, CT_EINVAL, "%s:%d: %.40s = "
+					     "%.60s: must be %s", path, lineno,
+					     key, val, rule);
+			rc = -1;
+		}
+	}
+	if (ferror(f) && rc == 0) {
+		ct_error_set(err, CT_EIO, "%s: read error", path);
+		rc = -1;
+	}
+	fclose(f);
+	return rc;
+}
+
+/* mkdir -p for the directory part of path (one or two levels suffice). */
+static int make_dirs(const char *path)
+{
+	char tmp[1024];
+	snprintf(tmp, sizeof tmp, "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return 0;
+}
+
+int tui_prefs_save(const char *path, const struct tui_prefs *p,
+		   struct ct_error *err)
+{
+	if (!path || !*path) {
+		ct_error_set(err, CT_EINVAL, "no place to save the console "
+			     "settings (set HOME or XDG_CONFIG_HOME)");
+		return -1;
+	}
+	if (make_dirs(path) != 0) {
+		ct_error_set(err, CT_EIO, "%s: cannot create its directory: %s",
+			     path, strerror(errno));
+		return -1;
+	}
+	char tmp[1100];
+	snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		ct_error_set(err, CT_EIO, "%s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	char body[512];
+	int n = snprintf(body, sizeof body,
+		"# crawltop console settings, written by the console\n"
+		"interval = %g\nsort = %s\nsort_order = %s\ntheme = %s\n"
+		"panel = %s\n", p->interval, tm_col_name(p->sort_col),
+		p->sort_desc ? "desc" : "asc",
+		theme_names[p->theme >= 0 && p->theme < TUI_THEME_N ? p->theme : 0],
+		p->show_audit ? "audit" : "queue");
+	const char *what = NULL;
+	size_t off = 0;
+	while (!what && off < (size_t)n) {
+		ssize_t w = write(fd, body + off, (size_t)n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			what = "write";
+		else
+			off += (size_t)w;
+	}
+	if (!what && fsync(fd) != 0)
+		what = "fsync";
+	int saved = errno;
+	if (close(fd) != 0 && !what) {
+		what = "close";
+		saved = errno;
+	}
+	if (!what && rename(tmp, path) != 0) {
+		what = "rename";
+		saved = errno;
+	}
+	if (what) {
+		unlink(tmp);
+		ct_error_set(err, CT_EIO, "%s: %s failed: %s", path, what,
+			     strerror(saved));
+		return -1;
+	}
+	/* the rename itself must reach the disk */
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s", path);
+	int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY);
+	if (dfd >= 0) {
+		if (fsync(dfd) != 0) {
+			saved = errno;
+			close(dfd);
+			ct_error_set(err, CT_EIO, "%s: fsync of its directory "
+				     "failed: %s", path, strerror(saved));
+			return -1;
+		}
+		close(dfd);
+	}
+	return 0;
+}

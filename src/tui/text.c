@@ -1,0 +1,294 @@
+/* text.c: numbers, durations, bars, sparklines and column-exact UTF-8
+ * fitting for the console and the batch printer (text.h). */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700
+#endif
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "text.h"
+
+static const struct tx_glyphs utf8_glyphs = {
+	.utf8 = 1,
+	.blocks = {" ", "\u258f", "\u258e", "\u258d", "\u258c", "\u258b",
+		   "\u258a", "\u2589", "\u2588"},
+	.spark = {"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586",
+		  "\u2587", "\u2588"},
+	.shade = {" ", "\u2591", "\u2592", "\u2593", "\u2588"},
+	.hline = "\u2500",
+	.ellipsis = "\u2026",
+	.up = "\u25b2",
+	.down = "\u25bc",
+	.sel = "\u25b6",
+	.dot = "\u00b7",
+	.arrow = "\u2192",
+};
+
+static const struct tx_glyphs ascii_glyphs = {
+	.utf8 = 0,
+	.blocks = {" ", " ", " ", " ", "#", "#", "#", "#", "#"},
+	.spark = {"_", "_", ".", "-", "-", "=", "^", "#"},
+	.shade = {" ", ".", ":", "+", "#"},
+	.hline = "-",
+	.ellipsis = "~",
+	.up = "^",
+	.down = "v",
+	.sel = ">",
+	.dot = "|",
+	.arrow = ">",
+};
+
+char *tx_copy(char *dst, size_t len, const char *src)
+{
+	if (!len)
+		return dst;
+	size_t l = src ? strlen(src) : 0;
+	if (l >= len) {
+		l = len - 1;
+		/* do not split a UTF-8 sequence */
+		while (l > 0 && ((unsigned char)src[l] & 0xc0) == 0x80)
+			l--;
+	}
+	if (l)
+		memcpy(dst, src, l);
+	dst[l] = '\0';
+	return dst;
+}
+
+const struct tx_glyphs *tx_glyphs_get(int utf8)
+{
+	return utf8 ? &utf8_glyphs : &ascii_glyphs;
+}
+
+char *tx_count(char *buf, size_t len, long long n)
+{
+	double a = (double)(n < 0 ? -n : n);
+	const char *sign = n < 0 ? "-" : "";
+	if (a < 100000)
+		snprintf(buf, len, "%lld", n);
+	else if (a < 1e6)
+		snprintf(buf, len, "%s%.1fk", sign, a / 1e3);
+	else if (a < 1e9)
+		snprintf(buf, len, "%s%.*fM", sign, a < 1e8 ? 2 : 0, a / 1e6);
+	else
+		snprintf(buf, len, "%s%.2fG", sign, a / 1e9);
+	return buf;
+}
+
+char *tx_rate(char *buf, size_t len, double r)
+{
+	if (!isfinite(r) || r <= 0)
+		snprintf(buf, len, "0");
+	else if (r < 10)
+		snprintf(buf, len, "%.2f", r);
+	else if (r < 1000)
+		snprintf(buf, len, "%.1f", r);
+	else if (r < 1e6)
+		snprintf(buf, len, "%.1fk", r / 1e3);
+	else
+		snprintf(buf, len, "%.1fM", r / 1e6);
+	return buf;
+}
+
+char *tx_dur(char *buf, size_t len, double s)
+{
+	if (!isfinite(s) || s < 0 || s >= 99 * 86400.0) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	long t = (long)(s + 0.5);
+	if (t < 60)
+		snprintf(buf, len, "%lds", t);
+	else if (t < 3600)
+		snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
+	else if (t < 86400)
+		snprintf(buf, len, "%ldh%02ldm", t / 3600, t % 3600 / 60);
+	else
+		snprintf(buf, len, "%ldd%02ldh", t / 86400, t % 86400 / 3600);
+	return buf;
+}
+
+/* Append s to buf (capacity len) at *at, if it fits. */
+static void put(char *buf, size_t len, size_t *at, const char *s)
+{
+	size_t l = strlen(s);
+	if (*at + l + 1 > len)
+		return;
+	memcpy(buf + *at, s, l + 1);
+	*at += l;
+}
+
+char *tx_bar(char *buf, size_t len, double frac, int width, int pad,
+	     const struct tx_glyphs *g)
+{
+	size_t at = 0;
+	if (len)
+		buf[0] = '\0';
+	if (!isfinite(frac) || frac < 0)
+		frac = 0;
+	if (frac > 1)
+		frac = 1;
+	int eighths = (int)lround(frac * width * 8);
+	for (int i = 0; i < width; i++) {
+		int e = eighths - i * 8;
+		e = e < 0 ? 0 : e > 8 ? 8 : e;
+		if (!g->utf8)
+			put(buf, len, &at, e >= 4 ? "#" : pad ? "." : " ");
+		else
+			put(buf, len, &at, e == 0 && pad ? "\u00b7" : g->blocks[e]);
+	}
+	return buf;
+}
+
+char *tx_spark(char *buf, size_t len, const double *v, int n, double max,
+	       const struct tx_glyphs *g)
+{
+	size_t at = 0;
+	if (len)
+		buf[0] = '\0';
+	if (max <= 0)
+		for (int i = 0; i < n; i++)
+			if (v[i] > max)
+				max = v[i];
+	for (int i = 0; i < n; i++) {
+		int lv = 0;
+		if (max > 0 && v[i] > 0)
+			lv = 1 + (int)(v[i] / max * 6.999);
+		if (lv > 7)
+			lv = 7;
+		put(buf, len, &at, g->spark[lv]);
+	}
+	return buf;
+}
+
+/* Decode one UTF-8 character at s: its code point into *cp and its length
+ * (1..4); a bad sequence gives length 1 and cp -1. */
+static int utf8_decode(const unsigned char *s, long *cp)
+{
+	unsigned c = s[0];
+	int n;
+	long v;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	} else if ((c & 0xe0) == 0xc0) {
+		n = 2;
+		v = c & 0x1f;
+	} else if ((c & 0xf0) == 0xe0) {
+		n = 3;
+		v = c & 0x0f;
+	} else if ((c & 0xf8) == 0xf0) {
+		n = 4;
+		v = c & 0x07;
+	} else {
+		*cp = -1;
+		return 1;
+	}
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) {
+			*cp = -1;
+			return 1;
+		}
+		v = v << 6 | (s[i] & 0x3f);
+	}
+	static const long min[] = {0, 0, 0x80, 0x800, 0x10000};
+	if (v < min[n] || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) {
+		*cp = -1;
+		return 1;
+	}
+	*cp = v;
+	return n;
+}
+
+/* Columns one decoded character takes, and whether it is shown as is. */
+static int char_cols(long cp, int utf8, int *as_is)
+{
+	*as_is = 0;
+	if (cp < 0 || cp < 0x20 || cp == 0x7f)
+		return 1;
+	if (cp < 0x80) {
+		*as_is = 1;
+		return 1;
+	}
+	if (!utf8 || (cp >= 0x80 && cp < 0xa0))
+		return 1;
+	int w = wcwidth((wchar_t)cp);
+	if (w < 0)
+		return 1;
+	*as_is = 1;
+	return w;
+}
+
+int tx_width(const char *src, int utf8)
+{
+	int cols = 0, as_is;
+	const unsigned char *s = (const unsigned char *)(src ? src : "");
+	while (*s) {
+		long cp;
+		s += utf8_decode(s, &cp);
+		cols += char_cols(cp, utf8, &as_is);
+	}
+	return cols;
+}
+
+char *tx_fit(char *buf, size_t len, const char *src, int cols, int utf8,
+	     int *used)
+{
+	const unsigned char *s = (const unsigned char *)(src ? src : "");
+	size_t at = 0;
+	int w = 0;
+	if (len)
+		buf[0] = '\0';
+	if (cols < 0)
+		cols = 0;
+	int total = tx_width(src, utf8);
+	int limit = total > cols ? cols - 1 : cols; /* room for the ellipsis */
+	while (*s) {
+		long cp;
+		int as_is, n = utf8_decode(s, &cp);
+		int cw = char_cols(cp, utf8, &as_is);
+		if (w + cw > limit)
+			break;
+		if (as_is && at + n + 1 < len) {
+			memcpy(buf + at, s, n);
+			at += n;
+		} else if (at + 2 < len) {
+			buf[at++] = '?';
+			cw = 1;
+		} else {
+			break;
+		}
+		buf[at] = '\0';
+		w += cw;
+		s += n;
+	}
+	if (total > cols && cols > 0) {
+		put(buf, len, &at, tx_glyphs_get(utf8)->ellipsis);
+		w++;
+	}
+	if (used)
+		*used = w;
+	return buf;
+}
+
+char *tx_pad(char *buf, size_t len, const char *src, int cols, int utf8,
+	     int right)
+{
+	char tmp[1024];
+	int w;
+	tx_fit(tmp, sizeof tmp, src, cols, utf8, &w);
+	size_t at = 0;
+	if (len)
+		buf[0] = '\0';
+	if (right)
+		for (; w < cols; w++)
+			put(buf, len, &at, " ");
+	put(buf, len, &at, tmp);
+	if (!right)
+		for (; w < cols; w++)
+			put(buf, len, &at, " ");
+	return buf;
+}

@@ -1,0 +1,855 @@
+/* view.c: drawing the console (view.h). The only file besides crt.c that
+ * calls curses; it reads struct tui and never changes the model.
+ *
+ * Layout at 80x24 (every essential panel), growing with the terminal:
+ *
+ *   0  header: state, interval, db cost, connection, clock
+ *   1  totals, claims/s sparkline, ETA
+ *   2  -- Jobs --------------------------- (or the DISCONNECTED banner)
+ *   3  column header, then >= 5 job rows
+ *   9  -- Class -- Depth -- Score -- Priority --  (5 rows of charts)
+ *  15  -- Heatmap method x type -- Next up --     (>= 6 rows)
+ *  22  message, prompt or filter line
+ *  23  key bar (from the key table)
+ *
+ * 'a' swaps the queue charts for the audit panel; tall terminals show
+ * the audit panel as well. */
+#ifndef _XOPEN_SOURCE_EXTENDED
+#define _XOPEN_SOURCE_EXTENDED 1
+#endif
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <ncursesw/curses.h>
+
+#include "app.h"
+#include "crt.h"
+#include "text.h"
+#include "view.h"
+
+#define MIN_COLS 80
+#define MIN_LINES 24
+
+static const struct tx_glyphs *G;
+static int U8;
+
+/* ---- primitives ---------------------------------------------------------- */
+
+static attr_t A(enum crt_role r)
+{
+	return (attr_t)crt_attr(r);
+}
+
+/* Draw s in at most w columns at (y, x) with attribute a. Returns the
+ * columns used. */
+static int put(int y, int x, int w, attr_t a, const char *s)
+{
+	char buf[2048];
+	int used;
+	if (w <= 0 || x >= COLS || y >= LINES)
+		return 0;
+	if (x + w > COLS)
+		w = COLS - x;
+	tx_fit(buf, sizeof buf, s, w, U8, &used);
+	attrset(a);
+	mvaddstr(y, x, buf);
+	attrset(A_NORMAL);
+	return used;
+}
+
+/* s padded (or right-aligned) to exactly w columns. */
+static void putpad(int y, int x, int w, attr_t a, const char *s, int right)
+{
+	char buf[2048];
+	if (w <= 0 || x >= COLS)
+		return;
+	if (x + w > COLS)
+		w = COLS - x;
+	tx_pad(buf, sizeof buf, s, w, U8, right);
+	attrset(a);
+	mvaddstr(y, x, buf);
+	attrset(A_NORMAL);
+}
+
+/* Raw glyph string (already safe, known width) at (y, x). */
+static void glyphs(int y, int x, attr_t a, const char *s)
+{
+	attrset(a);
+	mvaddstr(y, x, s);
+	attrset(A_NORMAL);
+}
+
+/* A rule with a title: "- title ---------". */
+static void rule(int y, int x, int w, const char *title, attr_t a)
+{
+	attrset(A(R_DIM));
+	for (int i = 0; i < w; i++)
+		mvaddstr(y, x + i, G->hline);
+	attrset(A_NORMAL);
+	if (title && *title) {
+		char t[512];
+		snprintf(t, sizeof t, " %s ", title);
+		put(y, x + 1, w - 2, a, t);
+	}
+}
+
+/* printf into a fixed buffer. */
+#define FMT(buf, ...) (snprintf(buf, sizeof buf, __VA_ARGS__), buf)
+
+/* " (age 12s)" when a dataset is older than the refresh should make it,
+ * or its last load failed. */
+static const char *age_note(const struct tui *t, const struct tm_age *a,
+			    double now, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!a->loaded_at)
+		return buf;
+	double age = now - a->loaded_at;
+	if (age > 2 * t->eff_interval + 1 || a->error[0]) {
+		char d[16];
+		snprintf(buf, len, "%s %s old", G->dot, tx_dur(d, sizeof d, age));
+	}
+	return buf;
+}
+
+/* ---- header ------------------------------------------------------------- */
+
+static void draw_header(struct tui *t, double now)
+{
+	int W = COLS;
+	char st[32], b[256], d1[16], d2[16];
+	attr_t ha = A(R_HEADER);
+	attrset(ha);
+	mvhline(0, 0, ' ', W);
+	attrset(A_NORMAL);
+	int x = put(0, 0, W, ha | A_BOLD, " crawltop ");
+	tf_state(t, now, st, sizeof st);
+	enum crt_role sr = R_LIVE;
+	if (strncmp(st, "PAUSED", 6) == 0)
+		sr = R_PAUSED;
+	else if (strncmp(st, "STALE", 5) == 0)
+		sr = R_STALE;
+	else if (strncmp(st, "DISC", 4) == 0)
+		sr = R_DOWN;
+	else if (strcmp(st, "LIVE") != 0)
+		sr = R_PAUSED;
+	x += put(0, x, W - x, A(sr), FMT(b, " %s ", st));
+	if (t->eff_interval > t->prefs.interval + 1e-9)
+		FMT(b, " every %gs (backed off from %gs) ",
+		    t->eff_interval, t->prefs.interval);
+	else
+		FMT(b, " every %gs ", t->prefs.interval);
+	x += put(0, x, W - x, ha, b);
+	if (t->refreshes)
+		x += put(0, x, W - x, ha, FMT(b, "%s db %.0f ms ", G->dot, t->cost_ms));
+	if (t->opts.readonly)
+		x += put(0, x, W - x, ha, FMT(b, "%s read-only ", G->dot));
+	time_t wall = time(NULL);
+	struct tm tmv;
+	char clock[16];
+	strftime(clock, sizeof clock, "%H:%M:%S", localtime_r(&wall, &tmv));
+	int cw = (int)strlen(clock) + 1;
+	const char *who = t->ac ? ct_aconn_display(t->ac) : "";
+	put(0, x, W - x - cw, ha, FMT(b, "%s %s", G->dot, who));
+	put(0, W - cw, cw, ha, clock);
+
+	/* line 1: totals */
+	struct tm_totals tt;
+	tm_totals(&t->model, t->focus, &tt);
+	const struct tm_job *fj = t->focus ? tm_job_by_id(&t->model, t->focus) : NULL;
+	x = 0;
+	if (fj)
+		x += put(1, x, W, A(R_TITLE), FMT(b, " job %s:", fj->name));
+	char c1[16], c2[16], c3[16], c4[16];
+	x += put(1, x, W - x, A_NORMAL,
+		 FMT(b, " pending %s  running %s  completed %s  failed %s ",
+		     tx_count(c1, sizeof c1, tt.pending),
+		     tx_count(c2, sizeof c2, tt.running),
+		     tx_count(c3, sizeof c3, tt.completed),
+		     tx_count(c4, sizeof c4, tt.failed)));
+	char eta[64];
+	FMT(eta, " ETA %s", tt.eta_s < 0 ? "-" : tx_dur(d2, sizeof d2, tt.eta_s));
+	int ew = (int)strlen(eta) + 1;
+	x += put(1, x, W - x - ew, A_NORMAL,
+		 FMT(b, " claims/s %s ", tx_rate(d1, sizeof d1, tt.claims_s)));
+	int sw = W - x - ew - 1;
+	if (sw > 60)
+		sw = 60;
+	if (sw >= 4) {
+		/* the last TM_SERIES_SECONDS seconds, in sw buckets */
+		double v[64];
+		int per = (TM_SERIES_SECONDS + sw - 1) / sw;
+		for (int i = 0; i < sw; i++) {
+			double s = 0;
+			for (int k = 0; k < per; k++) {
+				int idx = TM_SERIES_SECONDS - (sw - i) * per + k;
+				if (idx >= 0 && idx < TM_SERIES_SECONDS)
+					s += t->model.claims[idx];
+			}
+			v[i] = s / per;
+		}
+		char sp[512];
+		tx_spark(sp, sizeof sp, v, sw, 0, G);
+		glyphs(1, x, A(R_SPARK), sp);
+		x += sw;
+	}
+	put(1, W - ew, ew, A_BOLD, eta);
+}
+
+/* ---- jobs ----------------------------------------------------------------- */
+
+struct colspec {
+	int min, pref, right;
+};
+static const struct colspec colspecs[TM_COL_N] = {
+	[TM_COL_ID] = {3, 5, 1},
+	[TM_COL_NAME] = {0, 20, 0},
+	[TM_COL_DOMAIN] = {10, 30, 0},
+	[TM_COL_MODE] = {5, 10, 0},
+	[TM_COL_PRI] = {4, 4, 1},
+	[TM_COL_STATUS] = {7, 9, 0},
+	[TM_COL_PROGRESS] = {10, 24, 0},
+	[TM_COL_PENDING] = {6, 7, 1},
+	[TM_COL_RUNNING] = {5, 6, 1},
+	[TM_COL_FAILED] = {5, 6, 1},
+	[TM_COL_RATE] = {6, 6, 1},
+	[TM_COL_ETA] = {6, 7, 1},
+};
+
+/* Column widths for a table W columns wide (one space between columns,
+ * two for the selection mark); 0 = column hidden. */
+static void job_widths(int W, int *w)
+{
+	int used = 2;
+	for (int c = 0; c < TM_COL_N; c++) {
+		w[c] = colspecs[c].min;
+		if (w[c])
+			used += w[c] + 1;
+	}
+	int extra = W - used;
+	/* grow in this order, each up to the given width */
+	static const struct { int col, to; } grow[] = {
+		{TM_COL_DOMAIN, 16}, {TM_COL_PROGRESS, 14}, {TM_COL_MODE, 10},
+		{TM_COL_STATUS, 9}, {TM_COL_NAME, 14}, {TM_COL_DOMAIN, 30},
+		{TM_COL_NAME, 20}, {TM_COL_PROGRESS, 24}, {TM_COL_ID, 5},
+		{TM_COL_PENDING, 7}, {TM_COL_RUNNING, 6}, {TM_COL_FAILED, 6},
+		{TM_COL_ETA, 7},
+	};
+	for (size_t i = 0; i < sizeof grow / sizeof grow[0] && extra > 0; i++) {
+		int c = grow[i].col, want = grow[i].to - w[c];
+		if (want <= 0)
+			continue;
+		if (w[c] == 0) { /* a hidden column needs 8 + its gap */
+			if (extra < 9)
+				continue;
+			w[c] = 8;
+			extra -= 9;
+			want = grow[i].to - 8;
+		}
+		if (want > extra)
+			want = extra;
+		w[c] += want;
+		extra -= want;
+	}
+	if (extra > 0)
+		w[TM_COL_DOMAIN] += extra;
+}
+
+static const char *mode_short(const char *m, int w)
+{
+	if (w >= 10)
+		return m;
+	static const char *const full[] = {"hierarchy", "frontier", "discovery",
+					   "freshness", "importance"};
+	static const char *const abbr[] = {"hier", "front", "disc", "fresh",
+					   "impt"};
+	for (int i = 0; i < 5; i++)
+		if (strcmp(m, full[i]) == 0)
+			return abbr[i];
+	return m;
+}
+
+static const char *status_short(const char *s, int w)
+{
+	if (w >= 9)
+		return s;
+	if (strcmp(s, "completed") == 0)
+		return "done";
+	if (strcmp(s, "cancelled") == 0)
+		return "cancel";
+	return s;
+}
+
+/* One cell of a job row. */
+static void job_cell(int y, int x, int w, enum tm_col c,
+		     const struct tm_job *j, attr_t a)
+{
+	char b[256], d[32];
+	switch (c) {
+	case TM_COL_ID: FMT(b, "%" PRId64, j->id); break;
+	case TM_COL_NAME: FMT(b, "%s", j->name); break;
+	case TM_COL_DOMAIN: FMT(b, "%s", j->domain); break;
+	case TM_COL_MODE: FMT(b, "%s", mode_short(j->mode, w)); break;
+	case TM_COL_PRI: FMT(b, "%d", j->priority); break;
+	case TM_COL_STATUS: FMT(b, "%s", status_short(j->status, w)); break;
+	case TM_COL_PROGRESS: {
+		double f = j->total > 0 ? (double)j->completed / j->total : 0;
+		char bar[256];
+		int bw = w - 5;
+		tx_bar(bar, sizeof bar, f, bw, 1, G);
+		attr_t ba = (a & A_REVERSE) || a == A(R_SEL) ? a : A(R_BAR);
+		glyphs(y, x, ba, bar);
+		putpad(y, x + bw, 5, a, FMT(b, "%3.0f%%", floor(f * 100)), 1);
+		return;
+	}
+	case TM_COL_PENDING: tx_count(b, sizeof b, j->pending); break;
+	case TM_COL_RUNNING: tx_count(b, sizeof b, j->running); break;
+	case TM_COL_FAILED: tx_count(b, sizeof b, j->failed); break;
+	case TM_COL_RATE: tx_rate(b, sizeof b, j->completions_s); break;
+	case TM_COL_ETA: {
+		double e = tm_job_eta(j);
+		FMT(b, "%s", e < 0 ? "-" : tx_dur(d, sizeof d, e));
+		break;
+	}
+	default: b[0] = '\0'; break;
+	}
+	putpad(y, x, w, a, b, colspecs[c].right);
+}
+
+static void draw_jobs(struct tui *t, int y, int h, double now)
+{
+	int W = COLS, w[TM_COL_N];
+	char b[512], age[64], f[128] = "", s[96];
+	tui_view_jobs(t);
+	const struct tm_job *fj = t->focus ? tm_job_by_id(&t->model, t->focus) : NULL;
+	if (t->filter[0] || t->mode == TUI_FILTER)
+		FMT(f, " %s filter '%s'", G->dot, t->filter);
+	FMT(s, "%s focus %s", G->dot, fj ? fj->name : "all jobs");
+	FMT(b, "Jobs %d of %d %s sort %s%s%s %s%s", t->n_view, t->model.n_jobs,
+	    G->dot, tm_col_name(t->prefs.sort_col),
+	    t->prefs.sort_desc ? G->down : G->up, f, s,
+	    age_note(t, &t->model.jobs_age, now, age, sizeof age));
+	rule(y, 0, W, b, A(R_TITLE));
+	if (t->model.jobs_age.error[0])
+		put(y, (int)strlen(b) + 6 < W - 20 ? (int)tx_width(b, U8) + 4 : W / 2,
+		    W / 2, A(R_ERR), t->model.jobs_age.error);
+
+	job_widths(W, w);
+	int x = 2;
+	attrset(A(R_COLHDR));
+	mvhline(y + 1, 0, ' ', W);
+	attrset(A_NORMAL);
+	for (int c = 0; c < TM_COL_N; c++) {
+		if (!w[c])
+			continue;
+		int sorted = c == t->prefs.sort_col;
+		FMT(b, "%s%s", tm_col_name(c),
+		    sorted ? (t->prefs.sort_desc ? G->down : G->up) : "");
+		putpad(y + 1, x, w[c], A(sorted ? R_SORTCOL : R_COLHDR), b,
+		       colspecs[c].right);
+		x += w[c] + 1;
+	}
+
+	int rows = h - 2;
+	t->rows_visible = rows;
+	int si = -1;
+	for (int i = 0; i < t->n_view; i++)
+		if (t->model.jobs[t->view_idx[i]].id == t->sel_job)
+			si = i;
+	if (si >= 0 && si < t->scroll)
+		t->scroll = si;
+	if (si >= 0 && si >= t->scroll + rows)
+		t->scroll = si - rows + 1;
+	if (t->scroll > t->n_view - rows)
+		t->scroll = t->n_view - rows > 0 ? t->n_view - rows : 0;
+	if (t->n_view == 0)
+		put(y + 2, 2, W - 4, A(R_DIM), t->model.n_jobs ?
+		    "no job matches the filter (Esc clears it)" :
+		    t->model.jobs_age.loaded_at ? "no jobs yet" : "loading...");
+	for (int r = 0; r < rows && t->scroll + r < t->n_view; r++) {
+		const struct tm_job *j = &t->model.jobs[t->view_idx[t->scroll + r]];
+		int sel = j->id == t->sel_job;
+		int quiet = strcmp(j->status, "cancelled") == 0 ||
+			    strcmp(j->status, "completed") == 0;
+		attr_t a = sel ? A(R_SEL) : quiet ? A(R_DIM) : A_NORMAL;
+		if (sel) {
+			attrset(a);
+			mvhline(y + 2 + r, 0, ' ', W);
+			attrset(A_NORMAL);
+		}
+		if (sel)
+			glyphs(y + 2 + r, 0, a, G->sel);
+		else if (j->id == t->focus)
+			glyphs(y + 2 + r, 0, A(R_TITLE), "*");
+		x = 2;
+		for (int c = 0; c < TM_COL_N; c++) {
+			if (!w[c])
+				continue;
+			attr_t ca = a;
+			if (c == TM_COL_STATUS && !sel &&
+			    strcmp(j->status, "paused") == 0)
+				ca = A(R_PAUSED);
+			job_cell(y + 2 + r, x, w[c], c, j, ca);
+			x += w[c] + 1;
+		}
+	}
+}
+
+/* ---- queue charts ----------------------------------------------------------- */
+
+/* Rows of "label bar count [pct]" in a box w wide. */
+static void bars(int y, int x, int w, int h, const char *const *labels,
+		 const long long *n, int cnt, int lw, int pct,
+		 const enum crt_role *roles)
+{
+	long long max = 0, sum = 0;
+	for (int i = 0; i < cnt; i++) {
+		if (n[i] > max)
+			max = n[i];
+		sum += n[i];
+	}
+	for (int i = 0; i < cnt && i < h; i++) {
+		char b[64], bar[512], c[16];
+		int nw = pct ? 11 : 6;
+		int bw = w - lw - nw - 2;
+		attr_t ra = roles ? A(roles[i]) : A_NORMAL;
+		putpad(y + i, x, lw, ra, labels[i], 0);
+		if (bw > 0) {
+			tx_bar(bar, sizeof bar, max ? (double)n[i] / max : 0,
+			       bw, 0, G);
+			glyphs(y + i, x + lw + 1, roles ? ra : A(R_BAR), bar);
+		}
+		if (pct)
+			FMT(b, "%s %3.0f%%", tx_count(c, sizeof c, n[i]),
+			    sum ? 100.0 * n[i] / sum : 0.0);
+		else
+			FMT(b, "%s", tx_count(c, sizeof c, n[i]));
+		putpad(y + i, x + w - nw - 1, nw, A_NORMAL, b, 1);
+	}
+}
+
+/* Priority 1..10 as columns: h - 1 rows of bars, then the labels. */
+static void prio_chart(int y, int x, int w, int h, const long long *n)
+{
+	long long max = 0;
+	for (int i = 0; i < TM_PRIO_N; i++)
+		if (n[i] > max)
+			max = n[i];
+	int cw = w / TM_PRIO_N;
+	if (cw < 2)
+		cw = 2;
+	int bh = h - 1;
+	for (int i = 0; i < TM_PRIO_N; i++) {
+		int cx = x + i * cw;
+		if (cx + 2 > x + w)
+			break;
+		double lv = max ? (double)n[i] / max * bh * 8 : 0;
+		int e = (int)lround(lv);
+		if (n[i] > 0 && e == 0)
+			e = 1;
+		for (int r = 0; r < bh; r++) {
+			int cell = e - r * 8;
+			cell = cell < 0 ? 0 : cell > 8 ? 8 : cell;
+			const char *g = U8 ? (cell ? G->spark[cell - 1] : " ") :
+					cell >= 4 ? "#" : cell ? "_" : " ";
+			glyphs(y + bh - 1 - r, cx, A(R_BAR), g);
+		}
+		char l[8];
+		put(y + bh, cx, cw, A(R_DIM), FMT(l, "%d", i + 1));
+	}
+}
+
+static void draw_queue(struct tui *t, int y, int h, double now)
+{
+	/* the priority chart needs 21 columns: "1 2 ... 10" */
+	int W = COLS, pw = W / 4 >= 21 ? W / 4 : (W - 21) / 3;
+	const struct tm_cells *c = &t->model.cells;
+	char age[64], b[128];
+	age_note(t, &t->model.cells_age, now, age, sizeof age);
+	long long maxp = 0;
+	for (int i = 0; i < TM_PRIO_N; i++)
+		if (c->prio[i] > maxp)
+			maxp = c->prio[i];
+	const char *titles[4] = {"Class", "Depth", "Score", NULL};
+	char pt[64], ct[16];
+	titles[3] = FMT(pt, "Priority (max %s)", tx_count(ct, sizeof ct, maxp));
+	for (int i = 0; i < 4; i++) {
+		FMT(b, "%s%s", titles[i], i == 0 ? age : "");
+		rule(y, i * pw, i == 3 ? W - 3 * pw : pw, b, A(R_TITLE));
+	}
+	if (t->model.cells_age.error[0]) {
+		put(y + 1, 1, W - 2, A(R_ERR), t->model.cells_age.error);
+		return;
+	}
+	static const char *const cl[] = {"P0", "P1", "P2", "P3"};
+	static const enum crt_role cr[] = {R_P0, R_P1, R_P2, R_P3};
+	bars(y + 1, 1, pw - 1, h - 1, cl, c->cls, 4, 2, 1, cr);
+	static const char *const dl[] = {"0", "1", "2", "3+", "unkn"};
+	bars(y + 1, pw + 1, pw - 1, h - 1, dl, c->depth, 5, 4, 0, NULL);
+	/* highest scores first: the urgent end on top */
+	static const char *const sl[] = {"80-100", "60-80", "40-60", "20-40",
+					 "0-20"};
+	long long sc[5];
+	for (int i = 0; i < 5; i++)
+		sc[i] = c->score[4 - i];
+	bars(y + 1, 2 * pw + 1, pw - 1, h - 1, sl, sc, 5, 6, 0, NULL);
+	prio_chart(y + 1, 3 * pw + 1, W - 3 * pw - 1, h - 1, c->prio);
+}
+
+/* ---- heatmap ------------------------------------------------------------------ */
+
+static void draw_heatmap(struct tui *t, int y, int x, int w, int h, double now)
+{
+	const struct tm_cells *c = &t->model.cells;
+	char b[128], age[64];
+	rule(y, x, w, FMT(b, "Heatmap method %s type%s", U8 ? "\u00d7" : "x",
+			  age_note(t, &t->model.cells_age, now, age, sizeof age)),
+	     A(R_TITLE));
+	/* rows: methods by total, columns: types by total */
+	char methods[16][33], types[16][33];
+	long long mt[16] = {0}, tt[16] = {0};
+	int nm = 0, nt = 0;
+	long long max = 0;
+	for (int i = 0; i < c->n_heat; i++) {
+		const struct tm_heat *hc = &c->heat[i];
+		int m, k;
+		for (m = 0; m < nm && strcmp(methods[m], hc->method); m++)
+			;
+		if (m == nm && nm < 16)
+			snprintf(methods[nm++], 33, "%s", hc->method);
+		for (k = 0; k < nt && strcmp(types[k], hc->type); k++)
+			;
+		if (k == nt && nt < 16)
+			snprintf(types[nt++], 33, "%s", hc->type);
+		if (m < 16)
+			mt[m] += hc->n;
+		if (k < 16)
+			tt[k] += hc->n;
+		if (hc->n > max)
+			max = hc->n;
+	}
+	if (c->n_heat == 0) {
+		put(y + 1, x + 1, w - 2, A(R_DIM), t->model.cells_age.error[0] ?
+		    t->model.cells_age.error : "no pending tasks");
+		return;
+	}
+	/* order by totals, largest first (selection sort: at most 16) */
+	for (int i = 0; i < nm; i++)
+		for (int j = i + 1; j < nm; j++)
+			if (mt[j] > mt[i]) {
+				char tmp[33];
+				long long tn = mt[i];
+				memcpy(tmp, methods[i], 33);
+				memcpy(methods[i], methods[j], 33);
+				memcpy(methods[j], tmp, 33);
+				mt[i] = mt[j];
+				mt[j] = tn;
+			}
+	for (int i = 0; i < nt; i++)
+		for (int j = i + 1; j < nt; j++)
+			if (tt[j] > tt[i]) {
+				char tmp[33];
+				long long tn = tt[i];
+				memcpy(tmp, types[i], 33);
+				memcpy(types[i], types[j], 33);
+				memcpy(types[j], tmp, 33);
+				tt[i] = tt[j];
+				tt[j] = tn;
+			}
+	int lw = 9, cw = 7;
+	int ncols = (w - lw - 1) / cw;
+	if (ncols > nt)
+		ncols = nt;
+	for (int k = 0; k < ncols; k++)
+		putpad(y + 1, x + lw + 1 + k * cw, cw - 1, A(R_DIM), types[k], 1);
+	for (int m = 0; m < nm && m < h - 2; m++) {
+		putpad(y + 2 + m, x + 1, lw - 1, A_NORMAL, methods[m], 0);
+		for (int k = 0; k < ncols; k++) {
+			long long n = 0;
+			for (int i = 0; i < c->n_heat; i++)
+				if (!strcmp(c->heat[i].method, methods[m]) &&
+				    !strcmp(c->heat[i].type, types[k]))
+					n += c->heat[i].n;
+			int lv = n <= 0 || !max ? 0 : 1 + (int)((double)n / max * 3.999);
+			if (lv > 4)
+				lv = 4;
+			static const enum crt_role hr[] = {R_NORMAL, R_HEAT1,
+				R_HEAT2, R_HEAT3, R_HEAT4};
+			char cnt[16], cell[64];
+			tx_count(cnt, sizeof cnt, n);
+			FMT(cell, "%s%5s", G->shade[lv], n ? cnt : "");
+			attr_t a = lv ? A(hr[lv]) : A(R_DIM);
+			glyphs(y + 2 + m, x + lw + 1 + k * cw, a, cell);
+		}
+	}
+}
+
+/* ---- next up ------------------------------------------------------------------- */
+
+static void draw_next(struct tui *t, int y, int x, int w, int h, double now)
+{
+	char b[512], age[64];
+	rule(y, x, w, FMT(b, "Next up (claim order: job priority, score, "
+			  "discovery)%s",
+			  age_note(t, &t->model.next_age, now, age, sizeof age)),
+	     A(R_TITLE));
+	if (t->model.next_age.error[0]) {
+		put(y + 1, x + 1, w - 2, A(R_ERR), t->model.next_age.error);
+		return;
+	}
+	if (t->model.n_next == 0) {
+		put(y + 1, x + 1, w - 2, A(R_DIM), t->model.next_age.loaded_at ?
+		    "nothing pending" : "loading...");
+		return;
+	}
+	int whyw = w >= 70 ? 38 : 19;
+	int pathw = w - 1 - 3 - 6 - whyw - 1;
+	static const enum crt_role cr[] = {R_P0, R_P1, R_P2, R_P3};
+	for (int i = 0; i < t->model.n_next && i < h - 1; i++) {
+		const struct tm_next *n = &t->model.next[i];
+		int yy = y + 1 + i, cls = n->cls >= 0 && n->cls < 4 ? n->cls : 3;
+		put(yy, x + 1, 2, A(cr[cls]), FMT(b, "P%d", cls));
+		putpad(yy, x + 4, 5, A_NORMAL, FMT(b, "%.1f", n->score), 1);
+		putpad(yy, x + 10, pathw, A_NORMAL, n->path, 0);
+		char d[16], why[256], extra[160] = "";
+		if (whyw > 20) {
+			const struct tm_job *j = t->focus ? NULL :
+				tm_job_by_id(&t->model, n->job_id);
+			FMT(extra, "%s%s%s%s%s%s", n->depth >= 0 ? " d" : "",
+			    n->depth >= 0 ? FMT(d, "%d", n->depth) : "",
+			    n->method[0] ? " " : "", n->method,
+			    n->type[0] ? "/" : "", n->type);
+			if (j) {
+				size_t l = strlen(extra);
+				snprintf(extra + l, sizeof extra - l, " %s", j->name);
+			}
+		}
+		FMT(why, "prio %d, age %s%s", n->job_priority,
+		    tx_dur(d, sizeof d, n->age_s), extra);
+		put(yy, x + 10 + pathw + 1, whyw, A(R_DIM), why);
+	}
+}
+
+/* A JSON object from the audit log, shown without its punctuation:
+ * {"priority": 5} -> priority: 5. Display only; the log keeps the JSON. */
+static const char *bare(const char *json, char *buf, size_t len)
+{
+	size_t at = 0;
+	if (!json[0])
+		json = "-";
+	for (const char *p = json; *p && at + 1 < len; p++)
+		if (*p != '{' && *p != '}' && *p != '"')
+			buf[at++] = *p;
+	buf[at] = '\0';
+	return buf;
+}
+
+/* ---- audit --------------------------------------------------------------------- */
+
+static void draw_audit(struct tui *t, int y, int h, double now)
+{
+	int W = COLS;
+	char b[512], age[64];
+	rule(y, 0, W, FMT(b, "Audit: latest operator changes%s%s",
+			  t->focus ? " to the focused job" : "",
+			  age_note(t, &t->model.audit_age, now, age, sizeof age)),
+	     A(R_TITLE));
+	if (t->model.audit_age.error[0]) {
+		put(y + 1, 1, W - 2, A(R_ERR), t->model.audit_age.error);
+		return;
+	}
+	putpad(y + 1, 0, W, A(R_COLHDR), FMT(b, " %-8s %-18s %-13s %5s %6s  %s",
+	       "WHEN", "WHO", "WHAT", "JOB", "ROWS", "BEFORE -> AFTER"), 0);
+	for (int i = 0; i < t->model.n_audit && i < h - 2; i++) {
+		const struct tm_audit *a = &t->model.audit[i];
+		char who[160], job[24];
+		FMT(who, "%s/%s", a->role, a->app);
+		if (a->job_id)
+			FMT(job, "%" PRId64, a->job_id);
+		else
+			FMT(job, "-");
+		int yy = y + 2 + i;
+		putpad(yy, 1, 8, A(R_DIM), a->at, 0);
+		putpad(yy, 10, 18, A_NORMAL, who, 0);
+		putpad(yy, 29, 13, A(R_TITLE), a->action, 0);
+		putpad(yy, 43, 5, A_NORMAL, job, 1);
+		char rows[24];
+		putpad(yy, 49, 6, A_NORMAL, FMT(rows, "%lld", a->rows), 1);
+		char b1[200], b2[200];
+		put(yy, 57, W - 58, A_NORMAL, FMT(b, "%s %s %s",
+		    bare(a->before, b1, sizeof b1), G->arrow,
+		    bare(a->after, b2, sizeof b2)));
+	}
+	if (t->model.n_audit == 0)
+		put(y + 2, 1, W - 2, A(R_DIM), "no changes recorded yet");
+}
+
+/* ---- help ------------------------------------------------------------------------ */
+
+static void draw_help(struct tui *t, int y, int h)
+{
+	int W = COLS, n;
+	const struct tui_key *k = tui_keys(&n);
+	static const char *const mode_names[TUI_MODE_N] = {
+		[TUI_NORMAL] = "Keys (generated from the table that binds them)",
+		[TUI_HELP] = "In this help",
+		[TUI_FILTER] = "While typing a filter (/)",
+		[TUI_PROMPT] = "While typing a path prefix (b, d)",
+		[TUI_CONFIRM] = "When asked to confirm (C)",
+	};
+	const char *why = tui_why_readonly(t);
+	/* lines: a title per mode, then its rows */
+	int line = 0, cols = W >= 150 ? 2 : 1, colw = W / cols;
+	int per = h - 1;
+	rule(y, 0, W, "Help (any key closes)", A(R_TITLE));
+	for (int m = 0; m < TUI_MODE_N; m++) {
+		for (int i = -1; i < n; i++) {
+			if (i >= 0 && k[i].mode != (enum tui_mode)m)
+				continue;
+			int L = line++ - (cols == 1 ? t->help_scroll : 0);
+			if (L < 0 || L >= per * cols)
+				continue;
+			int yy = y + 1 + L % per, xx = (L / per) * colw;
+			char b[256];
+			if (i < 0) {
+				put(yy, xx + 1, colw - 2, A(R_TITLE), mode_names[m]);
+				continue;
+			}
+			int refused = k[i].changes && why && m == TUI_NORMAL;
+			attr_t a = refused ? A(R_DIM) : A_NORMAL;
+			putpad(yy, xx + 3, 14, refused ? a : A_BOLD, k[i].label, 0);
+			FMT(b, "%s%s%s", k[i].help, refused ? " - refused: " : "",
+			    refused ? why : "");
+			put(yy, xx + 18, colw - 19, a, b);
+		}
+	}
+	if (cols == 1 && line - t->help_scroll > per)
+		put(y + h - 1, W - 30, 29, A(R_DIM), "-- more: Down / PgDn --");
+}
+
+/* ---- bottom lines ---------------------------------------------------------------- */
+
+static void draw_message(struct tui *t, int y, double now)
+{
+	int W = COLS;
+	char b[600];
+	switch (t->mode) {
+	case TUI_FILTER:
+		put(y, 0, W, A_BOLD, FMT(b, " Filter: %s_", t->filter));
+		return;
+	case TUI_PROMPT:
+		put(y, 0, W, A_BOLD, FMT(b, " %s%s_", t->prompt, t->input));
+		return;
+	case TUI_CONFIRM:
+		put(y, 0, W, A(R_DOWN), FMT(b, " %s ", t->prompt));
+		return;
+	default:
+		break;
+	}
+	double age = now - t->message_at;
+	if (t->message[0] && age < (t->message_err ? 30 : 10)) {
+		put(y, 0, W, t->message_err ? A(R_ERR) : A(R_GOOD),
+		    FMT(b, " %s", t->message));
+		return;
+	}
+	const char *why = tui_why_readonly(t);
+	if (why && t->connected)
+		put(y, 0, W, A(R_DIM), FMT(b, " changes are off: %s", why));
+}
+
+static void draw_keybar(struct tui *t, int y)
+{
+	int W = COLS, n, x = 0;
+	const struct tui_key *k = tui_keys(&n);
+	const char *why = tui_why_readonly(t);
+	attrset(A_NORMAL);
+	for (int i = 0; i < n && x < W; i++) {
+		if (k[i].mode != TUI_NORMAL || !k[i].bar)
+			continue;
+		char lab[16];
+		snprintf(lab, sizeof lab, "%s", k[i].label);
+		char *sp = strchr(lab, ' ');
+		if (sp && strcmp(lab, "Space") != 0)
+			*sp = '\0';
+		int refused = k[i].changes && why;
+		int lw = tx_width(lab, U8), bw = tx_width(k[i].bar, U8);
+		if (x + lw + bw + 1 > W)
+			break;
+		x += put(y, x, lw, refused ? A(R_DIM) : A(R_KEY), lab);
+		x += put(y, x, bw + 1, refused ? A(R_DIM) : A_NORMAL, k[i].bar);
+		x++;
+	}
+}
+
+/* ---- the whole screen ------------------------------------------------------------- */
+
+static void too_small(void)
+{
+	char b[96];
+	FMT(b, "crawltop needs 80x24, have %dx%d", COLS, LINES);
+	int y = LINES / 2, x = (COLS - (int)strlen(b)) / 2;
+	put(y, x < 0 ? 0 : x, COLS, A_BOLD, b);
+	if (LINES > 2)
+		put(y + 1, 0, COLS, A_NORMAL, "enlarge the terminal or press q");
+}
+
+void view_draw(struct tui *t, double now)
+{
+	U8 = t->utf8;
+	G = tx_glyphs_get(U8);
+	t->cols = COLS;
+	t->lines = LINES;
+	erase();
+	if (COLS < MIN_COLS || LINES < MIN_LINES) {
+		too_small();
+		refresh();
+		return;
+	}
+	int H = LINES;
+	draw_header(t, now);
+	int top = 2, avail = H - 4;
+	if (t->mode == TUI_HELP) {
+		draw_help(t, top, avail);
+	} else {
+		int extra = avail - 20;
+		int jobs_extra = t->n_view - 5 > 0 ? t->n_view - 5 : 0;
+		if (jobs_extra > (extra + 1) / 2)
+			jobs_extra = (extra + 1) / 2;
+		int jobs_h = 7 + jobs_extra, rest = avail - jobs_h;
+		t->next_limit = 6;
+		draw_jobs(t, top, jobs_h, now);
+		int y = top + jobs_h;
+		if (t->prefs.show_audit) {
+			draw_audit(t, y, rest, now);
+		} else {
+			int audit_h = rest >= 26 ? rest - 19 : 0;
+			int lower_h = rest - 6 - audit_h;
+			draw_queue(t, y, 6, now);
+			int hw = COLS * 9 / 20;
+			draw_heatmap(t, y + 6, 0, hw, lower_h, now);
+			draw_next(t, y + 6, hw, COLS - hw, lower_h, now);
+			t->next_limit = lower_h - 1;
+			if (audit_h)
+				draw_audit(t, y + 6 + lower_h, audit_h, now);
+		}
+	}
+	draw_message(t, H - 2, now);
+	draw_keybar(t, H - 1);
+	if (!t->connected && (t->ever_connected || t->down_since)) {
+		char b[600], d[16], e[16];
+		double left = t->reconnect_at - now;
+		FMT(b, " DISCONNECTED %s retrying in %s (attempt %d) %s last data "
+		    "%s old %s %s", G->dot, tx_dur(d, sizeof d, left > 0 ? left : 0),
+		    t->reconnect_tries + 1, G->dot,
+		    t->last_ok ? tx_dur(e, sizeof e, now - t->last_ok) : "-",
+		    G->dot, ct_aconn_last_error(t->ac));
+		attrset(A(R_DOWN));
+		mvhline(top, 0, ' ', COLS);
+		attrset(A_NORMAL);
+		put(top, 0, COLS, A(R_DOWN), b);
+	}
+	refresh();
+}

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# test_enqueue.sh CRAWLTOP: `crawltop enqueue` against a throwaway
+# cluster: sitemaps (namespaced, extensions, CDATA, entities, an index of
+# local files, 60,000 URLs) and URL lists, then bad input: a foreign host,
+# malformed XML, a <loc> over the store's limit, too many URLs, binary
+# garbage in files and on stdin, missing, empty and compressed files, an
+# unknown job, a read-only role. Refusals come after full batches were
+# sent, so "database unchanged" shows the whole file is one transaction.
+set -u
+CT=$1
+here=$(dirname "$0")
+. "$here/../cli/tap.sh"
+. "$here/lib.sh"
+db_setup cli_enqueue
+export CRAWLTOP_DSN=$DSN
+T=$(mktemp -d "${TMPDIR:-/tmp}/ct-enq.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+"$CT" job create site --domain example.com >/dev/null
+"$CT" job create big --domain big.example >/dev/null
+"$CT" job create front --domain example.com --mode frontier >/dev/null
+"$CT" job create disc --domain example.com --mode discovery >/dev/null
+paths() { # JOB: its task paths and source types, in task order
+	q "SELECT string_agg(p.path || '=' || t.source_type, ' ' ORDER BY t.id)
+	   FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id
+	   JOIN crawltop.jobs j ON j.id = t.job_id WHERE j.name = '$1'"
+}
+
+# ---- sitemaps ----------------------------------------------------------
+cat >"$T/small.xml" <<'EOF'
+<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"
+        xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">
+  <url><loc>https://example.com/</loc><lastmod>2024-01-01</lastmod></url>
+  <url>
+    <loc>
+      HTTPS://Example.COM:443/a/b?x=1&amp;y=2#top
+    </loc>
+    <image:image><image:loc>https://cdn.elsewhere.net/x.png</image:loc></image:image>
+  </url>
+  <url><loc><![CDATA[http://example.com/c]]></loc><priority>0.5</priority></url>
+</urlset>
+EOF
+run enqueue --job site --sitemap "$T/small.xml"
+ok_eq "sitemap: exit 0" "$RC" 0
+ok_match "sitemap: says what it did" "$OUT" \
+	'^enqueued 3 URLs from .*small\.xml into job site \(1\): 3 new tasks, 0 already queued'
+ok_eq "sitemap: paths (query kept, fragment dropped), source sitemap" "$(paths site)" \
+	"/=sitemap /a/b?x=1&y=2=sitemap /c=sitemap"
+ok_eq "sitemap: hierarchy scores (root 100, sitemap 50)" \
+	"$(q "SELECT string_agg(score::text, ' ' ORDER BY id) FROM crawltop.tasks WHERE job_id = 1")" "100 50 50"
+run enqueue --job site --sitemap "$T/small.xml"
+ok_match "again: nothing new" "$OUT" '0 new tasks, 3 already queued'
+
+mkdir "$T/idx"
+urlset 2 example.com 10 >"$T/idx/part-1.xml"
+urlset 2 example.com 20 >"$T/idx/part-2.xml"
+cat >"$T/idx/index.xml" <<'EOF'
+<?xml version="1.0" encoding="UTF-8"?>
+<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+  <sitemap><loc>part-1.xml</loc></sitemap>
+  <sitemap><loc>https://example.com/sitemaps/part-2.xml</loc><lastmod>2024-01-01</lastmod></sitemap>
+</sitemapindex>
+EOF
+run enqueue --job site --sitemap "$T/idx/index.xml"
+ok_eq "sitemap index of local files: exit 0" "$RC" 0
+ok_match "sitemap index: both children" "$OUT" 'enqueued 4 URLs .* 4 new tasks'
+
+run enqueue --job front --sitemap "$T/small.xml"
+ok_eq "frontier job: the engine scores the URLs" \
+	"$(q "SELECT count(*) FILTER (WHERE score > 0 AND score < 100) FROM crawltop.tasks WHERE job_id = 3")" 3
+run enqueue --job disc --sitemap "$T/small.xml"
+ok_eq "discovery job: unranked URLs at the P2 bound" \
+	"$(q "SELECT string_agg(DISTINCT score::text || '/' || class, ',') FROM crawltop.tasks WHERE job_id = 4")" "40/2"
+
+urlset 60000 big.example >"$T/huge.xml"
+start=$(date +%s.%N)
+run enqueue --job big --sitemap "$T/huge.xml"
+secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+ok_eq "60,000-URL sitemap: exit 0" "$RC" 0
+ok_match "60,000-URL sitemap: all new" "$OUT" 'enqueued 60000 URLs .* 60000 new tasks'
+ok_eq "60,000-URL sitemap: in the store" "$(q "SELECT total_pages FROM crawltop.jobs WHERE name = 'big'")" 60000
+echo "# 60,000-URL sitemap enqueued in $secs s"
+
+# ---- URL lists ---------------------------------------------------------
+printf '# a comment\n\n/list/1\nhttps://example.com/list/2\n   /list/3   \r\n  # indented comment\nhttp://example.com:80\n' >"$T/list.txt"
+run enqueue --job site --urls "$T/list.txt"
+ok_eq "--urls: exit 0" "$RC" 0
+ok_match "--urls: four URLs, one already queued ('/')" "$OUT" 'enqueued 4 URLs .* 3 new tasks, 1 already queued'
+ok_eq "--urls: source manual" "$(q "SELECT count(*) FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE p.path LIKE '/list/%' AND t.source_type = 'manual'")" 3
+printf '/stdin/1\n/stdin/2\n' | "$CT" enqueue --job site --urls - >/dev/null
+ok_eq "--urls -: reads stdin" "$(q "SELECT count(*) FROM crawltop.pages WHERE path LIKE '/stdin/%'")" 2
+
+# ---- bad input: message, exit status, nothing changed -------------------
+before=$(state)
+{ urlset 1500 example.com 100 | sed '$d'
+  echo '  <url><loc>https://evil.example.org/x</loc></url>'
+  echo '</urlset>'; } >"$T/foreign.xml"
+run enqueue --job site --sitemap "$T/foreign.xml"
+ok_eq "foreign host after a full batch: exit 1" "$RC" 1
+ok_match "foreign host: names file, line and host; the whole file is refused" "$OUT" \
+	"foreign\.xml:1503: 'https://evil\.example\.org/x' is refused: its host 'evil\.example\.org' is not the job's domain 'example\.com'; nothing was enqueued"
+ok_unchanged "foreign host" "$before"
+
+{ urlset 2500 example.com 5000 | sed '$d'
+  echo '  <url><loc>https://example.com/x</loc>'
+  echo '</urlset>'; } >"$T/malformed.xml"
+run enqueue --job site --sitemap "$T/malformed.xml"
+ok_eq "malformed XML: exit 1" "$RC" 1
+ok_match "malformed XML: libxml2's message with the line" "$OUT" \
+	'malformed\.xml:2504: malformed XML: Opening and ending tag mismatch: url line 2503 and urlset'
+ok_unchanged "malformed XML" "$before"
+
+long=$(head -c 3000 /dev/zero | tr '\0' 'a')
+{ urlset 1200 example.com 9000 | sed '$d'
+  echo "  <url><loc>https://example.com/$long</loc></url>"
+  echo '</urlset>'; } >"$T/long.xml"
+run enqueue --job site --sitemap "$T/long.xml"
+ok_eq "<loc> over the limit: exit 1" "$RC" 1
+ok_match "<loc> over the limit: says so" "$OUT" \
+	"long\.xml:1203: <loc> is 3020 bytes, longer than the store's limit of 2048 bytes"
+ok_unchanged "<loc> over the limit" "$before"
+echo "/$long" >"$T/long.txt"
+run enqueue --job site --urls "$T/long.txt"
+ok_match "--urls line over the limit: says so" "$OUT" "longer than the store's limit of 2048 bytes"
+
+urlset 1001 example.com 20000 >"$T/many.xml"
+run enqueue --job site --sitemap "$T/many.xml" --max-urls 1000
+ok_eq "more URLs than --max-urls: exit 1" "$RC" 1
+ok_match "more URLs than --max-urls: says so" "$OUT" 'many\.xml:1003: more than 1000 URLs'
+ok_unchanged "too many URLs" "$before"
+
+head -c 65536 /dev/urandom >"$T/garbage.bin"
+run enqueue --job site --sitemap "$T/garbage.bin"
+ok_eq "binary file as sitemap: exit 1" "$RC" 1
+ok_match "binary file as sitemap: not XML" "$OUT" 'garbage\.bin: not an XML document \(binary data\?\)'
+run enqueue --job site --urls "$T/garbage.bin"
+ok_eq "binary file as URL list: exit 1" "$RC" 1
+ok_match "binary file as URL list: names the line" "$OUT" 'garbage\.bin:[0-9]+: '
+OUT=$("$CT" enqueue --job site --sitemap - <"$T/garbage.bin" 2>&1); RC=$?
+ok_eq "binary garbage on stdin as sitemap: exit 1" "$RC" 1
+ok_match "binary garbage on stdin as sitemap: malformed XML" "$OUT" '^crawltop enqueue: stdin:[0-9]+: malformed XML: '
+OUT=$("$CT" enqueue --job site --urls - <"$T/garbage.bin" 2>&1); RC=$?
+ok_eq "binary garbage on stdin as URL list: exit 1" "$RC" 1
+ok_match "binary garbage on stdin as URL list: a clear line" "$OUT" \
+	'^crawltop enqueue: stdin:[0-9]+: .*(is refused: |holds a NUL byte)'
+printf '/ok/1\n/ok/\0bad\n' >"$T/nul.txt"
+run enqueue --job site --urls "$T/nul.txt"
+ok_match "a NUL byte in a URL list" "$OUT" 'nul\.txt:2: the line holds a NUL byte'
+ok_unchanged "binary garbage" "$before"
+
+run enqueue --job site --sitemap "$T/missing.xml"
+ok_eq "missing file: exit 1" "$RC" 1
+ok_match "missing file: says so" "$OUT" 'missing\.xml: cannot open: No such file or directory'
+run enqueue --job site --urls "$T"
+ok_match "a directory: says so" "$OUT" 'cannot read: it is a directory'
+: >"$T/empty.xml"
+run enqueue --job site --sitemap "$T/empty.xml"
+ok_match "empty file: says so" "$OUT" 'empty\.xml: the file is empty: not a sitemap'
+gzip -c "$T/small.xml" >"$T/small.xml.gz"
+run enqueue --job site --sitemap "$T/small.xml.gz"
+ok_match "gzip file: says so" "$OUT" 'gzip-compressed: gunzip it first'
+printf '<rss version="2.0"><channel/></rss>\n' >"$T/rss.xml"
+run enqueue --job site --sitemap "$T/rss.xml"
+ok_match "not a sitemap: names the root" "$OUT" 'the root element is <rss>, not a sitemaps\.org <urlset> or <sitemapindex>'
+printf '<urlset xmlns="http://example.com/other"><url><loc>https://example.com/</loc></url></urlset>' >"$T/ns.xml"
+run enqueue --job site --sitemap "$T/ns.xml"
+ok_match "another namespace: named" "$OUT" 'in namespace http://example\.com/other'
+printf '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><lastmod>2024-01-01</lastmod></url></urlset>' >"$T/noloc.xml"
+run enqueue --job site --sitemap "$T/noloc.xml"
+ok_match "<url> without <loc>" "$OUT" 'noloc\.xml:1: <url> without <loc>'
+printf '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>ftp://example.com/x</loc></url></urlset>' >"$T/ftp.xml"
+run enqueue --job site --sitemap "$T/ftp.xml"
+ok_match "not an http(s) URL" "$OUT" "'ftp://example\.com/x' is refused: it is not an http:// or https:// URL"
+cat >"$T/idx/bad-index.xml" <<'EOF'
+<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+  <sitemap><loc>part-1.xml</loc></sitemap>
+  <sitemap><loc>part-404.xml</loc></sitemap>
+</sitemapindex>
+EOF
+run enqueue --job site --sitemap "$T/idx/bad-index.xml"
+ok_eq "index with a missing child: exit 1" "$RC" 1
+ok_match "index with a missing child: names it" "$OUT" 'part-404\.xml: cannot open: No such file'
+cp "$T/idx/index.xml" "$T/idx/nested.xml"
+sed -i 's#part-1.xml#index.xml#' "$T/idx/nested.xml"
+run enqueue --job site --sitemap "$T/idx/nested.xml"
+ok_match "index of an index: refused" "$OUT" 'a sitemap index lists another index'
+run enqueue --job nosuch --sitemap "$T/small.xml"
+ok_eq "unknown job: exit 1" "$RC" 1
+ok_match "unknown job: names it" "$OUT" "job 'nosuch' does not exist"
+ok_unchanged "bad files" "$before"
+
+run enqueue --job site
+ok_eq "neither --sitemap nor --urls: exit 2" "$RC" 2
+run enqueue --job site --sitemap "$T/small.xml" --urls "$T/list.txt"
+ok_eq "both --sitemap and --urls: exit 2" "$RC" 2
+run enqueue --sitemap "$T/small.xml"
+ok_eq "no --job: exit 2" "$RC" 2
+
+psql -qc "CREATE ROLE cli_enq_ro LOGIN IN ROLE crawltop_viewer" >/dev/null
+run enqueue --job site --sitemap "$T/small.xml" -d "$CT_TEST_DSN dbname=$DB user=cli_enq_ro"
+ok_eq "read-only role: exit 1" "$RC" 1
+ok_match "read-only role: permission denied" "$OUT" \
+	'enqueue: permission denied for function enqueue: connected as role "cli_enq_ro" \(SQLSTATE 42501\); nothing was enqueued'
+ok_unchanged "read-only role" "$before"
+done_testing

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# test_job.sh CRAWLTOP: `crawltop job` against a throwaway cluster: every
+# subcommand's happy path, then bad input (unknown job, priority 0 and 11,
+# bad names and modes, a refused transition, cancel without --yes, a
+# read-only role): each a clear message, a non-zero exit, and the database
+# unchanged.
+set -u
+CT=$1
+here=$(dirname "$0")
+. "$here/../cli/tap.sh"
+. "$here/lib.sh"
+db_setup cli_job
+export CRAWLTOP_DSN=$DSN
+NODB="host=/nonexistent dbname=x"
+
+# ---- happy paths -------------------------------------------------------
+run job create news --domain Example.COM --priority 3 --mode hierarchy
+ok_eq "create: exit 0" "$RC" 0
+ok_match "create: says what it created" "$OUT" \
+	'^created job news \(id 1\) over example\.com, priority 3, mode hierarchy$'
+run job create docs --domain docs.example.com
+ok_match "create: default priority 5 and mode hierarchy" "$OUT" \
+	'priority 5, mode hierarchy$'
+ok_eq "create: stored" "$(q "SELECT name || ' ' || priority || ' ' || prioritization_mode FROM crawltop.jobs ORDER BY id" | tr '\n' ';')" \
+	"news 3 hierarchy;docs 5 hierarchy;"
+
+"$CT" enqueue --job news --urls <(printf '/\n/a/1\n/a/2\n/b/1\n') >/dev/null
+run job list
+ok_eq "list: exit 0" "$RC" 0
+ok_eq "list: a header and one line per job" "$(printf '%s\n' "$OUT" | wc -l)" 3
+ok_match "list: id, name, domain, mode, priority, status, pages, counts" \
+	"$(printf '%s\n' "$OUT" | sed -n 2p)" \
+	'^ +1 +news +example\.com +hierarchy +3 +pending +4 +4 +0 +0 +0$'
+
+run job show news
+ok_eq "show by name: exit 0" "$RC" 0
+ok_match "show: the domain" "$OUT" 'domain +example\.com'
+ok_match "show: the pending count" "$OUT" 'pending +4'
+run job show 2
+ok_match "show by id" "$OUT" 'name +docs'
+
+run job set-priority news 2
+ok_eq "set-priority: exit 0" "$RC" 0
+ok_match "set-priority: before, after and tasks" "$OUT" \
+	'^job news \(1\): priority 3 -> 2; 4 pending tasks follow$'
+ok_eq "set-priority: tasks follow" "$(q "SELECT DISTINCT job_priority FROM crawltop.tasks")" 2
+
+run job pause news
+ok_match "pause" "$OUT" 'paused \(was pending\); 4 pending tasks held back'
+ok_eq "pause: job paused" "$(q "SELECT status FROM crawltop.jobs WHERE id = 1")" paused
+run job resume news
+ok_match "resume" "$OUT" 'resumed \(was paused\)'
+ok_eq "resume: claimable again" "$(q "SELECT DISTINCT job_priority FROM crawltop.tasks")" 2
+
+run job boost news --prefix /a --by 10
+ok_match "boost: two tasks under /a" "$OUT" '2 pending tasks under /a boosted by 10 points'
+ok_eq "boost: scores" "$(q "SELECT string_agg(t.score::text, ' ' ORDER BY p.path) FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id")" \
+	"100 20 20 10"
+run job boost news --prefix /a/1 --by 5 --demote
+ok_match "demote" "$OUT" '1 pending task under /a/1 demoted by 5 points'
+
+run job set-mode news fifo
+ok_eq "set-mode: exit 0" "$RC" 0
+ok_match "set-mode: tasks rescored" "$OUT" 'mode hierarchy -> fifo; 4 unfinished tasks rescored'
+ok_eq "set-mode: fifo scores are 0" "$(q "SELECT max(score) FROM crawltop.tasks")" 0
+
+# ---- bad input: message, exit status, nothing changed -------------------
+before=$(state)
+run job show nosuch
+ok_eq "unknown job: exit 1" "$RC" 1
+ok_eq "unknown job: names it" "$OUT" \
+	"crawltop job: job 'nosuch' does not exist (no job has that name)"
+run job set-priority nosuch 3
+ok_match "set-priority of an unknown job names it" "$OUT" "job 'nosuch' does not exist"
+ok_eq "set-priority of an unknown job: exit 1" "$RC" 1
+
+for p in 0 11; do
+	run job set-priority news $p -d "$NODB"
+	ok_eq "priority $p: exit 2 before connecting" "$RC" 2
+	ok_match "priority $p: the rule" "$OUT" \
+		"^crawltop job: priority $p is outside 1\.\.10 \(1 is the most urgent"
+done
+run job set-priority news 1.5
+ok_eq "priority 1.5: exit 2" "$RC" 2
+run job create other --domain o.example --priority 11
+ok_eq "create --priority 11: exit 2" "$RC" 2
+run job create other --domain o.example --mode bogus
+ok_match "create --mode bogus: lists the modes" "$OUT" "mode 'bogus' is unknown: use fifo"
+run job create news --domain example.com
+ok_eq "create a taken name: exit 1" "$RC" 1
+ok_match "create a taken name: says so" "$OUT" "job name 'news' is taken"
+run job create "bad name;" --domain example.com
+ok_match "create a bad name: the rule" "$OUT" "is not allowed: use 1 to 64 of"
+run job create other --domain 'not a host'
+ok_match "create a bad domain: the rule" "$OUT" "is not a host name"
+run job create other
+ok_eq "create without --domain: exit 2" "$RC" 2
+run job set-mode news bogus
+ok_eq "set-mode bogus: exit 2" "$RC" 2
+run job resume news
+ok_eq "resume a running job: exit 1" "$RC" 1
+ok_match "resume a running job: the transition is named" "$OUT" 'is running: cannot resume'
+run job cancel news
+ok_eq "cancel without --yes: exit 1" "$RC" 1
+ok_match "cancel without --yes: says how many tasks" "$OUT" \
+	'would skip its 4 pending tasks for good: add --yes'
+run job boost news --prefix /a
+ok_eq "boost without --by: exit 2" "$RC" 2
+run job boost news --prefix /a --by 101
+ok_match "boost --by 101: the range" "$OUT" 'must be a number in 0\.\.100'
+run job boost news --prefix a --by 1
+ok_match "boost --prefix without /: the rule" "$OUT" "starts with '/'"
+run job list --yes
+ok_match "an option of another subcommand" "$OUT" '--yes does not apply to job list'
+run job frobnicate
+ok_eq "unknown subcommand: exit 2" "$RC" 2
+run job show news extra
+ok_eq "extra argument: exit 2" "$RC" 2
+run job list -d "$NODB"
+ok_eq "unreachable server: exit 1" "$RC" 1
+ok_match "unreachable server: says so" "$OUT" '^crawltop job: connect: '
+ok_unchanged "bad input" "$before"
+
+# ---- a read-only role --------------------------------------------------
+psql -qc "CREATE ROLE cli_ro LOGIN IN ROLE crawltop_viewer" >/dev/null
+RO="$CT_TEST_DSN dbname=$DB user=cli_ro"
+run job list -d "$RO"
+ok_eq "read-only role: list works" "$RC" 0
+for cmd in "create ro1 --domain ro.example" "set-priority news 4" "pause news" \
+	"cancel news --yes" "boost news --prefix / --by 1" "set-mode news hierarchy"; do
+	# shellcheck disable=SC2086
+	run job $cmd -d "$RO"
+	ok_eq "read-only role: job ${cmd%% *} exits 1" "$RC" 1
+	ok_match "read-only role: job ${cmd%% *} says permission denied" "$OUT" \
+		'permission denied .*connected as role "cli_ro" \(SQLSTATE 42501\)'
+done
+ok_unchanged "read-only role" "$before"
+
+# ---- cancel for good ---------------------------------------------------
+run job cancel news --yes
+ok_match "cancel --yes" "$OUT" 'cancelled \(was running\); 4 pending tasks skipped'
+ok_eq "cancel: tasks skipped" "$(q "SELECT string_agg(DISTINCT status, ',') FROM crawltop.tasks")" skipped
+run enqueue --job news --urls <(echo /new)
+ok_eq "enqueue into a cancelled job: exit 1" "$RC" 1
+ok_match "enqueue into a cancelled job: says so" "$OUT" 'is cancelled: it takes no new tasks'
+
+run job --help
+ok_match "--help lists every subcommand" "$OUT" \
+	'list\|show\|create\|set-priority\|set-mode\|pause\|resume\|cancel\|boost'
+done_testing

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# test_simulate.sh CRAWLTOP: `crawltop simulate` against a throwaway
+# cluster, on a small synthetic site written here: a 3-level tree (4
+# sections, 3 pages each, 2 leaves each: 41 pages) plus a sitemap page.
+# Hierarchy order with one worker, every reachable page fetched exactly
+# once with two, retries with --fail-rate, --max-pages, Ctrl-C releasing
+# the claimed tasks, and bad input refused before anything is written.
+set -u
+CT=$1
+here=$(dirname "$0")
+. "$here/../cli/tap.sh"
+. "$here/lib.sh"
+db_setup cli_simulate
+export CRAWLTOP_DSN=$DSN
+T=$(mktemp -d "${TMPDIR:-/tmp}/ct-sim.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+# / -> /aI -> /aI/bJ -> /aI/bJ/cK; each page's links in page order
+{
+	for i in 1 2 3 4; do printf '/\t/a%d\n' "$i"; done
+	for i in 1 2 3 4; do for j in 1 2 3; do
+		printf '/a%d\t/a%d/b%d\n' "$i" "$i" "$j"
+		printf '/a%d/b%d\t/\n' "$i" "$j" # a link back home
+	done; done
+	for i in 1 2 3 4; do for j in 1 2 3; do for k in 1 2; do
+		printf '/a%d/b%d\t/a%d/b%d/c%d\n' "$i" "$j" "$i" "$j" "$k"
+	done; done; done
+} >"$T/tree.tsv"
+printf '/orphan\n/a1\n' >"$T/tree.sitemap"
+depth() { # a path's depth in the tree
+	awk -F/ '{ print ($0 == "/") ? 0 : NF - 1 }'
+}
+counts() { # JOB: total completed failed pending running
+	q "SELECT j.total_pages || ' ' ||
+		count(*) FILTER (WHERE t.status = 'completed') || ' ' ||
+		count(*) FILTER (WHERE t.status = 'failed') || ' ' ||
+		count(*) FILTER (WHERE t.status = 'pending') || ' ' ||
+		count(*) FILTER (WHERE t.status = 'running')
+	   FROM crawltop.jobs j LEFT JOIN crawltop.tasks t ON t.job_id = j.id
+	   WHERE j.name = '$1' GROUP BY j.id"
+}
+
+# ---- one worker, hierarchy mode ---------------------------------------
+run simulate --graph "$T/tree.tsv" --job tree1 --workers 1 --latency-ms 1 \
+	--order-out "$T/o1"
+ok_eq "1 worker: exit 0" "$RC" 0
+ok_match "1 worker: creates the job over sim.<graph>" "$OUT" 'created job tree1 \(id [0-9]+\) over sim\.tree'
+ok_match "1 worker: reports the graph" "$OUT" '41 pages, 52 links, 41 reachable'
+ok_match "1 worker: summary" "$OUT" 'fetched 41 pages in'
+ok_eq "1 worker: '/' first" "$(head -1 "$T/o1")" /
+ok_eq "1 worker: 41 pages, each once" "$(sort -u "$T/o1" | wc -l) $(wc -l <"$T/o1")" "41 41"
+ok_eq "1 worker: depth never decreases (all depth 1 before depth 2 before depth 3)" \
+	"$(depth <"$T/o1" | sort -n | tr '\n' ' ')" "$(depth <"$T/o1" | tr '\n' ' ')"
+ok_eq "1 worker: the store agrees" "$(counts tree1)" "41 41 0 0 0"
+
+# ---- two workers, a sitemap -------------------------------------------
+run simulate --graph "$T/tree.tsv" --sitemap "$T/tree.sitemap" --job tree2 \
+	--workers 2 --latency-ms 3 --host-delay-ms 1 --order-out "$T/o2"
+ok_eq "2 workers: exit 0" "$RC" 0
+ok_eq "2 workers: '/' first" "$(head -1 "$T/o2")" /
+ok_eq "2 workers: every reachable page (and the sitemap's orphan) exactly once" \
+	"$(sort "$T/o2" | uniq -c | awk '$1 != 1' | wc -l) $(wc -l <"$T/o2")" "0 42"
+ok_match "2 workers: the orphan came from the sitemap" \
+	"$(q "SELECT t.source_type FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id JOIN crawltop.jobs j ON j.id = t.job_id WHERE j.name = 'tree2' AND p.path = '/orphan'")" '^sitemap$'
+avg() { # DEPTH FILE: mean line number of the paths of that depth
+	depth <"$2" | awk -v d="$1" '$1 == d { s += NR; n++ } END { print int(s / n) }'
+}
+ok_eq "2 workers: depth-1 pages come before depth-3 pages on average" \
+	"$([ "$(avg 1 "$T/o2")" -lt "$(avg 3 "$T/o2")" ] && echo yes)" yes
+ok_eq "2 workers: the store agrees" "$(counts tree2)" "42 42 0 0 0"
+ok_eq "2 workers: hierarchy propagated (a leaf: 0.8^3)" \
+	"$(q "SELECT round(p.priority_score::numeric, 3) FROM crawltop.pages p JOIN crawltop.domains d ON d.id = p.domain_id WHERE d.name = 'sim.tree' AND p.path = '/a2/b2/c2'")" 0.512
+
+# ---- failures and retries ---------------------------------------------
+# retries after 50..200 ms instead of 10 s, so the test stays short
+q "INSERT INTO crawltop.settings (value, note)
+   SELECT jsonb_set(jsonb_set(value, '{store,retry_base_seconds}', '0.05'),
+	'{store,retry_max_seconds}', '0.2'), 'test: fast retries'
+   FROM crawltop.settings ORDER BY version DESC LIMIT 1" >/dev/null
+run simulate --graph "$T/tree.tsv" --job flaky --workers 2 --latency-ms 1 \
+	--fail-rate 0.3 --seed 7 --order-out "$T/o3" -q
+ok_eq "--fail-rate 0.3: exit 0" "$RC" 0
+ok_match "--fail-rate 0.3: failures happened" "$OUT" ' [1-9][0-9]* failed attempts'
+read -r total done failed pending running <<<"$(counts flaky)"
+ok_eq "--fail-rate 0.3: nothing pending or running at the end" "$pending $running" "0 0"
+ok_eq "--fail-rate 0.3: completed + failed = total" "$((done + failed))" "$total"
+ok_eq "--fail-rate 0.3: order-out lists the completed pages once" \
+	"$(sort -u "$T/o3" | wc -l) $(wc -l <"$T/o3")" "$done $done"
+ok_eq "--fail-rate 0.3: retries counted in the store" \
+	"$([ "$(q "SELECT sum(retry_count) FROM crawltop.tasks t JOIN crawltop.jobs j ON j.id = t.job_id WHERE j.name = 'flaky'")" -gt 0 ] && echo yes)" yes
+run simulate --graph "$T/tree.tsv" --job doomed --workers 2 --latency-ms 0 \
+	--fail-rate 1 -q
+read -r total done failed pending running <<<"$(counts doomed)"
+ok_eq "--fail-rate 1: '/' fails for good after its retries" "$total $done $failed" "1 0 1"
+ok_match "--fail-rate 1: 1 + 3 retries = 4 attempts" "$OUT" '4 failed attempts, 1 page failed for good'
+
+# ---- --max-pages and Ctrl-C -------------------------------------------
+run simulate --graph "$T/tree.tsv" --job capped --workers 2 --latency-ms 1 \
+	--max-pages 10 --order-out "$T/o4" -q
+ok_eq "--max-pages 10: exit 0" "$RC" 0
+ok_eq "--max-pages 10: 10 pages" "$(wc -l <"$T/o4")" 10
+read -r total done failed pending running <<<"$(counts capped)"
+ok_eq "--max-pages 10: nothing left running" "$done $running" "10 0"
+
+"$CT" simulate --graph "$T/tree.tsv" --job slow --workers 3 --latency-ms 400 \
+	-q >"$T/int.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do # until the workers hold tasks
+	[ "$(q "SELECT count(*) FROM crawltop.tasks t JOIN crawltop.jobs j ON j.id = t.job_id WHERE j.name = 'slow' AND t.status = 'running'")" -ge 2 ] 2>/dev/null && break
+	sleep 0.05
+done
+kill -INT "$pid"
+wait "$pid"
+ok_eq "SIGINT: exit 130" "$?" 130
+ok_match "SIGINT: says the claimed tasks were released" "$(cat "$T/int.out")" \
+	'interrupted: stopped, [1-9] claimed tasks? released'
+read -r total done failed pending running <<<"$(counts slow)"
+ok_eq "SIGINT: no task left running" "$running" 0
+ok_eq "SIGINT: the rest still pending" "$([ "$pending" -gt 0 ] && echo yes)" yes
+
+# ---- bad input ---------------------------------------------------------
+before=$(state)
+run simulate --graph "$T/missing.tsv" --job bad
+ok_eq "missing graph: exit 1" "$RC" 1
+ok_match "missing graph: says so" "$OUT" 'missing\.tsv: cannot open: No such file'
+printf '/\t/a\n/a /b\n' >"$T/notab.tsv"
+run simulate --graph "$T/notab.tsv" --job bad
+ok_match "a line without a TAB: names it" "$OUT" "notab\.tsv:2: expected 'source-path<TAB>target-path'"
+printf '/\tnot-a-path\n' >"$T/nopath.tsv"
+run simulate --graph "$T/nopath.tsv" --job bad
+ok_match "a target that is not a path: names it" "$OUT" "nopath\.tsv:1: a path starts with '/'"
+head -c 4096 /dev/urandom >"$T/garbage.tsv"
+run simulate --graph "$T/garbage.tsv" --job bad
+ok_eq "binary garbage graph: exit 1" "$RC" 1
+ok_match "binary garbage graph: names a line" "$OUT" 'garbage\.tsv:[0-9]+: '
+run simulate --graph "$T/tree.tsv" --sitemap "$T/garbage.tsv" --job bad
+ok_match "binary garbage sitemap: names a line" "$OUT" 'garbage\.tsv:[0-9]+: '
+run simulate --graph "$T/tree.tsv" --job bad --workers 0
+ok_eq "--workers 0: exit 2" "$RC" 2
+ok_match "--workers 0: the range" "$OUT" '--workers 0: must be a whole number in 1\.\.64'
+run simulate --graph "$T/tree.tsv" --job bad --fail-rate 1.5
+ok_match "--fail-rate 1.5: the range" "$OUT" '--fail-rate 1\.5: must be a number in 0\.\.1'
+run simulate --graph "$T/tree.tsv" --job bad --priority 0
+ok_match "--priority 0: the rule" "$OUT" 'priority 0 is outside 1\.\.10'
+run simulate --graph "$T/tree.tsv"
+ok_eq "no --job: exit 2" "$RC" 2
+run simulate --graph "$T/tree.tsv" --job tree1 --mode fifo
+ok_eq "existing job in another mode: exit 1" "$RC" 1
+ok_match "existing job in another mode: says so" "$OUT" 'job tree1 exists in mode hierarchy, not fifo'
+psql -qc "CREATE ROLE cli_sim_ro LOGIN IN ROLE crawltop_viewer" >/dev/null
+run simulate --graph "$T/tree.tsv" --job bad -d "$CT_TEST_DSN dbname=$DB user=cli_sim_ro"
+ok_eq "read-only role: exit 1" "$RC" 1
+ok_match "read-only role: permission denied" "$OUT" 'permission denied for function create_job'
+ok_unchanged "bad input" "$before"
+done_testing

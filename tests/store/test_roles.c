@@ -1,0 +1,402 @@
+/* test_roles.c: roles and privileges (0009_roles.sql).
+ *
+ * Login roles created here, each granted one group role, connect and try
+ * things: a viewer reads the statistics and may change nothing (every
+ * refusal is CT_EINVAL, SQLSTATE 42501, with a message naming the
+ * operation and "permission denied", and nothing changes); an operator
+ * retunes and reprioritises but cannot claim; a worker enqueues, claims,
+ * completes, fails and releases but cannot reprioritise, retune or write
+ * the counters. audit_log is append-only for all of them and for a
+ * superuser. PUBLIC has nothing; every function of the schema has a
+ * decision (granted to a role, or one of the known trigger functions);
+ * the roles survive a second database's migration. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pgtest.h"
+#include "stats.h"
+
+static int fresh(void **state)
+{
+	struct ct_store *s = pgt_fresh("ct_roles", 1);
+	/* login roles are cluster-wide: create them once */
+	pgt_exec(s, "DO $$ BEGIN "
+		 "IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'ct_view') THEN "
+		 "CREATE ROLE ct_view LOGIN IN ROLE crawltop_viewer; "
+		 "CREATE ROLE ct_oper LOGIN IN ROLE crawltop_operator; "
+		 "CREATE ROLE ct_work LOGIN IN ROLE crawltop_worker; "
+		 "CREATE ROLE ct_none LOGIN; "
+		 "END IF; END $$");
+	*state = s;
+	return 0;
+}
+
+static int close_store(void **state)
+{
+	ct_store_close(*state);
+	return 0;
+}
+
+/* Connect to the test database as login role `user`. */
+static struct ct_store *as(const char *user)
+{
+	char dsn[1200];
+	snprintf(dsn, sizeof dsn, "%s user=%s", pgt_dsn("ct_roles"), user);
+	struct ct_store *s;
+	struct ct_error err = {{0}};
+	if (ct_store_open(dsn, &s, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+	return s;
+}
+
+/* Assert that a call failed for lack of privilege: CT_EINVAL, SQLSTATE
+ * 42501, a message that starts with the operation and says "permission
+ * denied" and names the role. */
+static void refused(struct ct_store *s, ct_status st, const struct ct_error *err,
+		    const char *what, const char *role)
+{
+	if (st != CT_EINVAL || strcmp(ct_store_sqlstate(s), "42501") != 0)
+		fail_msg("%s as %s: expected a permission error, got status %d "
+			 "SQLSTATE '%s': %s", what, role, (int)st,
+			 ct_store_sqlstate(s), err->msg);
+	char want[128];
+	snprintf(want, sizeof want, "%s: permission denied", what);
+	if (strncmp(err->msg, want, strlen(want)) != 0 ||
+	    !strstr(err->msg, "(SQLSTATE 42501)") || !strstr(err->msg, role))
+		fail_msg("unclear refusal: %s", err->msg);
+}
+
+/* Run sql with ct_store_exec and assert a permission refusal. */
+static void refused_sql(struct ct_store *s, const char *what, const char *sql,
+			const char *role)
+{
+	struct ct_error err = {{0}};
+	refused(s, ct_store_exec(s, what, sql, &err), &err, what, role);
+}
+
+/* What a snapshot of everything a refusal must leave alone looks like. */
+static char *snapshot(struct ct_store *su)
+{
+	return pgt_text(su, "SELECT (SELECT count(*) FROM crawltop.audit_log) "
+			"|| '/' || (SELECT count(*) FROM crawltop.settings) || '/' "
+			"|| (SELECT string_agg(priority || status || total_pages, ',' "
+			"ORDER BY id) FROM crawltop.jobs) || '/' || (SELECT "
+			"string_agg(status || score, ',' ORDER BY id) FROM "
+			"crawltop.tasks) || '/' || (SELECT sum(n) FROM "
+			"crawltop.task_counts)", 0, NULL);
+}
+
+static int64_t setup_job(struct ct_store *su)
+{
+	int64_t job = pgt_job(su, "r1", "r1.example", 5, "fifo");
+	const char *paths[] = {"/a", "/b", "/c", "/d"};
+	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
+	struct ct_enqueue_result r;
+	struct ct_error err = {{0}};
+	b.job_id = job;
+	b.paths = paths;
+	b.n = 4;
+	if (ct_store_enqueue(su, &b, &r, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+	return job;
+}
+
+static void viewer_reads_and_changes_nothing(void **state)
+{
+	struct ct_store *su = *state;
+	int64_t job = setup_job(su);
+	struct ct_store *v = as("ct_view");
+	struct ct_error err = {{0}};
+
+	/* reads */
+	struct ct_job_stats_list j;
+	assert_int_equal(ct_store_stats_jobs(v, &j, &err), CT_OK);
+	assert_int_equal(j.n, 1);
+	assert_int_equal(j.jobs[0].pending, 4);
+	ct_job_stats_list_free(&j);
+	struct ct_stat_cells c;
+	assert_int_equal(ct_store_stats_cells(v, job, &c, &err), CT_OK);
+	assert_int_equal(ct_stat_cells_get(&c, "status", "pending"), 4);
+	ct_stat_cells_free(&c);
+	struct ct_rate_series r;
+	assert_int_equal(ct_store_stats_rates(v, 0, 300, &r, &err), CT_OK);
+	ct_rate_series_free(&r);
+	struct ct_next_tasks n;
+	assert_int_equal(ct_store_next_tasks(v, 0, 10, &n, &err), CT_OK);
+	assert_int_equal(n.n, 4);
+	ct_next_tasks_free(&n);
+	assert_int_equal(pgt_int(v, "SELECT count(*) FROM crawltop.audit_log"), 1);
+	assert_int_equal(pgt_int(v, "SELECT count(*) FROM crawltop.tasks"), 4);
+	assert_int_equal(pgt_int(v, "SELECT count(*) FROM crawltop.run_manifest"), 0);
+	/* the console's own test of its rights */
+	assert_int_equal(pgt_int(v, "SELECT pg_has_role(current_user, "
+				 "'crawltop_operator', 'USAGE')::int"), 0);
+
+	/* every kind of change, refused, nothing changed */
+	char *before = snapshot(su);
+	long rows;
+	int64_t id = 1;
+	size_t done;
+	refused(v, ct_store_job_set_priority(v, job, 1, &rows, &err), &err,
+		"set job priority", "ct_view");
+	refused(v, ct_store_job_act(v, job, CT_JOB_PAUSE, &rows, &err), &err,
+		"pause job", "ct_view");
+	refused(v, ct_store_adjust_scores(v, job, "/", 10, &rows, &err), &err,
+		"boost tasks", "ct_view");
+	int64_t nj;
+	refused(v, ct_store_job_create(v, "x", "x.example", 5, "fifo", &nj, &err),
+		&err, "create job", "ct_view");
+	const char *paths[] = {"/z"};
+	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
+	struct ct_enqueue_result er;
+	b.job_id = job;
+	b.paths = paths;
+	b.n = 1;
+	refused(v, ct_store_enqueue(v, &b, &er, &err), &err, "enqueue", "ct_view");
+	struct ct_claim k;
+	refused(v, ct_store_claim(v, "w", 0, 1, 0, &k, &err), &err, "claim",
+		"ct_view");
+	refused(v, ct_store_complete(v, "w", &id, 1, &done, &err), &err,
+		"complete", "ct_view");
+	refused(v, ct_store_release(v, "w", &id, 1, &done, &err), &err,
+		"release", "ct_view");
+	refused(v, ct_store_compact_counts(v, NULL, &err), &err,
+		"compact counters", "ct_view");
+	refused_sql(v, "settings", "INSERT INTO crawltop.settings (value) "
+		    "VALUES ('{}')", "ct_view");
+	refused_sql(v, "update tasks", "UPDATE crawltop.tasks SET score = 99",
+		    "ct_view");
+	refused_sql(v, "update jobs", "UPDATE crawltop.jobs SET priority = 1",
+		    "ct_view");
+	refused_sql(v, "delete tasks", "DELETE FROM crawltop.tasks", "ct_view");
+	refused_sql(v, "counters", "UPDATE crawltop.task_counts SET n = 0",
+		    "ct_view");
+	refused_sql(v, "audit", "DELETE FROM crawltop.audit_log", "ct_view");
+	refused_sql(v, "audit", "INSERT INTO crawltop.audit_log (action) "
+		    "VALUES ('forged')", "ct_view");
+	refused_sql(v, "manifest", "INSERT INTO crawltop.run_manifest DEFAULT "
+		    "VALUES", "ct_view");
+	char *after = snapshot(su);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+
+	/* the message a person reads */
+	assert_int_equal(ct_store_job_set_priority(v, job, 1, &rows, &err), CT_EINVAL);
+	assert_string_equal(err.msg, "set job priority: permission denied for "
+			    "function set_job_priority: connected as role "
+			    "\"ct_view\" (SQLSTATE 42501)");
+	ct_store_close(v);
+
+	/* a login role in no group sees nothing at all */
+	struct ct_store *x = as("ct_none");
+	refused(x, ct_store_stats_jobs(x, &j, &err), &err, "dashboard jobs",
+		"ct_none");
+	ct_store_close(x);
+}
+
+static void operator_retunes_but_does_not_claim(void **state)
+{
+	struct ct_store *su = *state;
+	int64_t job = setup_job(su);
+	struct ct_store *o = as("ct_oper");
+	struct ct_error err = {{0}};
+	long rows;
+	assert_int_equal(ct_store_job_set_priority(o, job, 2, &rows, &err), CT_OK);
+	assert_int_equal(rows, 4);
+	assert_int_equal(ct_store_adjust_scores(o, job, "/a", 50, &rows, &err), CT_OK);
+	assert_int_equal(ct_store_job_act(o, job, CT_JOB_PAUSE, &rows, &err), CT_OK);
+	assert_int_equal(ct_store_job_act(o, job, CT_JOB_RESUME, &rows, &err), CT_OK);
+	int64_t j2;
+	assert_int_equal(ct_store_job_create(o, "op2", "op2.example", 3, "fifo",
+					     &j2, &err), CT_OK);
+	pgt_exec(o, "INSERT INTO crawltop.settings (value, note) SELECT value, "
+		 "'operator' FROM crawltop.settings ORDER BY version DESC LIMIT 1");
+	pgt_exec(o, "SELECT crawltop.set_job_mode(2, 'hierarchy')");
+	pgt_exec(o, "SELECT crawltop.record_run_manifest(NULL, now())");
+	assert_int_equal(ct_store_compact_counts(o, NULL, &err), CT_OK);
+	pgt_exec(o, "SELECT crawltop.rebuild_counts()");
+	assert_int_equal(pgt_int(o, "SELECT count(*) FROM crawltop.dashboard_cells(NULL)"),
+			 35);
+	/* the audit trail names the operator's role */
+	assert_int_equal(pgt_int(su, "SELECT count(*) FROM crawltop.audit_log "
+				 "WHERE db_role = 'ct_oper'"), 6);
+
+	/* not a worker */
+	struct ct_claim k;
+	refused(o, ct_store_claim(o, "w", 0, 1, 0, &k, &err), &err, "claim",
+		"ct_oper");
+	/* and the audit trail is append-only */
+	refused_sql(o, "audit", "UPDATE crawltop.audit_log SET action = 'x'",
+		    "ct_oper");
+	refused_sql(o, "audit", "DELETE FROM crawltop.audit_log", "ct_oper");
+	refused_sql(o, "audit", "TRUNCATE crawltop.audit_log", "ct_oper");
+	refused_sql(o, "counters", "DELETE FROM crawltop.task_counts", "ct_oper");
+	ct_store_close(o);
+}
+
+static void worker_works_and_nothing_else(void **state)
+{
+	struct ct_store *su = *state;
+	int64_t job = setup_job(su);
+	struct ct_store *w = as("ct_work");
+	struct ct_error err = {{0}};
+	const char *paths[] = {"/e", "/f"};
+	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
+	struct ct_enqueue_result er;
+	b.job_id = job;
+	b.paths = paths;
+	b.n = 2;
+	assert_int_equal(ct_store_enqueue(w, &b, &er, &err), CT_OK);
+	assert_int_equal(er.inserted, 2);
+	struct ct_claim k;
+	assert_int_equal(ct_store_claim(w, "w1", 0, 4, 0, &k, &err), CT_OK);
+	assert_int_equal(k.n, 4);
+	size_t done, retried, failed;
+	int64_t two[2] = {k.tasks[0].id, k.tasks[1].id};
+	assert_int_equal(ct_store_complete(w, "w1", two, 2, &done, &err), CT_OK);
+	assert_int_equal(ct_store_fail(w, "w1", &k.tasks[2].id, 1, "x", &retried,
+				       &failed, &err), CT_OK);
+	assert_int_equal(ct_store_release(w, "w1", &k.tasks[3].id, 1, &done, &err),
+			 CT_OK);
+	ct_claim_free(&k);
+	assert_int_equal(ct_store_compact_counts(w, NULL, &err), CT_OK);
+	pgt_exec(w, "SELECT crawltop.set_score_inputs(1, ARRAY['/e'], ARRAY[NULL::jsonb])");
+	/* the counters followed, though the worker cannot write them */
+	assert_int_equal(pgt_int(su, "SELECT sum(n) FROM crawltop.task_counts "
+				 "WHERE dim = 'status' AND key = 'completed'"), 2);
+
+	long rows;
+	char *before = snapshot(su);
+	refused(w, ct_store_job_set_priority(w, job, 1, &rows, &err), &err,
+		"set job priority", "ct_work");
+	refused(w, ct_store_job_act(w, job, CT_JOB_CANCEL, &rows, &err), &err,
+		"cancel job", "ct_work");
+	refused_sql(w, "settings", "INSERT INTO crawltop.settings (value) "
+		    "VALUES ('{}')", "ct_work");
+	refused_sql(w, "job priority", "UPDATE crawltop.jobs SET priority = 1",
+		    "ct_work");
+	refused_sql(w, "counters", "INSERT INTO crawltop.task_counts VALUES "
+		    "(1, 'status', 'pending', 1, 1000)", "ct_work");
+	refused_sql(w, "ticks", "DELETE FROM crawltop.rate_ticks", "ct_work");
+	refused_sql(w, "audit", "SELECT count(*) FROM crawltop.audit_log", "ct_work");
+	refused_sql(w, "audit", "DELETE FROM crawltop.audit_log", "ct_work");
+	refused_sql(w, "delete tasks", "DELETE FROM crawltop.tasks", "ct_work");
+	refused_sql(w, "shard", "SELECT crawltop.counter_shard()", "ct_work");
+	char *after = snapshot(su);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	ct_store_close(w);
+}
+
+static void audit_log_append_only_for_superuser(void **state)
+{
+	struct ct_store *su = *state;
+	struct ct_error err = {{0}};
+	setup_job(su);
+	long long n = pgt_int(su, "SELECT count(*) FROM crawltop.audit_log");
+	assert_true(n >= 1);
+	static const char *const sql[] = {
+		"UPDATE crawltop.audit_log SET action = 'forged'",
+		"DELETE FROM crawltop.audit_log",
+		"TRUNCATE crawltop.audit_log",
+		"DELETE FROM crawltop.audit_log WHERE false",
+	};
+	for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
+		assert_int_equal(ct_store_exec(su, "audit", sql[i], &err), CT_EINVAL);
+		assert_string_equal(ct_store_sqlstate(su), "42501");
+		assert_non_null(strstr(err.msg, "audit: permission denied: audit_log "
+				       "is append-only"));
+	}
+	assert_int_equal(pgt_int(su, "SELECT count(*) FROM crawltop.audit_log"), n);
+	/* appending still works */
+	pgt_exec(su, "INSERT INTO crawltop.audit_log (action) VALUES ('note')");
+}
+
+static void grants_are_complete_and_public_has_none(void **state)
+{
+	struct ct_store *su = *state;
+	/* group roles: NOLOGIN; operator is a viewer */
+	assert_int_equal(pgt_int(su, "SELECT count(*) FROM pg_roles WHERE rolname "
+				 "IN ('crawltop_viewer', 'crawltop_operator', "
+				 "'crawltop_worker') AND NOT rolcanlogin"), 3);
+	assert_int_equal(pgt_int(su, "SELECT pg_has_role('crawltop_operator', "
+				 "'crawltop_viewer', 'USAGE')::int"), 1);
+	assert_int_equal(pgt_int(su, "SELECT pg_has_role('crawltop_worker', "
+				 "'crawltop_viewer', 'USAGE')::int"), 0);
+	/* PUBLIC: nothing on the schema or anything in it (a relation
+	 * without ACL is its owner's only; a function without ACL is
+	 * PUBLIC's) */
+	char *t = pgt_text(su,
+		"SELECT coalesce(string_agg(x, ', '), '') FROM ("
+		"SELECT 'schema' AS x WHERE has_schema_privilege('public', "
+		"'crawltop', 'USAGE') OR has_schema_privilege('public', "
+		"'crawltop', 'CREATE') "
+		"UNION ALL SELECT c.relname FROM pg_class c JOIN pg_namespace n "
+		"ON n.oid = c.relnamespace WHERE n.nspname = 'crawltop' AND "
+		"c.relkind IN ('r', 'S', 'v', 'm') AND EXISTS (SELECT 1 FROM "
+		"aclexplode(c.relacl) a WHERE a.grantee = 0) "
+		"UNION ALL SELECT p.oid::regprocedure::text FROM pg_proc p JOIN "
+		"pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = "
+		"'crawltop' AND (p.proacl IS NULL OR EXISTS (SELECT 1 FROM "
+		"aclexplode(p.proacl) a WHERE a.grantee = 0))) y", 0, NULL);
+	if (t[0])
+		fail_msg("PUBLIC may use: %s", t);
+	free(t);
+	/* every function: granted to a crawltop role, or a known trigger
+	 * function granted to nobody */
+	t = pgt_text(su,
+		"SELECT coalesce(string_agg(p.oid::regprocedure::text, ', '), '') "
+		"FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+		"WHERE n.nspname = 'crawltop' AND p.proname NOT IN ("
+		"'counter_shard', 'tasks_count', 'tasks_count_truncate', "
+		"'notify_settings', 'notify_jobs', 'settings_check_row', "
+		"'audit_log_append_only') AND NOT (has_function_privilege("
+		"'crawltop_viewer', p.oid, 'EXECUTE') OR has_function_privilege("
+		"'crawltop_operator', p.oid, 'EXECUTE') OR has_function_privilege("
+		"'crawltop_worker', p.oid, 'EXECUTE'))", 0, NULL);
+	if (t[0])
+		fail_msg("functions no role may call (grant them in their "
+			 "migration, or list them here as internal): %s", t);
+	free(t);
+	/* the internal ones really are closed */
+	assert_int_equal(pgt_int(su, "SELECT count(*) FROM pg_proc p JOIN "
+				 "pg_namespace n ON n.oid = p.pronamespace WHERE "
+				 "n.nspname = 'crawltop' AND p.proname IN "
+				 "('counter_shard', 'tasks_count') AND "
+				 "has_function_privilege('crawltop_worker', p.oid, "
+				 "'EXECUTE')"), 0);
+	/* only the counter functions run as their owner */
+	t = pgt_text(su, "SELECT string_agg(p.proname, ',' ORDER BY p.proname) "
+		     "FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+		     "WHERE n.nspname = 'crawltop' AND p.prosecdef", 0, NULL);
+	assert_string_equal(t, "compact_counts,rebuild_counts,tasks_count,"
+			    "tasks_count_truncate");
+	free(t);
+
+	/* a second database of the cluster: the roles exist, migrate works */
+	struct ct_store *s2 = pgt_fresh("ct_roles_two", 1);
+	assert_int_equal(pgt_int(s2, "SELECT count(*) FROM pg_roles WHERE rolname "
+				 "LIKE 'crawltop\\_%'"), 3);
+	ct_store_close(s2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(viewer_reads_and_changes_nothing, fresh, close_store),
+		cmocka_unit_test_setup_teardown(operator_retunes_but_does_not_claim, fresh, close_store),
+		cmocka_unit_test_setup_teardown(worker_works_and_nothing_else, fresh, close_store),
+		cmocka_unit_test_setup_teardown(audit_log_append_only_for_superuser, fresh, close_store),
+		cmocka_unit_test_setup_teardown(grants_are_complete_and_public_has_none, fresh, close_store),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

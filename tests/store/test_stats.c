@@ -1,0 +1,852 @@
+/* test_stats.c: the live counters and their read API (0007_counters.sql).
+ *
+ * After every kind of change (enqueue, duplicate raise, claim, complete,
+ * fail, retry, release, lease expiry, reprioritisation, pause, resume,
+ * cancel, boost, demote, ranking, direct updates, deletes, a job deleted
+ * with its tasks, compaction, rebuild, TRUNCATE) the counters equal a plain
+ * GROUP BY over tasks for every job, dimension and key, and so do
+ * dashboard_cells and dashboard_jobs; the same holds after threads changed
+ * tasks concurrently. Writers holding open transactions do not wait for
+ * each other's counter rows. The reads never touch tasks (auto_explain on
+ * the statements they run). Rates count claims and completions per second
+ * and rate_ticks stays bounded. next_tasks lists what claims hand out. The
+ * result shapes are the documented ones. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "counts.h"
+#include "pgtest.h"
+#include "stats.h"
+
+static int fresh(void **state)
+{
+	*state = pgt_fresh("ct_stats", 1);
+	return 0;
+}
+
+static int close_store(void **state)
+{
+	ct_store_close(*state);
+	return 0;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+/* Enqueue paths prefix0..prefix(n-1) into job with the given attributes;
+ * scores (may be NULL) are i * score_step % 101. Returns tasks inserted. */
+static long enq(struct ct_store *s, int64_t job, const char *prefix, int n,
+		double score_step, int depth, const char *type,
+		const char *method)
+{
+	static char names[1000][48];
+	const char *paths[1000];
+	double scores[1000];
+	assert_true(n <= 1000);
+	for (int i = 0; i < n; i++) {
+		snprintf(names[i], sizeof names[i], "%s%d", prefix, i);
+		paths[i] = names[i];
+		scores[i] = (double)((long)(i * score_step) % 101);
+	}
+	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
+	struct ct_enqueue_result r;
+	struct ct_error err = {{0}};
+	b.job_id = job;
+	b.paths = paths;
+	b.n = (size_t)n;
+	b.scores = score_step > 0 ? scores : NULL;
+	b.source = CT_SRC_SITEMAP;
+	b.depth = depth;
+	b.type = type;
+	b.discovery_method = method;
+	if (ct_store_enqueue(s, &b, &r, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+	return r.inserted;
+}
+
+static struct ct_claim claim(struct ct_store *s, const char *worker,
+			     int64_t job, int n, double lease)
+{
+	struct ct_claim c;
+	struct ct_error err = {{0}};
+	if (ct_store_claim(s, worker, job, n, lease, &c, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+	return c;
+}
+
+/* ids of c[from, to) into ids; returns to - from. */
+static size_t ids_of(const struct ct_claim *c, size_t from, size_t to,
+		     int64_t *ids)
+{
+	for (size_t i = from; i < to; i++)
+		ids[i - from] = c->tasks[i].id;
+	return to - from;
+}
+
+static void counters_follow_every_change(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t a = pgt_job(s, "a", "a.example", 5, "fifo");
+	int64_t b = pgt_job(s, "b", "b.example", 2, "hierarchy");
+	int64_t c = pgt_job(s, "c", "c.example", 7, "frontier");
+	pgt_assert_counts_exact(s, "no tasks");
+
+	enq(s, a, "/a/d0-", 10, 0, 0, "article", "sitemap");
+	enq(s, a, "/a/d1-", 10, 0, 1, "hub", NULL);
+	enq(s, a, "/a/dx-", 10, 0, -1, NULL, "link");
+	enq(s, b, "/", 1, 0, 2, NULL, NULL);
+	enq(s, b, "/b/", 12, 0, 3, "nav", "sitemap");
+	enq(s, c, "/c/", 50, 7.3, 9, "article", "intelligent-seed");
+	/* boundaries: 20, 40, 60, 80 open their bucket; 100 is in 80-100 */
+	enq(s, c, "/c/edge", 101, 1, 4, "article", "sitemap");
+	pgt_assert_counts_exact(s, "after enqueue");
+
+	/* duplicates raise pending scores (an UPDATE inside the INSERT) */
+	enq(s, c, "/c/", 50, 11.9, 9, "article", "intelligent-seed");
+	pgt_assert_counts_exact(s, "after duplicate raise");
+
+	int64_t ids[64];
+	size_t done, retried, failed;
+	struct ct_claim k = claim(s, "w1", 0, 20, 0);
+	assert_int_equal(k.n, 20);
+	assert_int_equal(ct_store_complete(s, "w1", ids, ids_of(&k, 0, 8, ids),
+					   &done, &err), CT_OK);
+	assert_int_equal(ct_store_fail(s, "w1", ids, ids_of(&k, 8, 11, ids), "x",
+				       &retried, &failed, &err), CT_OK);
+	assert_int_equal(retried, 3);
+	assert_int_equal(ct_store_release(s, "w1", ids, ids_of(&k, 11, 14, ids),
+					  &done, &err), CT_OK);
+	ct_claim_free(&k);
+	pgt_assert_counts_exact(s, "after claim, complete, fail, release");
+
+	/* failures without retries left */
+	pgt_exec(s, "UPDATE crawltop.jobs SET max_retries = 0");
+	k = claim(s, "w2", a, 5, 0);
+	assert_int_equal(ct_store_fail(s, "w2", ids, ids_of(&k, 0, k.n, ids), "x",
+				       &retried, &failed, &err), CT_OK);
+	assert_int_equal(failed, 5);
+	ct_claim_free(&k);
+	pgt_assert_counts_exact(s, "after final failures");
+
+	/* leases that expire: the next claim reaps them */
+	k = claim(s, "w3", c, 6, 0.05);
+	ct_claim_free(&k);
+	sleep_ms(120);
+	k = claim(s, "w4", b, 2, 0);
+	ct_claim_free(&k);
+	pgt_assert_counts_exact(s, "after lease expiry");
+
+	long rows;
+	assert_int_equal(ct_store_job_set_priority(s, a, 1, &rows, &err), CT_OK);
+	assert_int_equal(ct_store_job_act(s, c, CT_JOB_PAUSE, &rows, &err), CT_OK);
+	pgt_assert_counts_exact(s, "after priority and pause");
+	enq(s, c, "/c/paused", 5, 3, 1, "hub", "sitemap");
+	pgt_assert_counts_exact(s, "after enqueue into a paused job");
+	assert_int_equal(ct_store_job_act(s, c, CT_JOB_RESUME, &rows, &err), CT_OK);
+	assert_int_equal(ct_store_adjust_scores(s, c, "/c/edge", -30, &rows, &err),
+			 CT_OK);
+	assert_int_equal(ct_store_adjust_scores(s, c, "/c/", 45.5, &rows, &err),
+			 CT_OK);
+	assert_int_equal(ct_store_job_act(s, b, CT_JOB_CANCEL, &rows, &err), CT_OK);
+	pgt_assert_counts_exact(s, "after resume, boost, demote, cancel");
+
+	/* seed 003 ranking: ranked tasks leave 'unranked' */
+	pgt_exec(s, "UPDATE crawltop.tasks SET ranked_at = now(), "
+		 "discovery_score = score, priority_class = class "
+		 "WHERE job_id = 3 AND id % 3 = 0");
+	pgt_exec(s, "UPDATE crawltop.tasks SET priority_class = 0 "
+		 "WHERE job_id = 3 AND id % 6 = 0");
+	/* direct changes of the other dimensions */
+	pgt_exec(s, "UPDATE crawltop.tasks SET depth = NULL, type = 'hub' "
+		 "WHERE id % 5 = 0");
+	pgt_exec(s, "UPDATE crawltop.tasks SET discovery_method = NULL, "
+		 "depth = 2 WHERE id % 7 = 0");
+	pgt_assert_counts_exact(s, "after ranking and direct updates");
+
+	pgt_exec(s, "DELETE FROM crawltop.tasks WHERE id % 11 = 0");
+	pgt_assert_counts_exact(s, "after deletes");
+	pgt_exec(s, "DELETE FROM crawltop.jobs WHERE name = 'a'");
+	pgt_assert_counts_exact(s, "after a job was deleted with its tasks");
+	assert_int_equal(pgt_int(s, "SELECT coalesce(sum(n), 0) FROM "
+				 "crawltop.task_counts WHERE job_id = 1"), 0);
+
+	int shards = -1;
+	assert_int_equal(ct_store_compact_counts(s, &shards, &err), CT_OK);
+	assert_int_equal(shards, 32);
+	pgt_assert_counts_exact(s, "after compaction");
+	/* compacted: shard 0 only, no empty cells, nothing left of job a */
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.task_counts "
+				 "WHERE shard <> 0 OR n = 0 OR job_id = 1"), 0);
+
+	assert_true(pgt_int(s, "SELECT crawltop.rebuild_counts()") > 0);
+	pgt_assert_counts_exact(s, "after rebuild");
+
+	pgt_exec(s, "TRUNCATE crawltop.tasks");
+	pgt_assert_counts_exact(s, "after TRUNCATE");
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.task_counts"), 0);
+	enq(s, c, "/again/", 10, 9, 0, NULL, NULL);
+	pgt_assert_counts_exact(s, "after TRUNCATE and enqueue");
+}
+
+/* ---- concurrency -------------------------------------------------------- */
+
+#define THREADS 6
+#define JOBS 4
+
+struct actor {
+	int no;
+	int64_t job[JOBS];
+	double seconds;
+	char dsn[1024];   /* pgt_dsn's buffer is not for threads */
+	long ops;
+	long deadlocks; /* statements PostgreSQL aborted and we retried */
+	char error[CT_ERROR_LEN + 64];
+};
+
+/* Whether the last failure on s was a deadlock (40P01) that PostgreSQL
+ * resolved by aborting our statement: then it is retried. See
+ * counters_exact_under_concurrency for why these happen. */
+static int deadlocked(struct ct_store *s, struct actor *w)
+{
+	if (strcmp(ct_store_sqlstate(s), "40P01") != 0)
+		return 0;
+	w->deadlocks++;
+	return 1;
+}
+
+static unsigned next_rand(unsigned *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return (*seed >> 16) & 0x7fff;
+}
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* A worker: claims batches and completes, fails, releases or abandons
+ * them (short leases), and enqueues new paths now and then. */
+static void *worker(void *arg)
+{
+	struct actor *w = arg;
+	struct ct_store *s;
+	struct ct_error err = {{0}};
+	if (ct_store_open(w->dsn, &s, &err) != CT_OK) {
+		snprintf(w->error, sizeof w->error, "%s", err.msg);
+		return NULL;
+	}
+	char name[16];
+	snprintf(name, sizeof name, "w%d", w->no);
+	unsigned seed = 77u + (unsigned)w->no * 7919u;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	static char paths_buf[THREADS][20][40];
+	const char *paths[20];
+	double scores[20];
+	int64_t ids[20];
+	long round = 0;
+	while (!w->error[0] && (since(&t0) < w->seconds || round < 10)) {
+		round++;
+		int64_t job = next_rand(&seed) % 3 ? 0 : w->job[next_rand(&seed) % JOBS];
+		int n = 1 + (int)(next_rand(&seed) % 20);
+		int abandon = next_rand(&seed) % 10 == 0;
+		struct ct_claim c;
+		if (ct_store_claim(s, name, job, n, abandon ? 0.2 : 30, &c,
+				   &err) != CT_OK) {
+			snprintf(w->error, sizeof w->error, "claim: %s", err.msg);
+			break;
+		}
+		size_t done, r1, r2, m = c.n;
+		for (size_t i = 0; i < m; i++)
+			ids[i] = c.tasks[i].id;
+		ct_claim_free(&c);
+		unsigned what = next_rand(&seed) % 10;
+		ct_status st = CT_OK;
+		if (m && !abandon) {
+			do {
+				if (what < 7)
+					st = ct_store_complete(s, name, ids, m, &done,
+							       &err);
+				else if (what < 9)
+					st = ct_store_fail(s, name, ids, m, "e", &r1,
+							   &r2, &err);
+				else
+					st = ct_store_release(s, name, ids, m, &done,
+							      &err);
+			} while (st != CT_OK && deadlocked(s, w));
+		}
+		if (st != CT_OK) {
+			snprintf(w->error, sizeof w->error, "complete/fail/release: %s",
+				 err.msg);
+			break;
+		}
+		if (round % 4 == 0) {
+			int64_t j = w->job[next_rand(&seed) % JOBS];
+			for (int i = 0; i < 20; i++) {
+				snprintf(paths_buf[w->no][i], sizeof paths_buf[w->no][i],
+					 "/w%d/%ld/%d", w->no, round, i);
+				paths[i] = paths_buf[w->no][i];
+				scores[i] = (double)(next_rand(&seed) % 10001) / 100.0;
+			}
+			struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
+			struct ct_enqueue_result r;
+			b.job_id = j;
+			b.paths = paths;
+			b.n = 20;
+			b.scores = scores;
+			b.depth = (int)(next_rand(&seed) % 6) - 1;
+			b.type = next_rand(&seed) % 2 ? "article" : NULL;
+			b.discovery_method = next_rand(&seed) % 2 ? "link" : "sitemap";
+			if (ct_store_enqueue(s, &b, &r, &err) != CT_OK) {
+				snprintf(w->error, sizeof w->error, "enqueue: %s", err.msg);
+				break;
+			}
+		}
+		w->ops++;
+	}
+	ct_store_close(s);
+	return NULL;
+}
+
+/* An operator: priorities, boosts and demotes, pause and resume, ranking
+ * updates, all while the workers run. */
+static void *operator(void *arg)
+{
+	struct actor *w = arg;
+	struct ct_store *s;
+	struct ct_error err = {{0}};
+	if (ct_store_open(w->dsn, &s, &err) != CT_OK) {
+		snprintf(w->error, sizeof w->error, "%s", err.msg);
+		return NULL;
+	}
+	unsigned seed = 4242u;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	long rows;
+	int paused = 0;
+	while (!w->error[0] && (since(&t0) < w->seconds || w->ops < 10)) {
+		int64_t j = w->job[next_rand(&seed) % JOBS];
+		ct_status st = CT_OK;
+		char sql[200];
+		unsigned op = next_rand(&seed) % 4, pick = next_rand(&seed);
+	again:
+		switch (op) {
+		case 0:
+			st = ct_store_job_set_priority(s, j, 1 + (int)(pick % 10),
+						       &rows, &err);
+			break;
+		case 1:
+			st = ct_store_adjust_scores(s, j, "/", (double)(pick % 41) - 20,
+						    &rows, &err);
+			break;
+		case 2:
+			st = ct_store_job_act(s, w->job[JOBS - 1],
+					      paused ? CT_JOB_RESUME : CT_JOB_PAUSE,
+					      &rows, &err);
+			if (st == CT_OK)
+				paused = !paused;
+			break;
+		default:
+			snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET "
+				 "ranked_at = now(), discovery_score = score, "
+				 "priority_class = class WHERE status = 'pending' "
+				 "AND id %% 13 = %u", pick % 13);
+			st = ct_store_exec(s, "rank", sql, &err);
+		}
+		if (st != CT_OK && deadlocked(s, w))
+			goto again;
+		if (st != CT_OK) {
+			snprintf(w->error, sizeof w->error, "operator: %s", err.msg);
+			break;
+		}
+		w->ops++;
+		sleep_ms(5);
+	}
+	if (paused && !w->error[0] &&
+	    ct_store_job_act(s, w->job[JOBS - 1], CT_JOB_RESUME, &rows, &err) != CT_OK)
+		snprintf(w->error, sizeof w->error, "resume: %s", err.msg);
+	ct_store_close(s);
+	return NULL;
+}
+
+/* Six workers and an operator change tasks at once for a few seconds;
+ * then every counter is exact. PostgreSQL may abort a statement with a
+ * deadlock on TASK rows (not counter rows): set_job_priority and
+ * adjust_scores (0004) update all of a job's pending tasks in table order
+ * and, under READ COMMITTED, keep the lock of a row that a worker claimed
+ * meanwhile, while a worker's complete locks its batch in id order. The
+ * aborted statement rolls back with its counter changes, and is retried;
+ * the count is shown. Counter rows never wait (next test). */
+static void counters_exact_under_concurrency(void **state)
+{
+	struct ct_store *s = *state;
+	struct actor w[THREADS + 1];
+	int64_t job[JOBS];
+	for (int j = 0; j < JOBS; j++) {
+		char jn[16], dn[32];
+		snprintf(jn, sizeof jn, "cc%d", j);
+		snprintf(dn, sizeof dn, "cc%d.example", j);
+		job[j] = pgt_job(s, jn, dn, 2 + 2 * j, "frontier");
+		enq(s, job[j], "/seed/", 1000, 3.7, j, j % 2 ? "hub" : NULL, "sitemap");
+	}
+	/* one retry: failures reach 'failed' within the run */
+	pgt_exec(s, "UPDATE crawltop.jobs SET max_retries = 1");
+	pthread_t th[THREADS + 1];
+	for (int i = 0; i <= THREADS; i++) {
+		w[i] = (struct actor){.no = i, .seconds = 4};
+		snprintf(w[i].dsn, sizeof w[i].dsn, "%s", pgt_dsn("ct_stats"));
+		memcpy(w[i].job, job, sizeof job);
+		assert_int_equal(pthread_create(&th[i], NULL,
+			i < THREADS ? worker : operator, &w[i]), 0);
+	}
+	long ops = 0, deadlocks = 0;
+	for (int i = 0; i <= THREADS; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i <= THREADS; i++) {
+		if (w[i].error[0])
+			fail_msg("thread %d: %s", i, w[i].error);
+		ops += w[i].ops;
+		deadlocks += w[i].deadlocks;
+	}
+	print_message("# %ld operations by %d workers and an operator; %ld "
+		      "statements aborted by deadlock detection and retried\n",
+		      ops, THREADS, deadlocks);
+	assert_true(ops >= 7 * 10);
+	/* the writers spread over several shards */
+	long long shards = pgt_int(s, "SELECT count(DISTINCT shard) FROM "
+				   "crawltop.task_counts WHERE shard > 0");
+	print_message("# %lld counter shards in use\n", shards);
+	assert_true(shards >= 2);
+	pgt_assert_counts_exact(s, "after concurrent changes");
+	/* every kind of change happened */
+	assert_true(pgt_int(s, "SELECT count(DISTINCT status) FROM crawltop.tasks") >= 4);
+	assert_true(pgt_int(s, "SELECT count(*) FROM crawltop.tasks WHERE "
+			    "ranked_at IS NOT NULL AND status = 'pending'") > 0);
+	struct ct_error err = {{0}};
+	assert_int_equal(ct_store_compact_counts(s, NULL, &err), CT_OK);
+	pgt_assert_counts_exact(s, "after compaction");
+}
+
+/* ---- writers do not queue ------------------------------------------------ */
+
+static void writers_do_not_queue_on_counters(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	enum { OPEN = 32 };
+	int64_t job = pgt_job(s, "hot", "hot.example", 5, "frontier");
+	enq(s, job, "/h/", 200, 0.5, 1, "article", "sitemap");
+	struct ct_store *c[OPEN + 1];
+	for (int i = 0; i <= OPEN; i++) {
+		if (ct_store_open(pgt_dsn("ct_stats"), &c[i], &err) != CT_OK)
+			fail_msg("%s", err.msg);
+		/* a wait for another transaction's row would fail fast */
+		pgt_exec(c[i], "SET lock_timeout = '300ms'");
+	}
+	/* 32 transactions, all open at once, each claim and complete tasks
+	 * of the same job: the same cells, never the same counter rows */
+	for (int i = 0; i < OPEN; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "open%d", i);
+		pgt_exec(c[i], "BEGIN");
+		struct ct_claim k = claim(c[i], name, job, 2, 0);
+		assert_int_equal(k.n, 2);
+		int64_t ids[2] = {k.tasks[0].id, k.tasks[1].id};
+		size_t done;
+		if (ct_store_complete(c[i], name, ids, 1, &done, &err) != CT_OK)
+			fail_msg("transaction %d: %s", i, err.msg);
+		ct_claim_free(&k);
+	}
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM pg_locks WHERE "
+				 "locktype = 'advisory' AND classid = 1668572020 "
+				 "AND granted"), OPEN);
+	/* a 33rd writer finds every shard taken: it waits for its home
+	 * shard (here: until lock_timeout), the documented bound */
+	struct ct_claim k;
+	assert_int_not_equal(ct_store_claim(c[OPEN], "late", job, 1, 0, &k, &err),
+			     CT_OK);
+	assert_string_equal(ct_store_sqlstate(c[OPEN]), "55P03");
+	for (int i = 0; i < OPEN; i++)
+		pgt_exec(c[i], "COMMIT");
+	k = claim(c[OPEN], "late", job, 1, 0);
+	assert_int_equal(k.n, 1);
+	ct_claim_free(&k);
+	for (int i = 0; i <= OPEN; i++)
+		ct_store_close(c[i]);
+	pgt_assert_counts_exact(s, "after 32 open transactions");
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks WHERE "
+				 "status = 'completed'"), OPEN);
+}
+
+/* ---- plans ---------------------------------------------------------------- */
+
+struct plans {
+	char *text[512];
+	int n;
+};
+
+static void collect(void *ctx, const char *severity, const char *message)
+{
+	struct plans *p = ctx;
+	if (p->n < 512 && strstr(message, "plan:"))
+		p->text[p->n++] = strdup(message);
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	return since(t0) * 1000;
+}
+
+static void reads_never_scan_tasks(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t job[2];
+	job[0] = pgt_job(s, "big0", "big0.example", 3, "frontier");
+	job[1] = pgt_job(s, "big1", "big1.example", 6, "frontier");
+	for (int b = 0; b < 20; b++) {
+		char prefix[24];
+		snprintf(prefix, sizeof prefix, "/%d/", b);
+		enq(s, job[b % 2], prefix, 1000, 1.37, b % 5, b % 3 ? "article" : "hub",
+		    b % 4 ? "sitemap" : "link");
+	}
+	struct ct_claim k = claim(s, "x", 0, 100, 0);
+	ct_claim_free(&k);
+	pgt_exec(s, "ANALYZE crawltop.tasks; ANALYZE crawltop.task_counts");
+
+	struct plans p = {0};
+	ct_store_set_notice_hook(s, collect, &p);
+	pgt_exec(s, "LOAD 'auto_explain'");
+	pgt_exec(s, "SET auto_explain.log_min_duration = 0;"
+		 "SET auto_explain.log_nested_statements = on;"
+		 "SET auto_explain.log_level = notice;"
+		 "SET client_min_messages = notice");
+	/* more than 5 calls: plpgsql may switch to generic plans */
+	for (int i = 0; i < 8; i++) {
+		struct ct_stat_cells c;
+		struct ct_job_stats_list j;
+		struct ct_rate_series r;
+		assert_int_equal(ct_store_stats_cells(s, job[i % 2], &c, &err), CT_OK);
+		ct_stat_cells_free(&c);
+		assert_int_equal(ct_store_stats_cells(s, 0, &c, &err), CT_OK);
+		ct_stat_cells_free(&c);
+		assert_int_equal(ct_store_stats_jobs(s, &j, &err), CT_OK);
+		ct_job_stats_list_free(&j);
+		assert_int_equal(ct_store_stats_rates(s, i % 2 ? job[0] : 0, 60, &r,
+						      &err), CT_OK);
+		ct_rate_series_free(&r);
+	}
+	int reads = p.n;
+	/* the slow way, for contrast: its plans do scan tasks */
+	pgt_exec(s, "SELECT count(*) FROM crawltop.dashboard_cells_exact(NULL)");
+	pgt_exec(s, "SET auto_explain.log_min_duration = -1");
+	ct_store_set_notice_hook(s, NULL, NULL);
+
+	int counters = 0;
+	for (int i = 0; i < reads; i++) {
+		const char *t = p.text[i];
+		if (strstr(t, " on tasks") || strstr(t, "using tasks_") ||
+		    strstr(t, "crawltop.tasks"))
+			fail_msg("a read touches tasks:\n%s", t);
+		counters += strstr(t, "task_counts") != NULL;
+	}
+	if (counters < 24)
+		fail_msg("expected at least 24 plans reading task_counts, saw %d "
+			 "(of %d)", counters, reads);
+	int exact = 0;
+	for (int i = reads; i < p.n; i++)
+		exact += strstr(p.text[i], " on tasks") != NULL;
+	assert_true(exact >= 1);
+	for (int i = 0; i < p.n; i++)
+		free(p.text[i]);
+
+	/* and what that is worth at 20,000 tasks (shown, not asserted) */
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < 20; i++)
+		pgt_exec(s, "SELECT count(*) FROM crawltop.dashboard_cells(NULL)");
+	double fast = ms_since(&t0) / 20;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < 5; i++)
+		pgt_exec(s, "SELECT count(*) FROM crawltop.dashboard_cells_exact(NULL)");
+	double slow = ms_since(&t0) / 5;
+	print_message("# dashboard_cells %.2f ms, GROUP BY over 20,000 tasks "
+		      "%.2f ms\n", fast, slow);
+}
+
+/* ---- rates -------------------------------------------------------------- */
+
+static void rates_count_and_ticks_stay_bounded(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t job = pgt_job(s, "r", "r.example", 5, "fifo");
+	int64_t other = pgt_job(s, "o", "o.example", 5, "fifo");
+	enq(s, job, "/r/", 100, 0, 0, NULL, NULL);
+	enq(s, other, "/o/", 10, 0, 0, NULL, NULL);
+
+	/* old seconds of every shard, as if left behind long ago */
+	pgt_exec(s, "INSERT INTO crawltop.rate_ticks (second, shard, job_id, "
+		 "claims, completions) SELECT date_trunc('second', now()) - "
+		 "make_interval(secs => g), sh, 1, 1, 1 FROM generate_series(601, "
+		 "700) g, generate_series(1, 32) sh");
+	/* this session's shard when nothing else runs: the home shard */
+	long long mine = pgt_int(s, "SELECT pg_backend_pid() % 32 + 1");
+	/* a new second for the shard: its writer drops its old seconds */
+	sleep_ms(1100);
+	struct ct_claim k = claim(s, "r", job, 7, 0);
+	int64_t ids[7];
+	size_t done;
+	assert_int_equal(ct_store_complete(s, "r", ids, ids_of(&k, 0, 5, ids),
+					   &done, &err), CT_OK);
+	ct_claim_free(&k);
+	char sql[200];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.rate_ticks WHERE "
+		 "shard = %lld AND second < now() - interval '600 s'", mine);
+	assert_int_equal(pgt_int(s, sql), 0);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.rate_ticks WHERE "
+				 "second < now() - interval '600 s'"), 31 * 100);
+	/* compaction drops the rest */
+	assert_int_equal(ct_store_compact_counts(s, NULL, &err), CT_OK);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.rate_ticks WHERE "
+				 "second < now() - interval '600 s'"), 0);
+	/* what is left: this second (and maybe the one before) */
+	assert_true(pgt_int(s, "SELECT count(*) FROM crawltop.rate_ticks") <= 2);
+
+	/* the series: 7 claims and 5 completions of job, none of other */
+	struct ct_rate_series r;
+	assert_int_equal(ct_store_stats_rates(s, job, 5, &r, &err), CT_OK);
+	assert_int_equal(r.n, 5);
+	int64_t claims = 0, completions = 0;
+	for (size_t i = 0; i < r.n; i++) {
+		claims += r.points[i].claims;
+		completions += r.points[i].completions;
+		if (i)
+			assert_int_equal(r.points[i].second, r.points[i - 1].second + 1);
+	}
+	assert_int_equal(claims, 7);
+	assert_int_equal(completions, 5);
+	assert_true(r.points[r.n - 1].second <= (int64_t)time(NULL) + 1);
+	ct_rate_series_free(&r);
+	assert_int_equal(ct_store_stats_rates(s, other, 600, &r, &err), CT_OK);
+	assert_int_equal(r.n, 600);
+	for (size_t i = 0; i < r.n; i++)
+		assert_int_equal(r.points[i].claims + r.points[i].completions, 0);
+	ct_rate_series_free(&r);
+	assert_int_equal(ct_store_stats_rates(s, 0, 60, &r, &err), CT_OK);
+	assert_int_equal(r.n, 60);
+	ct_rate_series_free(&r);
+
+	/* per job and second: averaged over 60 s in dashboard_jobs */
+	struct ct_job_stats_list j;
+	assert_int_equal(ct_store_stats_jobs(s, &j, &err), CT_OK);
+	assert_int_equal(j.n, 2);
+	assert_int_equal(j.jobs[0].job_id, job);
+	assert_true(j.jobs[0].claims_per_s > 7 / 60.0 - 1e-9 &&
+		    j.jobs[0].claims_per_s < 7 / 60.0 + 1e-9);
+	assert_true(j.jobs[0].completions_per_s > 5 / 60.0 - 1e-9 &&
+		    j.jobs[0].completions_per_s < 5 / 60.0 + 1e-9);
+	assert_true(j.jobs[1].claims_per_s == 0);
+	ct_job_stats_list_free(&j);
+
+	/* a steady stream: rows stay within shards x seconds x jobs */
+	for (int i = 0; i < 30; i++) {
+		k = claim(s, "r", 0, 1, 0);
+		if (k.n)
+			assert_int_equal(ct_store_complete(s, "r", &k.tasks[0].id, 1,
+							   &done, &err), CT_OK);
+		ct_claim_free(&k);
+		sleep_ms(50);
+	}
+	assert_true(pgt_int(s, "SELECT count(*) FROM crawltop.rate_ticks") <=
+		    32 * 601 * 2);
+	assert_true(pgt_int(s, "SELECT count(*) FROM crawltop.rate_ticks") <= 8);
+
+	/* bad input */
+	assert_int_equal(ct_store_stats_rates(s, job, 0, &r, &err), CT_ERANGE);
+	assert_non_null(strstr(err.msg, "rate series: rate series of 0 seconds is "
+			       "outside 1..600"));
+	assert_int_equal(ct_store_stats_rates(s, job, 601, &r, &err), CT_ERANGE);
+	assert_int_equal(ct_store_stats_rates(s, 999, 10, &r, &err), CT_ENOENT);
+	assert_non_null(strstr(err.msg, "job 999 does not exist"));
+}
+
+/* ---- next tasks ------------------------------------------------------- */
+
+static void next_tasks_follow_claim_order(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t a = pgt_job(s, "na", "na.example", 4, "frontier");
+	int64_t b = pgt_job(s, "nb", "nb.example", 2, "frontier");
+	int64_t p = pgt_job(s, "np", "np.example", 1, "frontier");
+	enq(s, a, "/a/", 40, 13.7, 1, "article", "sitemap");
+	enq(s, b, "/b/", 30, 29.3, -1, NULL, NULL);
+	enq(s, p, "/p/", 10, 3, 0, NULL, NULL);
+	long rows;
+	assert_int_equal(ct_store_job_act(s, p, CT_JOB_PAUSE, &rows, &err), CT_OK);
+
+	struct ct_next_tasks n;
+	assert_int_equal(ct_store_next_tasks(s, 0, 50, &n, &err), CT_OK);
+	assert_int_equal(n.n, 50);
+	/* the first 30 are b's (priority 2), then a's; the paused job's none */
+	assert_int_equal(n.tasks[0].job_id, b);
+	assert_int_equal(n.tasks[30].job_id, a);
+	assert_string_equal(n.tasks[30].type, "article");
+	assert_string_equal(n.tasks[30].discovery_method, "sitemap");
+	assert_int_equal(n.tasks[30].depth, 1);
+	assert_null(n.tasks[0].type);
+	assert_int_equal(n.tasks[0].depth, -1);
+	assert_true(n.tasks[0].discovered_us > 0);
+	/* claims one by one hand out the same tasks in the same order */
+	for (size_t i = 0; i < n.n; i++) {
+		struct ct_claim k = claim(s, "n", 0, 1, 0);
+		assert_int_equal(k.n, 1);
+		if (k.tasks[0].id != n.tasks[i].task_id)
+			fail_msg("claim %zu handed out task %lld, next_tasks said "
+				 "%lld", i, (long long)k.tasks[0].id,
+				 (long long)n.tasks[i].task_id);
+		assert_string_equal(k.tasks[0].path, n.tasks[i].path);
+		assert_true(k.tasks[0].score == n.tasks[i].score);
+		assert_int_equal(k.tasks[0].cls, n.tasks[i].cls);
+		assert_int_equal(k.tasks[0].job_priority, n.tasks[i].job_priority);
+		ct_claim_free(&k);
+	}
+	ct_next_tasks_free(&n);
+
+	/* one job: its own order */
+	assert_int_equal(ct_store_next_tasks(s, a, 5, &n, &err), CT_OK);
+	assert_int_equal(n.n, 5);
+	struct ct_claim k = claim(s, "n", a, 5, 0);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(k.tasks[i].id, n.tasks[i].task_id);
+	ct_claim_free(&k);
+	ct_next_tasks_free(&n);
+	/* a paused job hands out nothing, and lists nothing */
+	assert_int_equal(ct_store_next_tasks(s, p, 5, &n, &err), CT_OK);
+	assert_int_equal(n.n, 0);
+	ct_next_tasks_free(&n);
+
+	assert_int_equal(ct_store_next_tasks(s, 0, 0, &n, &err), CT_ERANGE);
+	assert_non_null(strstr(err.msg, "next tasks: next tasks limit 0 is "
+			       "outside 1..1000"));
+	assert_int_equal(ct_store_next_tasks(s, 0, 1001, &n, &err), CT_ERANGE);
+	assert_int_equal(ct_store_next_tasks(s, 4242, 5, &n, &err), CT_ENOENT);
+}
+
+/* ---- shapes ------------------------------------------------------------ */
+
+static void read_api_shapes(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	/* the exact result types the console codes against */
+	static const char *const want[][2] = {
+		{"crawltop.dashboard_jobs()",
+		 "TABLE(job_id bigint, name text, domain text, mode text, "
+		 "priority smallint, status text, total_pages integer, "
+		 "pending bigint, running bigint, completed bigint, failed bigint, "
+		 "skipped bigint, claims_per_s double precision, "
+		 "completions_per_s double precision)"},
+		{"crawltop.dashboard_cells(bigint)",
+		 "TABLE(dim text, key text, n bigint)"},
+		{"crawltop.rate_series(bigint,integer)",
+		 "TABLE(second timestamp with time zone, claims bigint, "
+		 "completions bigint)"},
+		{"crawltop.next_tasks(bigint,integer)",
+		 "TABLE(task_id bigint, job_id bigint, path text, "
+		 "score double precision, class smallint, job_priority smallint, "
+		 "created_at timestamp with time zone, depth integer, type text, "
+		 "discovery_method text)"},
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		const char *params[] = {want[i][0]};
+		char *got = pgt_text(s, "SELECT pg_get_function_result($1::regprocedure)",
+				     1, params);
+		assert_string_equal(got, want[i][1]);
+		free(got);
+	}
+
+	/* every fixed key, in order, even with no tasks at all */
+	int64_t job = pgt_job(s, "shape", "shape.example", 5, "fifo");
+	struct ct_stat_cells c;
+	assert_int_equal(ct_store_stats_cells(s, job, &c, &err), CT_OK);
+	static const char *const keys =
+		"status:pending status:running status:completed status:failed "
+		"status:skipped class:P0 class:P1 class:P2 class:P3 depth:0 "
+		"depth:1 depth:2 depth:3+ depth:unknown priority:1 priority:2 "
+		"priority:3 priority:4 priority:5 priority:6 priority:7 "
+		"priority:8 priority:9 priority:10 score:0-20 score:20-40 "
+		"score:40-60 score:60-80 score:80-100 rank:P0 rank:P1 rank:P2 "
+		"rank:P3 rank:unranked ";
+	char got[1024] = "";
+	for (size_t i = 0; i < c.n; i++) {
+		assert_int_equal(c.cells[i].n, 0);
+		snprintf(got + strlen(got), sizeof got - strlen(got), "%s:%s ",
+			 c.cells[i].dim, c.cells[i].key);
+	}
+	assert_string_equal(got, keys);
+	ct_stat_cells_free(&c);
+
+	/* heat cells come after depth; NULL method or type shows as 'none' */
+	enq(s, job, "/x/", 3, 0, 0, "article", NULL);
+	enq(s, job, "/y/", 2, 0, 5, NULL, "sitemap");
+	assert_int_equal(ct_store_stats_cells(s, 0, &c, &err), CT_OK);
+	assert_int_equal(c.n, 34 + 2);
+	assert_string_equal(c.cells[14].dim, "heat");
+	assert_string_equal(c.cells[14].key, "none|article");
+	assert_int_equal(c.cells[14].n, 3);
+	assert_string_equal(c.cells[15].key, "sitemap|none");
+	assert_int_equal(c.cells[15].n, 2);
+	assert_string_equal(c.cells[16].dim, "priority");
+	assert_int_equal(ct_stat_cells_get(&c, "depth", "3+"), 2);
+	assert_int_equal(ct_stat_cells_get(&c, "rank", "unranked"), 5);
+	assert_int_equal(ct_stat_cells_get(&c, "priority", "5"), 5);
+	assert_int_equal(ct_stat_cells_get(&c, "nope", "x"), 0);
+	ct_stat_cells_free(&c);
+	assert_int_equal(ct_store_stats_cells(s, 4242, &c, &err), CT_ENOENT);
+	assert_non_null(strstr(err.msg, "dashboard cells: job 4242 does not exist "
+			       "(SQLSTATE P0002)"));
+
+	struct ct_job_stats_list j;
+	assert_int_equal(ct_store_stats_jobs(s, &j, &err), CT_OK);
+	assert_int_equal(j.n, 1);
+	assert_string_equal(j.jobs[0].name, "shape");
+	assert_string_equal(j.jobs[0].domain, "shape.example");
+	assert_string_equal(j.jobs[0].mode, "fifo");
+	assert_string_equal(j.jobs[0].status, "pending");
+	assert_int_equal(j.jobs[0].priority, 5);
+	assert_int_equal(j.jobs[0].total_pages, 5);
+	assert_int_equal(j.jobs[0].pending, 5);
+	ct_job_stats_list_free(&j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(counters_follow_every_change, fresh, close_store),
+		cmocka_unit_test_setup_teardown(counters_exact_under_concurrency, fresh, close_store),
+		cmocka_unit_test_setup_teardown(writers_do_not_queue_on_counters, fresh, close_store),
+		cmocka_unit_test_setup_teardown(reads_never_scan_tasks, fresh, close_store),
+		cmocka_unit_test_setup_teardown(rates_count_and_ticks_stay_bounded, fresh, close_store),
+		cmocka_unit_test_setup_teardown(next_tasks_follow_claim_order, fresh, close_store),
+		cmocka_unit_test_setup_teardown(read_api_shapes, fresh, close_store),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

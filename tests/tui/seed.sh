@@ -1,0 +1,36 @@
+# seed.sh: a migrated database with three jobs and a few tasks, through
+# the store's own SQL functions (sourced; needs CT and the pg-cluster.sh
+# environment).
+#   seed_db NAME    create database NAME, migrate it with the binary under
+#                   test, create jobs alpha (priority 3, hierarchy),
+#                   beta (5, fifo) and gamma (7, hierarchy), enqueue 14
+#                   tasks and claim 2 of alpha's. Exits the test (bail
+#                   out) when any step fails.
+seed_db() {
+	local db=$1
+	psql -qAtc "CREATE DATABASE $db" >/dev/null || {
+		echo "Bail out! cannot create database $db"
+		exit 1
+	}
+	"$CT" migrate -d "$CT_TEST_DSN dbname=$db" >/dev/null || {
+		echo "Bail out! crawltop migrate failed"
+		exit 1
+	}
+	psql -qAt -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<'EOF' || {
+SELECT crawltop.create_job('alpha', 'alpha.example.com', 3, 'hierarchy');
+SELECT crawltop.create_job('beta', 'beta.example.org', 5, 'fifo');
+SELECT crawltop.create_job('gamma', 'gamma.example.net', 7, 'hierarchy');
+SELECT crawltop.enqueue(1, ARRAY['/', '/blog', '/blog/a', '/about'],
+	'sitemap', NULL, 0, 'page', 'sitemap');
+SELECT crawltop.enqueue(1, ARRAY['/blog/b', '/blog/c', '/news/x'], 'link',
+	crawltop.page_id(1, '/blog'), 2, 'article', 'link');
+SELECT crawltop.enqueue(2, ARRAY['/a', '/b', '/c', '/d', '/e'], 'link',
+	NULL, 1, 'article', 'link');
+SELECT crawltop.enqueue(3, ARRAY['/x', '/y'], 'manual', NULL, NULL, 'hub',
+	'search');
+SELECT count(*) FROM crawltop.claim('w1', 2, 1);
+EOF
+		echo "Bail out! seeding the database failed"
+		exit 1
+	}
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# test_batch.sh CRAWLTOP: `crawltop top -b` (plain text, like top -b) and
+# `--json` against the cluster pg-cluster.sh started; usage errors.
+set -u
+CT=$1
+HERE=$(dirname "$0")
+. "$HERE/../cli/tap.sh"
+. "$HERE/seed.sh"
+
+DB=tui_batch
+seed_db "$DB"
+DSN="$CT_TEST_DSN dbname=$DB"
+
+out=$("$CT" top -b -n 2 -i 0.5 -d "$DSN password=s3cr3t" 2>&1); rc=$?
+ok_eq "-b -n 2: exit 0" "$rc" 0
+ok_eq "-b -n 2: two snapshots" "$(printf '%s\n' "$out" | grep -c '^crawltop ')" 2
+ok_match "header: connection without password, state, interval" "$out" \
+	'^crawltop [0-9-]+ [0-9:]+  postgres@/[^ ]+:5432/tui_batch  LIVE  every 0\.5s  db [0-9.]+ ms'
+ok_eq "no password in the output" "$(printf '%s' "$out" | grep -c s3cr3t)" 0
+ok_match "totals" "$out" '^Tasks: +pending 12, running 2, completed 0, failed 0, skipped 0;'
+ok_match "class distribution with percentages" "$out" \
+	'^Class: +P0 0 \(0\.0%\) P1 0 \(0\.0%\) P2 5 \(41\.7%\) P3 7 \(58\.3%\)'
+ok_match "depth buckets" "$out" '^Depth: +0 2 1 5 2 3 3\+ 0 unknown 2'
+ok_match "priority histogram" "$out" '^Priority: 1 0 2 0 3 5 4 0 5 5 6 0 7 2 8 0 9 0 10 0'
+ok_match "heatmap cells" "$out" '^Heatmap: .*link\|article 8'
+ok_match "job rows, in priority order" "$out" \
+	'1 alpha +alpha\.example\.com +hierarchy +3 +(pending|running) +7 +0 +5 +2 +0'
+ok_match "next up: task, job, class, score, path and why" "$out" \
+	'P2 +50\.00  /blog +prio 3, waited [0-9]+s, depth 0, sitemap/page'
+
+out=$("$CT" top -b -n 1 -j beta -d "$DSN" 2>&1); rc=$?
+ok_eq "-j beta: exit 0" "$rc" 0
+ok_match "-j beta: focus line" "$out" '^Focus: +job 2 beta'
+ok_match "-j beta: totals of beta only" "$out" '^Tasks: +pending 5, running 0,'
+
+out=$("$CT" top -b -n 1 --json -d "$DSN" 2>&1); rc=$?
+ok_eq "--json: exit 0" "$rc" 0
+got=$(printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+print(len(d["jobs"]), d["totals"]["pending"], d["queue"]["class"]["P3"],
+      d["next"][0]["path"], d["state"], d["errors"])')
+ok_eq "--json: one parseable object with jobs, totals, queue, next" "$got" \
+	"3 12 7 /blog LIVE {}"
+out=$("$CT" top -b -n 2 -i 0.5 --json -d "$DSN" 2>&1)
+ok_eq "--json -n 2: one line per snapshot" "$(printf '%s\n' "$out" | grep -c '^{')" 2
+
+out=$("$CT" top -b -n 1 -d "host=/nonexistent dbname=x" 2>&1); rc=$?
+ok_eq "unreachable server: exit 1" "$rc" 1
+ok_match "unreachable server: says why" "$out" '^crawltop top: connection to server'
+out=$("$CT" top -b -i 0.1 2>&1); rc=$?
+ok_eq "-i below the floor: exit 2" "$rc" 2
+ok_match "-i below the floor: names the value and the rule" "$out" \
+	'-i 0\.1: the interval must be 0\.5\.\.3600 seconds \(0\.5 is the refresh floor\)'
+out=$("$CT" top -n 2 2>&1); rc=$?
+ok_eq "-n without -b: exit 2" "$rc" 2
+out=$("$CT" -r -b -n 1 -d "$DSN" 2>&1); rc=$?
+ok_match "crawltop with options only runs the console command" "$out" '^crawltop [0-9-]+ '
+out=$("$CT" top -d "$DSN" </dev/null 2>&1); rc=$?
+ok_eq "the console without a terminal: exit 1" "$rc" 1
+ok_match "the console without a terminal: says to use -b" "$out" \
+	'needs a terminal.*crawltop top -b'
+done_testing

@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# test_console.sh CRAWLTOP: the real console in tmux (100x30) against the
+# cluster pg-cluster.sh started: start, navigate, filter, focus, change
+# priority (the database and the audit panel agree), pause a job, cancel
+# with confirmation, boost by prefix, pause the refresh, help, keys while
+# a query is stuck, resize to 60x15 and back, the database stopped and
+# started under it, read-only mode, a viewer role, NO_COLOR with LANG=C,
+# SIGTERM, the saved settings, and q giving the terminal back.
+set -u
+CT=$1
+HERE=$(dirname "$0")
+. "$HERE/../cli/tap.sh"
+. "$HERE/tmux.sh"
+. "$HERE/seed.sh"
+
+DB=tui_console
+seed_db "$DB"
+DSN="$CT_TEST_DSN dbname=$DB"
+sql() { psql -qAtd "$DB" -c "$1"; }
+# ok_sql NAME SQL WANT [SECS]: poll until the query returns WANT.
+ok_sql() {
+	local deadline=$(($(date +%s%N) + ${4:-10} * 1000000000)) got
+	while :; do
+		got=$(sql "$2" 2>&1)
+		[ "$got" = "$3" ] && break
+		[ "$(date +%s%N)" -ge "$deadline" ] && break
+		sleep 0.05
+	done
+	ok_eq "$1" "$got" "$3"
+}
+
+tm_start 100 30
+tm_run "stty -g > $TM_HOME/stty.before"
+# the password must never reach the screen (trust auth ignores it)
+tm_run "crawltop() { '$CT' \"\$@\"; }; clear"
+tm_run "crawltop -d '$DSN password=s3cr3t' -i 1 --timeout 20000; echo exit=\$?"
+
+# ---- start ---------------------------------------------------------------
+ok_screen "header says LIVE" '^ crawltop +LIVE +every 1s'
+ok_screen "job rows: alpha, beta, gamma" 'gamma\.example\.net'
+ok_match "jobs sorted by priority" "$SCREEN" \
+	'1 alpha\.example\.com.*'$'\n''.*2 beta\.example\.org.*'$'\n''.*3 gamma'
+ok_match "header shows the connection" "$SCREEN" 'postgres@/[^ ]*:5432/tui_console'
+ok_eq "the password is not on the screen" "$(printf '%s' "$SCREEN" | grep -c s3cr3t)" 0
+ok_match "totals in the header" "$SCREEN" 'pending 12  running 2  completed 0  failed 0'
+ok_match "queue panels are drawn" "$SCREEN" 'Class.*Depth.*Score.*Priority'
+ok_match "heatmap cells with counts" "$SCREEN" 'link +[^ ]+ +8'
+ok_match "next up lists alpha's tasks first, with why" "$SCREEN" \
+	'P2 +50\.0 /blog +prio 3, age [0-9]'
+ok_match "the selected row is marked" "$SCREEN" '▶ +1 alpha'
+
+# ---- navigate, filter, focus ------------------------------------------------
+tm_keys j
+ok_screen "Down selects beta" '▶ +2 beta'
+tm_keys /
+tm_keys -l gam
+ok_screen "filter: one job of three" 'Jobs 1 of 3 .*filter .gam.'
+ok_match "filter: only gamma shown" "$SCREEN" '▶ +3 gamma'
+tm_keys Enter
+ok_screen "Enter keeps the filter" "Jobs 1 of 3"
+tm_keys Escape
+ok_screen "Esc clears the filter" 'Jobs 3 of 3'
+tm_keys g Enter
+ok_screen "Enter focuses every panel on alpha" ' job alpha: pending 5  running 2'
+ok_match "the jobs title names the focus" "$SCREEN" 'focus alpha'
+ok_noscreen "focused next up holds only alpha's tasks" 'prio 5, age'
+tm_keys Escape
+ok_screen "Esc returns to all jobs" 'focus all jobs'
+
+# ---- sort ---------------------------------------------------------------------
+tm_keys '>' '>' '>'
+ok_screen "> moves the sort to PEND" 'sort PEND▲'
+tm_keys i
+ok_screen "i inverts it" 'sort PEND▼'
+tm_keys '<' '<' '<' i
+ok_screen "back to priority order" 'sort PRI▲'
+
+# ---- reprioritise -----------------------------------------------------------------
+tm_keys j ']'
+ok_screen "] on beta: done message" 'job beta: priority 5 -> 4: done \(5 tasks changed\)'
+ok_sql "the database has beta at priority 4" \
+	"SELECT priority FROM crawltop.jobs WHERE name = 'beta'" 4
+ok_sql "beta's pending tasks follow" \
+	"SELECT DISTINCT job_priority FROM crawltop.tasks WHERE job_id = 2" 4
+ok_screen "the jobs row shows priority 4" '▶ +2 beta\.example\.org +fifo +4 '
+tm_keys a
+ok_screen "audit panel: the change, who, rows, before and after" \
+	'job\.priority +2 +5 +priority: 5 → priority: 4'
+ok_match "audit panel: role and application" "$SCREEN" 'postgres/crawltop +job\.priority'
+tm_keys p
+ok_screen "p pauses beta" 'job beta: pause: done'
+ok_sql "beta is paused in the database" \
+	"SELECT status FROM crawltop.jobs WHERE name = 'beta'" paused
+ok_screen "audit panel shows the pause" 'job\.pause +2 +5 +status: (pending|running) → status: paused'
+tm_keys p
+ok_sql "p again resumes it" "SELECT status FROM crawltop.jobs WHERE name = 'beta'" running
+
+tm_keys G C
+ok_screen "C asks, naming the job and its pending count" \
+	'Cancel job gamma \(id 3\)\? Its 2 pending tasks become skipped'
+tm_keys n
+ok_screen "any other key: nothing changed" 'nothing changed'
+ok_sql "gamma still pending" "SELECT status FROM crawltop.jobs WHERE name = 'gamma'" pending
+tm_keys C y
+ok_sql "C y cancels gamma" "SELECT status FROM crawltop.jobs WHERE name = 'gamma'" cancelled
+ok_sql "its pending tasks are skipped" \
+	"SELECT count(*) FROM crawltop.tasks WHERE job_id = 3 AND status = 'skipped'" 2
+
+tm_keys g b
+ok_screen "b prompts for a path prefix" 'Boost pending tasks of alpha, path prefix \[points, default 10\]: /_'
+tm_keys -l 'blog 20'
+tm_keys Enter
+ok_screen "boost done" 'job alpha: boost /blog \+20: done \(4 tasks changed\)'
+ok_sql "the scores under /blog rose by 20" \
+	"SELECT string_agg(score::text, ',' ORDER BY score DESC) FROM crawltop.tasks WHERE job_id = 1 AND status = 'pending'" \
+	'70,70,60,60,40'
+ok_screen "the audit row of the boost" 'tasks\.boost +1 +4 +prefix: /blog → delta: 20, prefix: /blog' 5
+tm_keys d
+tm_keys -l 'x 500'
+tm_keys Enter
+ok_screen "demote: bad points refused with the rule" "points '500' refused: a number in 0\.\.100"
+tm_keys d
+tm_keys -l 'x#y'
+tm_keys Enter
+ok_screen "demote: the server's rule for a bad prefix" "refused: demote tasks: path prefix '/x#y' is not a page path prefix"
+tm_keys a
+ok_screen "a returns to the queue panels" 'Class.*Depth.*Score.*Priority'
+
+# ---- refresh control, help ------------------------------------------------------------
+tm_keys Space
+ok_screen "Space pauses the refresh" '^ crawltop +PAUSED'
+tm_keys Space
+ok_screen "Space again: LIVE" '^ crawltop +LIVE'
+tm_keys +
+ok_screen "+ lengthens the interval" 'every 2s'
+tm_keys - -
+ok_screen "- shortens it" 'every 0\.5s'
+tm_keys -
+ok_screen "- at the floor says so" 'already at its floor \(0\.5 s\)'
+tm_keys +
+tm_keys '?'
+ok_screen "? shows the help from the key table" '\] F7 +priority up \(more urgent, toward 1\)'
+ok_match "help lists quit" "$SCREEN" 'q +quit'
+tm_keys x
+ok_noscreen "any key closes the help" 'Help \(any key closes\)'
+
+# ---- keys while a query is stuck: a lock holds dashboard_jobs ---------------------------
+psql -qAtd "$DB" -c "BEGIN; LOCK TABLE crawltop.jobs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(6); COMMIT" >/dev/null 2>&1 &
+LOCKER=$!
+tm_keys r
+sleep 0.3
+start=$(date +%s%N)
+tm_keys '?'
+tm_wait 'Help \(any key closes\)' 2
+took=$((($(date +%s%N) - start) / 1000000))
+ok_match "? answered while a query waits on a lock (${took} ms incl. tmux polling)" \
+	"$took" '^([0-9]|[0-9][0-9]|[1-3][0-9][0-9])$'
+tm_keys x
+ok_screen "the stuck refresh shows STALE" '^ crawltop +STALE [0-9]+s' 8
+wait "$LOCKER"
+ok_screen "back to LIVE when the lock goes" '^ crawltop +LIVE' 10
+ok_match "slow queries back the interval off, and the header says so" \
+	"$SCREEN" 'every [0-9]+s \(backed off from 1s\)' 
+
+# ---- resize ------------------------------------------------------------------------------
+tm resize-window -t ct -x 60 -y 15
+ok_screen "60x15: says what it needs" 'crawltop needs 80x24, have 60x15'
+tm resize-window -t ct -x 80 -y 24
+ok_screen "80x24: every panel again" 'Heatmap'
+# every essential panel, each on its own line, in this order
+panels=$(printf '%s\n' "$SCREEN" | grep -oE '^ crawltop +[A-Z]+|^ pending|Jobs [0-9]+ of|^─ Class|Heatmap|Next up|^qQuit' | tr '\n' ',')
+ok_eq "80x24: header, totals, jobs, queue, heatmap, next up, key bar" "$panels" \
+	" crawltop  LIVE, pending,Jobs 3 of,─ Class,Heatmap,Next up,qQuit,"
+ok_match "80x24: the header keeps state, interval and db cost" "$SCREEN" \
+	'^ crawltop +LIVE +every [0-9]+s.* db [0-9]+ ms'
+tm resize-window -t ct -x 100 -y 30
+ok_screen "back to 100x30" 'gamma\.example\.net'
+
+# ---- the database goes away and comes back ---------------------------------------------
+pg_ctl_stop
+ok_screen "server stopped: DISCONNECTED banner" '^ DISCONNECTED . retrying in'
+ok_match "the last frame stays" "$SCREEN" 'alpha\.example\.com'
+tm_keys j
+ok_screen "keys still work while disconnected" '▶ +2 beta'
+tm_keys ']'
+ok_screen "changes are refused while disconnected" 'not connected'
+pg_ctl_start
+ok_screen "server back: LIVE again" '^ crawltop +LIVE' 15
+ok_noscreen "the banner is gone" 'DISCONNECTED'
+
+# ---- q restores the terminal --------------------------------------------------------------
+tm_keys q
+ok_screen "q: the shell prompt is back" '^\$ ?$'
+ok_match "q: exit status 0 (and no sanitizer report)" "$SCREEN" '^exit=0$'
+ok_eq "q: the alternate screen is off" "$(tm display -p -t ct '#{alternate_on}')" 0
+tm_run "stty -g > $TM_HOME/stty.after"
+tm_wait '^\$ ?$' 5
+ok_eq "q: terminal modes restored (stty -g)" \
+	"$(cat "$TM_HOME/stty.after" 2>&1)" "$(cat "$TM_HOME/stty.before")"
+ok_match "settings saved next to the config (XDG)" \
+	"$(cat "$TM_HOME/.config/crawltop/console.conf" 2>&1)" 'interval = 1'
+
+# ---- read-only --------------------------------------------------------------------------------
+tm_run "clear; crawltop -d '$DSN' -r; echo exit=\$?"
+ok_screen "-r: the header says read-only" 'LIVE.*read-only'
+tm_keys j ']'
+ok_screen "-r: a change is refused, saying why" 'cannot priority up.*read-only mode \(-r\)'
+ok_sql "-r: nothing changed" "SELECT priority FROM crawltop.jobs WHERE name = 'beta'" 4
+tm_keys '?'
+ok_screen "-r: help greys out the changes and says why" 'refused: read-only mode \(-r\)'
+tm_keys x C-c
+ok_screen "Ctrl-C: the shell prompt is back" '^\$ ?$'
+ok_match "Ctrl-C: exit status 130 (128 + SIGINT)" "$SCREEN" '^exit=130$'
+ok_eq "Ctrl-C: the alternate screen is off" "$(tm display -p -t ct '#{alternate_on}')" 0
+
+# ---- a viewer role ------------------------------------------------------------------------------
+sql "CREATE ROLE tui_viewer LOGIN IN ROLE crawltop_viewer" >/dev/null
+tm_run "clear; crawltop -d '$DSN user=tui_viewer'"
+ok_screen "viewer: the dashboard works" 'gamma\.example\.net'
+tm_keys ']'
+ok_screen "viewer: a change is refused with the reason" \
+	'cannot priority up.*: role tui_viewer is not in crawltop_operator'
+ok_sql "viewer: nothing changed" "SELECT priority FROM crawltop.jobs WHERE name = 'alpha'" 3
+tm_keys q
+tm_wait '^\$ ?$' 5
+
+# ---- NO_COLOR and LANG=C: ASCII, monochrome ---------------------------------------------------
+tm_run "clear; LANG=C NO_COLOR=1 crawltop -d '$DSN'; echo exit=\$?"
+ok_screen "LANG=C: the console runs" 'Jobs 3 of 3'
+ok_eq "LANG=C: only ASCII on the screen" \
+	"$(printf '%s' "$SCREEN" | LC_ALL=C grep -c '[^ -~]')" 0
+ok_match "LANG=C: ASCII selection mark and rules" "$SCREEN" '^> +1 alpha'
+# ---- SIGTERM restores the terminal too -------------------------------------------------------
+pid=$(pgrep -P "$(tm display -p -t ct '#{pane_pid}')" | head -n1)
+kill -TERM "$pid"
+ok_screen "SIGTERM: the shell prompt is back" '^\$ ?$'
+ok_match "SIGTERM: exit status 143 (128 + SIGTERM)" "$SCREEN" '^exit=143$'
+ok_eq "SIGTERM: the alternate screen is off" "$(tm display -p -t ct '#{alternate_on}')" 0
+
+done_testing

@@ -1,0 +1,479 @@
+/* test_tui_unit.c: the console's curses-free parts without a terminal or
+ * a database: text fitting, the model (rows in, sort, filter, totals), the
+ * key table and its handlers, the saved settings, the header states, and
+ * the asynchronous connection's display string (never the password). */
+#include <locale.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "app.h"
+#include "text.h"
+
+/* ---- helpers: rows as the async layer would hand them over ------------ */
+
+struct fake_rows {
+	struct ct_arows r;
+	char *cells[64 * 16];
+};
+
+/* Rows from a NULL-separated list of strings, ncols per row; "\\N" is SQL
+ * NULL. */
+static void fake(struct fake_rows *f, int ncols, int nrows, ...)
+{
+	memset(f, 0, sizeof *f);
+	f->r.ncols = ncols;
+	f->r.nrows = nrows;
+	f->r.val = f->cells;
+	va_list ap;
+	va_start(ap, nrows);
+	for (int i = 0; i < ncols * nrows; i++) {
+		char *s = va_arg(ap, char *);
+		f->cells[i] = strcmp(s, "\\N") == 0 ? NULL : s;
+	}
+	va_end(ap);
+}
+
+static void load_three_jobs(struct tm_model *m)
+{
+	struct fake_rows f;
+	fake(&f, 14, 3,
+	     "1", "alpha", "alpha.example.com", "hierarchy", "3", "running",
+	     "100", "40", "2", "50", "8", "0", "1.5", "2",
+	     "2", "beta", "beta.example.org", "fifo", "5", "paused",
+	     "10", "10", "0", "0", "0", "0", "0", "0",
+	     "3", "gamma", "gamma.example.net", "frontier", "1", "running",
+	     "1000", "900", "0", "100", "0", "0", "0", "0.5");
+	assert_int_equal(tm_load_jobs(m, &f.r, 1.0), 0);
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static void text_numbers_and_durations(void **state)
+{
+	char b[32];
+	assert_string_equal(tx_count(b, sizeof b, 99999), "99999");
+	assert_string_equal(tx_count(b, sizeof b, 123456), "123.5k");
+	assert_string_equal(tx_count(b, sizeof b, 1234567), "1.23M");
+	assert_string_equal(tx_rate(b, sizeof b, 0), "0");
+	assert_string_equal(tx_rate(b, sizeof b, 1.234), "1.23");
+	assert_string_equal(tx_rate(b, sizeof b, NAN), "0");
+	assert_string_equal(tx_dur(b, sizeof b, 59.4), "59s");
+	assert_string_equal(tx_dur(b, sizeof b, 60), "1m00s");
+	assert_string_equal(tx_dur(b, sizeof b, 3600 * 2 + 300), "2h05m");
+	assert_string_equal(tx_dur(b, sizeof b, 86400 * 3 + 3600 * 4), "3d04h");
+	assert_string_equal(tx_dur(b, sizeof b, -1), "-");
+	assert_string_equal(tx_dur(b, sizeof b, INFINITY), "-");
+}
+
+static void text_fit_utf8_and_ascii(void **state)
+{
+	char b[128];
+	int used;
+	/* fits: unchanged */
+	tx_fit(b, sizeof b, "/caf\u00e9", 10, 1, &used);
+	assert_string_equal(b, "/caf\u00e9");
+	assert_int_equal(used, 5);
+	/* too long: cut with the ellipsis, exactly cols columns */
+	tx_fit(b, sizeof b, "abcdefgh", 5, 1, &used);
+	assert_string_equal(b, "abcd\u2026");
+	assert_int_equal(used, 5);
+	tx_fit(b, sizeof b, "abcdefgh", 5, 0, &used);
+	assert_string_equal(b, "abcd~");
+	/* LANG=C: non-ASCII becomes '?', never raw bytes */
+	tx_fit(b, sizeof b, "/caf\u00e9", 10, 0, &used);
+	assert_string_equal(b, "/caf?");
+	/* control characters and invalid UTF-8 never reach the terminal */
+	tx_fit(b, sizeof b, "a\x1b[2Jb\xff", 20, 1, &used);
+	assert_string_equal(b, "a?[2Jb?");
+	/* wide characters count two columns */
+	assert_int_equal(tx_width("\u6f22\u5b57", 1), 4);
+	tx_pad(b, sizeof b, "ab", 4, 1, 1);
+	assert_string_equal(b, "  ab");
+	tx_copy(b, 4, "\u00e9\u00e9");
+	assert_string_equal(b, "\u00e9");
+}
+
+static void text_bars(void **state)
+{
+	char b[256];
+	const struct tx_glyphs *a = tx_glyphs_get(0), *u = tx_glyphs_get(1);
+	tx_bar(b, sizeof b, 0.5, 10, 1, a);
+	assert_string_equal(b, "#####.....");
+	tx_bar(b, sizeof b, 2.0, 4, 0, a);
+	assert_string_equal(b, "####");
+	tx_bar(b, sizeof b, 0.5, 1, 0, u); /* half a cell */
+	assert_string_equal(b, "\u258c");
+	double v[] = {0, 1, 2, 4};
+	tx_spark(b, sizeof b, v, 4, 0, a);
+	assert_int_equal(strlen(b), 4);
+	assert_int_equal(b[3], '#');
+}
+
+/* ---- model ----------------------------------------------------------------- */
+
+static void model_jobs_sort_filter_totals(void **state)
+{
+	struct tm_model *m = calloc(1, sizeof *m);
+	tm_init(m);
+	load_three_jobs(m);
+	assert_int_equal(m->n_jobs, 3);
+	assert_string_equal(m->jobs[1].status, "paused");
+	int idx[TM_MAX_JOBS];
+	int n = tm_jobs_view(m, NULL, TM_COL_PRI, 0, idx);
+	assert_int_equal(n, 3);
+	assert_string_equal(m->jobs[idx[0]].name, "gamma"); /* priority 1 */
+	assert_string_equal(m->jobs[idx[2]].name, "beta");
+	n = tm_jobs_view(m, NULL, TM_COL_PENDING, 1, idx);
+	assert_string_equal(m->jobs[idx[0]].name, "gamma");
+	assert_string_equal(m->jobs[idx[1]].name, "alpha");
+	/* ETA: unknown (no completions) sorts last in ascending order */
+	n = tm_jobs_view(m, NULL, TM_COL_ETA, 0, idx);
+	assert_string_equal(m->jobs[idx[2]].name, "beta");
+	/* filter: name, domain, mode or status, any case */
+	assert_int_equal(tm_jobs_view(m, "EXAMPLE.ORG", TM_COL_ID, 0, idx), 1);
+	assert_int_equal(tm_jobs_view(m, "running", TM_COL_ID, 0, idx), 2);
+	assert_int_equal(tm_jobs_view(m, "nothing", TM_COL_ID, 0, idx), 0);
+
+	struct tm_totals t;
+	tm_totals(m, 0, &t);
+	assert_int_equal(t.pending, 950);
+	assert_int_equal(t.running, 2);
+	assert_true(fabs(t.eta_s - 952 / 2.5) < 1e-9);
+	tm_totals(m, 2, &t);
+	assert_int_equal(t.pending, 10);
+	assert_true(t.eta_s < 0); /* nothing completes: unknown */
+	assert_non_null(tm_job_find(m, "beta"));
+	assert_ptr_equal(tm_job_find(m, "3"), tm_job_by_id(m, 3));
+	assert_null(tm_job_find(m, "delta"));
+	assert_int_equal(tm_col_by_name("pend"), TM_COL_PENDING);
+	assert_int_equal(tm_col_by_name("nope"), -1);
+
+	/* a failed query keeps the last data and records the error */
+	struct ct_arows bad = {.st = CT_EIO};
+	snprintf(bad.err, sizeof bad.err, "dashboard jobs: connection lost");
+	tm_load_jobs(m, &bad, 9.0);
+	assert_int_equal(m->n_jobs, 3);
+	assert_string_equal(m->jobs_age.error, "dashboard jobs: connection lost");
+	assert_true(m->jobs_age.loaded_at == 1.0);
+	free(m);
+}
+
+static void model_cells_and_series(void **state)
+{
+	struct tm_model *m = calloc(1, sizeof *m);
+	tm_init(m);
+	struct fake_rows f;
+	fake(&f, 3, 7,
+	     "class", "P0", "4", "class", "P3", "6", "depth", "3+", "2",
+	     "priority", "10", "5", "score", "80-100", "4",
+	     "heat", "link|article", "8", "heat", "none|hub", "1");
+	tm_load_cells(m, &f.r, 0, 1.0);
+	assert_int_equal(m->cells.cls[0], 4);
+	assert_int_equal(m->cells.cls[3], 6);
+	assert_int_equal(m->cells.depth[3], 2);
+	assert_int_equal(m->cells.prio[9], 5);
+	assert_int_equal(m->cells.score[4], 4);
+	assert_int_equal(m->cells.n_heat, 2);
+	assert_string_equal(m->cells.heat[0].method, "link");
+	assert_string_equal(m->cells.heat[0].type, "article");
+	assert_int_equal(m->cells.heat[1].n, 1);
+
+	fake(&f, 4, 2, "1000", "3", "1", "1001", "1001", "5", "2", "1001");
+	tm_load_series(m, &f.r, 1.0);
+	assert_true(m->claims[TM_SERIES_SECONDS - 1] == 5);
+	assert_true(m->claims[TM_SERIES_SECONDS - 2] == 3);
+
+	/* too few columns: an error, not a crash */
+	fake(&f, 2, 1, "class", "P0");
+	assert_int_equal(tm_load_cells(m, &f.r, 0, 2.0), -1);
+	assert_string_equal(m->cells_age.error, "expected 3 columns, got 2");
+	free(m);
+}
+
+/* ---- keys ---------------------------------------------------------------------- */
+
+static struct tui *new_tui(void)
+{
+	struct tui_opts o = {0};
+	struct tui *t = calloc(1, sizeof *t);
+	t->opts = o;
+	tm_init(&t->model);
+	tui_prefs_default(&t->prefs);
+	load_three_jobs(&t->model);
+	tui_view_jobs(t);
+	t->rows_visible = 5;
+	return t;
+}
+
+static void keys_table_is_consistent(void **state)
+{
+	int n;
+	const struct tui_key *k = tui_keys(&n);
+	assert_true(n > 20);
+	for (int i = 0; i < n; i++) {
+		assert_non_null(k[i].fn);
+		assert_true(k[i].help && k[i].help[0]);
+		assert_true(k[i].label && k[i].label[0]);
+		assert_true(k[i].keys[0] != 0);
+		/* no key bound twice in one mode */
+		for (int j = i + 1; j < n; j++) {
+			if (k[j].mode != k[i].mode)
+				continue;
+			for (int a = 0; a < 4 && k[i].keys[a]; a++)
+				for (int b = 0; b < 4 && k[j].keys[b]; b++)
+					if (k[i].keys[a] == k[j].keys[b])
+						fail_msg("key %d bound by '%s' and '%s'",
+							 k[i].keys[a], k[i].help,
+							 k[j].help);
+		}
+	}
+}
+
+static void keys_navigate_filter_focus(void **state)
+{
+	struct tui *t = new_tui();
+	/* sorted by priority: gamma (1), alpha (3), beta (5) */
+	assert_int_equal(t->sel_job, 3);
+	assert_int_equal(tui_key(t, 'j') & TUI_REDRAW, TUI_REDRAW);
+	assert_int_equal(t->sel_job, 1);
+	tui_key(t, TK_END);
+	assert_int_equal(t->sel_job, 2);
+	tui_key(t, TK_DOWN); /* stays on the last row */
+	assert_int_equal(t->sel_job, 2);
+	tui_key(t, 'g');
+	assert_int_equal(t->sel_job, 3);
+
+	tui_key(t, '/');
+	assert_int_equal(t->mode, TUI_FILTER);
+	tui_key(t, 'b');
+	tui_key(t, 'e');
+	assert_string_equal(t->filter, "be");
+	assert_int_equal(t->n_view, 1);
+	assert_int_equal(t->sel_job, 2);
+	tui_key(t, TK_BACKSPACE);
+	assert_string_equal(t->filter, "b");
+	tui_key(t, TK_ENTER);
+	assert_int_equal(t->mode, TUI_NORMAL);
+	assert_string_equal(t->filter, "b");
+	tui_key(t, TK_ESC);
+	assert_string_equal(t->filter, "");
+	assert_int_equal(t->n_view, 3);
+
+	int f = tui_key(t, TK_ENTER);
+	assert_int_equal(f & TUI_REFRESH, TUI_REFRESH);
+	assert_int_equal(t->focus, t->sel_job);
+	f = tui_key(t, TK_ESC);
+	assert_int_equal(t->focus, 0);
+	assert_int_equal(f & TUI_REFRESH, TUI_REFRESH);
+
+	assert_int_equal(tui_key(t, '>') & TUI_SAVE, TUI_SAVE);
+	assert_int_equal(t->prefs.sort_col, TM_COL_STATUS);
+	tui_key(t, 'i');
+	assert_int_equal(t->prefs.sort_desc, 1);
+	assert_int_equal(tui_key(t, 'q'), TUI_QUIT);
+	free(t);
+}
+
+static void keys_interval_pause_help(void **state)
+{
+	struct tui *t = new_tui();
+	t->prefs.interval = 2;
+	tui_key(t, '+');
+	assert_true(t->prefs.interval == 3);
+	tui_key(t, '-');
+	tui_key(t, '-');
+	tui_key(t, '-');
+	tui_key(t, '-');
+	assert_true(t->prefs.interval == TUI_INTERVAL_FLOOR);
+	assert_non_null(strstr(t->message, "floor"));
+	tui_key(t, ' ');
+	assert_int_equal(t->paused, 1);
+	tui_key(t, '?');
+	assert_int_equal(t->mode, TUI_HELP);
+	tui_key(t, 'j');
+	assert_int_equal(t->mode, TUI_HELP);
+	tui_key(t, 'x');
+	assert_int_equal(t->mode, TUI_NORMAL);
+	free(t);
+}
+
+static void keys_changes_refused_and_why(void **state)
+{
+	struct tui *t = new_tui();
+	t->opts.readonly = 1;
+	t->connected = 1;
+	t->model.can_change = 1;
+	tui_key(t, ']');
+	assert_int_equal(t->message_err, 1);
+	assert_non_null(strstr(t->message, "read-only mode (-r)"));
+	tui_key(t, 'C');
+	assert_int_equal(t->mode, TUI_NORMAL); /* no confirmation asked */
+
+	t->opts.readonly = 0;
+	t->model.can_change = 0;
+	snprintf(t->model.cannot_why, sizeof t->model.cannot_why,
+		 "role v is not in crawltop_operator");
+	tui_key(t, 'p');
+	assert_non_null(strstr(t->message, "role v is not in crawltop_operator"));
+
+	/* allowed: cancel asks first, naming the job and its pending count */
+	t->model.can_change = 1;
+	tui_key(t, 'g'); /* gamma */
+	tui_key(t, 'C');
+	assert_int_equal(t->mode, TUI_CONFIRM);
+	assert_non_null(strstr(t->prompt, "Cancel job gamma (id 3)? Its 900 "
+				       "pending tasks become skipped"));
+	tui_key(t, 'n');
+	assert_int_equal(t->mode, TUI_NORMAL);
+	assert_string_equal(t->message, "nothing changed");
+	/* priority at the end of the range: refused with the rule */
+	tui_key(t, ']');
+	assert_non_null(strstr(t->message, "at priority 1 already"));
+	/* boost prompt: bad points refused before anything is sent */
+	tui_key(t, 'b');
+	assert_int_equal(t->mode, TUI_PROMPT);
+	assert_string_equal(t->input, "/");
+	const char *typed = "blog 500";
+	for (const char *c = typed; *c; c++)
+		tui_key(t, *c);
+	tui_key(t, TK_ENTER);
+	assert_non_null(strstr(t->message, "points '500' refused"));
+	free(t);
+}
+
+/* ---- the header's state ------------------------------------------------------------ */
+
+static void state_strings(void **state)
+{
+	struct tui *t = new_tui();
+	char b[32];
+	t->eff_interval = 1;
+	assert_string_equal(tf_state(t, 10, b, sizeof b), "CONNECTING");
+	t->down_since = 5;
+	assert_string_equal(tf_state(t, 10, b, sizeof b), "DISCONNECTED");
+	t->connected = 1;
+	t->down_since = 0;
+	assert_string_equal(tf_state(t, 10, b, sizeof b), "LOADING");
+	t->last_ok = 9;
+	assert_string_equal(tf_state(t, 10, b, sizeof b), "LIVE");
+	assert_string_equal(tf_state(t, 20, b, sizeof b), "STALE 11s");
+	t->paused = 1;
+	assert_string_equal(tf_state(t, 20, b, sizeof b), "PAUSED");
+	free(t);
+}
+
+/* ---- saved settings ---------------------------------------------------------------- */
+
+static void prefs_round_trip_atomic(void **state)
+{
+	char dir[] = "/tmp/ct-prefs.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char cfg[256], path[512];
+	snprintf(cfg, sizeof cfg, "%s/sub/crawltop.conf", dir);
+	tui_prefs_path(cfg, path, sizeof path);
+	char want[600];
+	snprintf(want, sizeof want, "%s/sub/console.conf", dir);
+	assert_string_equal(path, want);
+
+	struct tui_prefs p, q;
+	struct ct_error err;
+	tui_prefs_default(&p);
+	tui_prefs_default(&q);
+	assert_int_equal(tui_prefs_load(path, &q, &err), 0); /* missing: fine */
+	p.interval = 5;
+	p.sort_col = TM_COL_ETA;
+	p.sort_desc = 1;
+	p.theme = TUI_THEME_MONO;
+	p.show_audit = 1;
+	assert_int_equal(tui_prefs_save(path, &p, &err), 0);
+	assert_int_equal(tui_prefs_load(path, &q, &err), 0);
+	assert_true(q.interval == 5);
+	assert_int_equal(q.sort_col, TM_COL_ETA);
+	assert_int_equal(q.sort_desc, 1);
+	assert_int_equal(q.theme, TUI_THEME_MONO);
+	assert_int_equal(q.show_audit, 1);
+	/* no temporary file left behind */
+	char cmd[700];
+	snprintf(cmd, sizeof cmd, "test $(ls %s/sub | wc -l) -eq 1", dir);
+	assert_int_equal(system(cmd), 0);
+
+	/* a bad line: reported with file, line, value and rule; the rest apply */
+	FILE *f = fopen(path, "w");
+	fprintf(f, "interval = 0.1\ntheme = mono\nsort = WHAT\n");
+	fclose(f);
+	tui_prefs_default(&q);
+	assert_int_equal(tui_prefs_load(path, &q, &err), -1);
+	assert_non_null(strstr(err.msg, "console.conf:1: interval = 0.1: must "
+				       "be a number of seconds in 0.5..3600"));
+	assert_true(q.interval == 2); /* kept, not clamped */
+	assert_int_equal(q.theme, TUI_THEME_MONO);
+
+	/* a directory that cannot be made: an error, nothing written */
+	char bad[600];
+	snprintf(bad, sizeof bad, "%s/console.conf/x/console.conf", path);
+	assert_int_equal(tui_prefs_save(bad, &p, &err), -1);
+	assert_non_null(strstr(err.msg, "cannot create its directory"));
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* ---- the async connection, offline -------------------------------------------------- */
+
+static void aconn_display_hides_password(void **state)
+{
+	struct ct_aconn *c;
+	struct ct_error err;
+	struct ct_aconn_opts o = {
+		.dsn = "host=/tmp/nowhere port=5999 user=ops password=s3cr3t "
+		       "dbname=crawl",
+		.statement_timeout_ms = 1000,
+	};
+	assert_int_equal(ct_aconn_new(&o, &c, &err), CT_OK);
+	assert_string_equal(ct_aconn_display(c), "ops@/tmp/nowhere:5999/crawl");
+	assert_int_equal(ct_aconn_state(c), CT_AC_DOWN);
+	assert_int_equal(ct_aconn_fd(c), -1);
+	assert_int_equal(ct_aconn_send(c, 1, "q", "SELECT 1", 0, NULL, &err),
+			 CT_EIO);
+	ct_aconn_free(c);
+
+	o.dsn = "postgresql://ops:s3cr3t@db.example:6000/crawl";
+	assert_int_equal(ct_aconn_new(&o, &c, &err), CT_OK);
+	assert_string_equal(ct_aconn_display(c), "ops@db.example:6000/crawl");
+	ct_aconn_free(c);
+
+	o.dsn = "host='unterminated";
+	assert_int_equal(ct_aconn_new(&o, &c, &err), CT_OK);
+	assert_int_equal(ct_aconn_connect(c, &err), CT_EINVAL);
+	assert_non_null(strstr(err.msg, "connect: "));
+	ct_aconn_free(c);
+}
+
+int main(void)
+{
+	setlocale(LC_ALL, "C.UTF-8");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(text_numbers_and_durations),
+		cmocka_unit_test(text_fit_utf8_and_ascii),
+		cmocka_unit_test(text_bars),
+		cmocka_unit_test(model_jobs_sort_filter_totals),
+		cmocka_unit_test(model_cells_and_series),
+		cmocka_unit_test(keys_table_is_consistent),
+		cmocka_unit_test(keys_navigate_filter_focus),
+		cmocka_unit_test(keys_interval_pause_help),
+		cmocka_unit_test(keys_changes_refused_and_why),
+		cmocka_unit_test(state_strings),
+		cmocka_unit_test(prefs_round_trip_atomic),
+		cmocka_unit_test(aconn_display_hides_password),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

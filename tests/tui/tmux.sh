@@ -1,0 +1,105 @@
+# tmux.sh: drive the real console in a private tmux server (sourced by the
+# tui tests, after tests/cli/tap.sh). The tmux regress/*.sh pattern: start
+# a server on our own socket, send keys, capture-pane -p, compare.
+#
+#   tm_start W H          private server, one window W x H running a plain
+#                         shell (prompt "$ ") with the environment below
+#   tm CMD...             tmux command on our server
+#   tm_keys KEYS...       send-keys to the pane
+#   tm_run "CMDLINE"      type a command line into the shell and run it
+#   tm_wait REGEX [SECS]  poll capture-pane until REGEX (grep -E) matches;
+#                         0 when it did; the last screen is in $SCREEN
+#   tm_gone REGEX [SECS]  poll until REGEX no longer matches
+#   ok_screen NAME REGEX [SECS]   TAP: the screen shows REGEX in time
+#   ok_noscreen NAME REGEX [SECS] TAP: REGEX disappears in time
+#   pg_ctl_stop, pg_ctl_start     stop / start the test cluster (the one
+#                         pg-cluster.sh started, data in $PGHOST/data)
+# Every wait polls (every 0.05 s) up to its timeout: no fixed sleeps.
+TM_SOCK=
+SCREEN=
+
+tm() { tmux -S "$TM_SOCK" "$@"; }
+
+tm_start() {
+	TM_SOCK=$(mktemp -u "${TMPDIR:-/tmp}/ct-tmux.XXXXXX")
+	TM_HOME=$(mktemp -d "${TMPDIR:-/tmp}/ct-home.XXXXXX")
+	trap 'tm kill-server 2>/dev/null; rm -rf "$TM_SOCK" "$TM_HOME"' EXIT
+	# shellcheck disable=SC2016
+	tm -f /dev/null new-session -d -x "$1" -y "$2" -s ct \
+		"env -i PATH='$PATH' HOME='$TM_HOME' TERM=screen-256color \
+		LANG=${TM_LANG:-C.UTF-8} PGHOST='$PGHOST' PGPORT='$PGPORT' \
+		PGUSER='$PGUSER' PGDATABASE='$PGDATABASE' PS1='$ ' \
+		ASAN_OPTIONS='${ASAN_OPTIONS:-}' UBSAN_OPTIONS='${UBSAN_OPTIONS:-}' \
+		LSAN_OPTIONS='${LSAN_OPTIONS:-}' \
+		bash --norc --noprofile"
+	tm set-option -g status off >/dev/null
+	tm set-option -g remain-on-exit on >/dev/null
+	tm_wait '^\$ ' 5 >/dev/null
+}
+
+tm_keys() { tm send-keys -t ct "$@"; }
+
+tm_run() {
+	tm send-keys -t ct -l "$1"
+	tm send-keys -t ct Enter
+}
+
+tm_wait() { # REGEX [SECS]
+	local deadline=$(($(date +%s%N) + ${2:-10} * 1000000000))
+	while :; do
+		SCREEN=$(tm capture-pane -p -t ct 2>/dev/null)
+		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" && return 0
+		[ "$(date +%s%N)" -ge "$deadline" ] && return 1
+		sleep 0.05
+	done
+}
+
+tm_gone() { # REGEX [SECS]
+	local deadline=$(($(date +%s%N) + ${2:-10} * 1000000000))
+	while :; do
+		SCREEN=$(tm capture-pane -p -t ct 2>/dev/null)
+		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" || return 0
+		[ "$(date +%s%N)" -ge "$deadline" ] && return 1
+		sleep 0.05
+	done
+}
+
+# The screen as TAP diagnostics.
+screen_diag() {
+	local IFS=$'\n' lines=() l
+	for l in $SCREEN; do lines+=("|$l"); done
+	printf '%s\n' "${lines[@]}"
+}
+
+ok_screen() { # NAME REGEX [SECS]
+	if tm_wait "$2" "${3:-10}"; then
+		tap_result 1 "$1"
+	else
+		local IFS=$'\n'
+		# shellcheck disable=SC2046
+		tap_result 0 "$1" "want /$2/ on the screen:" $(screen_diag)
+	fi
+}
+
+ok_noscreen() { # NAME REGEX [SECS]
+	if tm_gone "$2" "${3:-10}"; then
+		tap_result 1 "$1"
+	else
+		local IFS=$'\n'
+		# shellcheck disable=SC2046
+		tap_result 0 "$1" "want /$2/ gone from the screen:" $(screen_diag)
+	fi
+}
+
+PG_BINDIR=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
+[ -x "$PG_BINDIR/pg_ctl" ] || PG_BINDIR=$(dirname "$(command -v pg_ctl)")
+as_pg() {
+	if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+pg_ctl_stop() {
+	as_pg "$PG_BINDIR/pg_ctl" -D "$PGHOST/data" -m fast -w -t 30 stop >/dev/null
+}
+pg_ctl_start() {
+	as_pg "$PG_BINDIR/pg_ctl" -D "$PGHOST/data" -l "$PGHOST/server.log" \
+		-w -t 30 start >/dev/null
+}
