@@ -9,6 +9,14 @@
 --   release        sets pending_since
 --   set_job_state  resume sets pending_since of the job's pending tasks
 --   claim          takes starving tasks first, within their share
+--   complete, fail, release
+--                  lock the worker's rows in task id order first
+--   set_job_priority, adjust_scores, set_job_state
+--                  lock the job's pending tasks in task id order first
+-- so that the functions that wait for many task rows all take them in
+-- task id order and cannot deadlock with one another (claim and the reaper
+-- never wait: SKIP LOCKED). Left as it was: enqueue's ON CONFLICT locks a
+-- duplicate's existing task in page id order (0002).
 -- claim, the workers' hot path, calls no new function, so the grants 0009
 -- makes for it suffice; the functions added here are granted in
 -- 0010_claims_grants.sql (the roles do not exist yet at this point).
@@ -163,24 +171,163 @@ BEGIN
 END $$;
 
 -- Give tasks leased to p_worker back without counting an attempt: as in
--- 0003, and their pending_since is now.
+-- 0003, locking them in task id order first (see complete), and their
+-- pending_since is now.
 CREATE OR REPLACE FUNCTION crawltop.release(p_worker text, p_task_ids bigint[])
 	RETURNS SETOF bigint LANGUAGE sql AS $$
+	WITH mine AS (
+		SELECT t.id FROM crawltop.tasks t
+		WHERE t.id = ANY (p_task_ids) AND t.status = 'running'
+		  AND t.lease_owner = p_worker
+		ORDER BY t.id
+		FOR NO KEY UPDATE
+	)
 	UPDATE crawltop.tasks t
 	SET status = CASE WHEN j.status = 'cancelled' THEN 'skipped' ELSE 'pending' END,
 	    job_priority = j.priority + CASE WHEN j.status = 'paused' THEN 100 ELSE 0 END,
 	    completed_at = CASE WHEN j.status = 'cancelled' THEN now() END,
 	    pending_since = now(),
 	    lease_owner = NULL, lease_expires_at = NULL
-	FROM crawltop.jobs j
-	WHERE j.id = t.job_id AND t.id = ANY (p_task_ids) AND t.status = 'running'
-	  AND t.lease_owner = p_worker
+	FROM mine, crawltop.jobs j
+	WHERE t.id = mine.id AND j.id = t.job_id
 	RETURNING t.id
 $$;
 
--- Pause, resume or cancel a job: as in 0004; resuming also restarts the
--- starvation clock of the job's pending tasks (time spent paused does not
--- count as waiting).
+-- Complete (as in 0003), locking the worker's rows in task id order first.
+-- 0003's single UPDATE locked them in whatever order its plan met them
+-- (through tasks_lease: lease expiry order), which could deadlock with
+-- anyone locking many tasks in id order. One statement still.
+CREATE OR REPLACE FUNCTION crawltop.complete(p_worker text, p_task_ids bigint[])
+	RETURNS SETOF bigint LANGUAGE sql AS $$
+	WITH mine AS (
+		SELECT t.id FROM crawltop.tasks t
+		WHERE t.id = ANY (p_task_ids) AND t.status = 'running'
+		  AND t.lease_owner = p_worker AND t.lease_expires_at > now()
+		ORDER BY t.id
+		FOR NO KEY UPDATE
+	)
+	UPDATE crawltop.tasks t
+	SET status = 'completed', completed_at = now(),
+	    lease_owner = NULL, lease_expires_at = NULL
+	FROM mine WHERE t.id = mine.id
+	RETURNING t.id
+$$;
+
+-- Record a failed attempt (as in 0003), the worker's rows locked in task
+-- id order first.
+CREATE OR REPLACE FUNCTION crawltop.fail(p_worker text, p_task_ids bigint[],
+		p_error text DEFAULT NULL)
+	RETURNS TABLE (task_id bigint, status text, retry_at timestamptz)
+	LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+	v_base double precision := coalesce(
+		(crawltop.setting('{store,retry_base_seconds}'))::double precision, 10);
+	v_max double precision := coalesce(
+		(crawltop.setting('{store,retry_max_seconds}'))::double precision, 600);
+BEGIN
+	PERFORM 1 FROM crawltop.tasks t
+	WHERE t.id = ANY (p_task_ids) AND t.status = 'running'
+	  AND t.lease_owner = p_worker AND t.lease_expires_at > now()
+	ORDER BY t.id FOR NO KEY UPDATE;
+	RETURN QUERY
+	UPDATE crawltop.tasks t
+	SET status = CASE WHEN t.retry_count < j.max_retries THEN 'running'
+			  ELSE 'failed' END,
+	    retry_count = t.retry_count + CASE WHEN t.retry_count < j.max_retries
+		THEN 1 ELSE 0 END,
+	    lease_owner = NULL,
+	    lease_expires_at = CASE WHEN t.retry_count < j.max_retries
+		THEN now() + make_interval(secs => least(v_base * 2 ^ t.retry_count, v_max))
+		END,
+	    completed_at = CASE WHEN t.retry_count < j.max_retries THEN NULL
+		ELSE now() END,
+	    last_error = left(p_error, 2000)
+	FROM crawltop.jobs j
+	WHERE j.id = t.job_id AND t.id = ANY (p_task_ids) AND t.status = 'running'
+	  AND t.lease_owner = p_worker AND t.lease_expires_at > now()
+	RETURNING t.id, t.status, t.lease_expires_at;
+END $$;
+
+-- set_job_priority, adjust_scores and set_job_state change many pending
+-- tasks of a job. 0004 updated them in table order, while complete, fail
+-- and release lock theirs in id order: a worker finishing some of them
+-- could deadlock with the operator. Here each first locks the rows it will
+-- change in task id order (PERFORM ... ORDER BY t.id FOR NO KEY UPDATE,
+-- as enqueue does for pages); rows a worker holds are waited for, rows
+-- that stop being pending meanwhile are left out. (Inline rather than a
+-- helper: a helper would need grants of its own.)
+
+-- Set a job's priority: as in 0004, with the pending tasks locked in id
+-- order first.
+CREATE OR REPLACE FUNCTION crawltop.set_job_priority(p_job_id bigint,
+		p_priority integer)
+	RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	j crawltop.jobs;
+	n bigint;
+BEGIN
+	PERFORM crawltop.check_priority(p_priority);
+	j := crawltop.lock_job(p_job_id);
+	UPDATE crawltop.jobs SET priority = p_priority, updated_at = now()
+	WHERE id = j.id;
+	PERFORM 1 FROM crawltop.tasks t
+	WHERE t.job_id = j.id AND t.status = 'pending'
+	ORDER BY t.id FOR NO KEY UPDATE;
+	UPDATE crawltop.tasks
+	SET job_priority = p_priority + CASE WHEN j.status = 'paused' THEN 100 ELSE 0 END
+	WHERE job_id = j.id AND status = 'pending';
+	GET DIAGNOSTICS n = ROW_COUNT;
+	INSERT INTO crawltop.audit_log (action, job_id, before, after, rows_affected)
+	VALUES ('job.priority', j.id, jsonb_build_object('priority', j.priority),
+		jsonb_build_object('priority', p_priority), n);
+	RETURN n;
+END $$;
+
+-- Boost or demote by path prefix: as in 0004, with the matching pending
+-- tasks locked in id order first.
+CREATE OR REPLACE FUNCTION crawltop.adjust_scores(p_job_id bigint,
+		p_prefix text, p_delta double precision)
+	RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	j crawltop.jobs;
+	c jsonb := crawltop.setting('{classes}');
+	n bigint;
+BEGIN
+	IF p_prefix IS NULL OR left(p_prefix, 1) <> '/' OR NOT crawltop.path_ok(p_prefix) THEN
+		RAISE EXCEPTION 'path prefix % is not a page path prefix (it starts with ''/'')',
+			crawltop.shown(p_prefix) USING ERRCODE = '22023';
+	END IF;
+	IF p_delta IS NULL OR NOT (p_delta >= -100 AND p_delta <= 100) THEN
+		RAISE EXCEPTION 'score change % is outside -100..100', coalesce(p_delta::text, 'NULL')
+			USING ERRCODE = '22003';
+	END IF;
+	j := crawltop.lock_job(p_job_id);
+	PERFORM 1 FROM crawltop.tasks t
+	JOIN crawltop.pages p ON p.id = t.page_id
+	WHERE t.job_id = j.id AND t.status = 'pending'
+	  AND left(p.path, length(p_prefix)) = p_prefix
+	ORDER BY t.id FOR NO KEY UPDATE OF t;
+	UPDATE crawltop.tasks t
+	SET score = least(100, greatest(0, t.score + p_delta)),
+	    class = crawltop.class_of(least(100, greatest(0, t.score + p_delta)),
+		(c->>'p0')::double precision, (c->>'p1')::double precision,
+		(c->>'p2')::double precision)
+	FROM crawltop.pages p
+	WHERE t.job_id = j.id AND t.status = 'pending' AND p.id = t.page_id
+	  AND left(p.path, length(p_prefix)) = p_prefix;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	INSERT INTO crawltop.audit_log (action, job_id, before, after, rows_affected)
+	VALUES (CASE WHEN p_delta >= 0 THEN 'tasks.boost' ELSE 'tasks.demote' END,
+		j.id, jsonb_build_object('prefix', p_prefix),
+		jsonb_build_object('prefix', p_prefix, 'delta', p_delta), n);
+	RETURN n;
+END $$;
+
+-- Pause, resume or cancel a job: as in 0004, with the pending tasks locked
+-- in id order first; resuming also restarts the starvation
+-- clock of the job's pending tasks (time spent paused does not count as
+-- waiting).
 CREATE OR REPLACE FUNCTION crawltop.set_job_state(p_job_id bigint, p_action text)
 	RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
@@ -202,6 +349,9 @@ BEGIN
 			p_action USING ERRCODE = '55000';
 	END IF;
 	UPDATE crawltop.jobs SET status = v_to, updated_at = now() WHERE id = j.id;
+	PERFORM 1 FROM crawltop.tasks t
+	WHERE t.job_id = j.id AND t.status = 'pending'
+	ORDER BY t.id FOR NO KEY UPDATE;
 	IF p_action = 'cancel' THEN
 		UPDATE crawltop.tasks SET status = 'skipped', completed_at = now()
 		WHERE job_id = j.id AND status = 'pending';
@@ -715,6 +865,7 @@ CREATE FUNCTION crawltop.rescore_fetch(p_job_id bigint, p_mode text,
 #variable_conflict use_column
 DECLARE
 	v_mode text;
+	v_ids bigint[];
 BEGIN
 	IF p_n IS NULL OR p_n NOT BETWEEN 1 AND 100000 THEN
 		RAISE EXCEPTION 'rescore batch size % is outside 1..100000',
@@ -730,6 +881,14 @@ BEGIN
 		RAISE EXCEPTION 'job % is now in % mode, not %: this rescore stops (the mode change runs its own)',
 			p_job_id, v_mode, crawltop.shown(p_mode) USING ERRCODE = '55000';
 	END IF;
+	-- The batch: one range scan of UNIQUE (job_id, page_id), first, so
+	-- that what follows reads these rows only (by primary key).
+	SELECT coalesce(array_agg(b.id), '{}') INTO v_ids FROM (
+		SELECT b.id FROM crawltop.tasks b
+		WHERE b.job_id = p_job_id AND b.page_id > coalesce(p_after_page, 0)
+		  AND b.status IN ('pending', 'running')
+		ORDER BY b.page_id
+		LIMIT p_n) b;
 	RETURN QUERY
 	SELECT t.id, t.page_id, t.score, t.class, d.name, p.path,
 	       p.priority_score, t.type, t.depth, t.discovery_method,
@@ -773,12 +932,7 @@ BEGIN
 		vendor_fingerprint boolean, source text, age_hours double precision,
 		malware boolean, adult boolean, for_sale boolean,
 		suspicious_tld boolean, topic_match double precision)
-	WHERE t.id IN (
-		SELECT b.id FROM crawltop.tasks b
-		WHERE b.job_id = p_job_id AND b.page_id > coalesce(p_after_page, 0)
-		  AND b.status IN ('pending', 'running')
-		ORDER BY b.page_id
-		LIMIT p_n)
+	WHERE t.id = ANY (v_ids)
 	  AND t.status IN ('pending', 'running')
 	ORDER BY t.id
 	FOR NO KEY UPDATE OF t;

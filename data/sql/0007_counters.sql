@@ -28,8 +28,8 @@
 -- transactions never write the same counter row: workers never queue on
 -- counter rows and cannot deadlock on them. A read sums the shards: O(cells
 -- x shards), independent of the number of tasks. compact_counts() folds
--- the shards into shard 0 (optional: without it the table stays bounded by
--- cells x 32 shards).
+-- idle shards into shard 0, at most 16 per call (optional: without it the
+-- table stays bounded by cells x 32 shards).
 
 -- Counter rows: n of the tasks of job_id in cell (dim, key), as far as the
 -- transactions that owned `shard` changed it. The sum over shards is the
@@ -137,6 +137,7 @@ CREATE FUNCTION crawltop.tasks_count() RETURNS trigger
 DECLARE
 	v_now timestamptz;
 	v_fresh boolean;
+	v_shard smallint;
 BEGIN
 	-- The shard is an uncorrelated scalar subquery (an InitPlan), which
 	-- PostgreSQL evaluates only when a first row needs it: an empty delta
@@ -202,6 +203,7 @@ BEGIN
 		RETURN NULL;
 	END IF;
 	v_now := date_trunc('second', clock_timestamp());
+	-- (v_shard stays NULL when the statement had no claim or completion)
 	WITH up AS (
 		INSERT INTO crawltop.rate_ticks AS k (second, shard, job_id, claims,
 			completions)
@@ -218,11 +220,12 @@ BEGIN
 			    completions = k.completions + excluded.completions
 		RETURNING k.shard, (k.xmax = 0) AS fresh
 	)
-	SELECT bool_or(up.fresh) INTO v_fresh FROM up;
-	-- A new second for this shard: drop its seconds past the retention.
+	SELECT bool_or(up.fresh), max(up.shard) INTO v_fresh, v_shard FROM up;
+	-- A new second for this shard: drop its seconds past the retention
+	-- (through the primary key: the shard is a plain value here).
 	IF v_fresh THEN
 		DELETE FROM crawltop.rate_ticks k
-		WHERE k.shard = crawltop.counter_shard()
+		WHERE k.shard = v_shard
 		  AND k.second < v_now - make_interval(secs =>
 			crawltop.rate_retention_seconds());
 	END IF;
@@ -261,10 +264,13 @@ FROM crawltop.tasks t CROSS JOIN LATERAL crawltop.task_cells(t.status, t.class,
 	t.priority_class) x
 GROUP BY 1, 2, 3;
 
--- Fold the writer shards that no transaction holds now into shard 0 and
--- drop the cells that are 0, and the rate_ticks past the retention. Never
+-- Fold writer shards that no transaction holds now into shard 0, drop
+-- the cells that are 0, and the rate_ticks past the retention. Never
 -- waits: a shard in use, or a second compaction at the same time, is
--- skipped. Optional maintenance (a worker or the operator may call it any
+-- skipped. Takes at most half of the shards (those with rows, lowest
+-- first), and holds them until it commits, so that up to 16 concurrent
+-- writers still find a free shard meanwhile; a second call folds the
+-- rest. Optional maintenance (a worker or the operator may call it any
 -- time); returns the number of shards folded.
 CREATE FUNCTION crawltop.compact_counts() RETURNS integer
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
@@ -273,11 +279,16 @@ DECLARE
 	v_cut timestamptz := date_trunc('second', clock_timestamp())
 		- make_interval(secs => crawltop.rate_retention_seconds());
 	folded integer := 0;
+	s integer;
 BEGIN
 	IF NOT pg_try_advisory_xact_lock(k, 0) THEN
 		RETURN 0;
 	END IF;
-	FOR s IN 1 .. crawltop.counter_shards() LOOP
+	FOR s IN SELECT c.shard FROM crawltop.task_counts c WHERE c.shard > 0
+		 UNION
+		 SELECT r.shard FROM crawltop.rate_ticks r WHERE r.second < v_cut
+		 ORDER BY 1 LOOP
+		EXIT WHEN folded >= crawltop.counter_shards() / 2;
 		CONTINUE WHEN NOT pg_try_advisory_xact_lock(k, s);
 		WITH moved AS (
 			DELETE FROM crawltop.task_counts c WHERE c.shard = s
@@ -363,11 +374,17 @@ CREATE FUNCTION crawltop.dashboard_cells(p_job bigint)
 #variable_conflict use_column
 BEGIN
 	PERFORM crawltop.check_job(p_job);
+	-- Either branch of sums is empty: one job reads its primary key
+	-- range, all jobs read the table (a one-time filter skips the other
+	-- branch, also in a generic plan).
 	RETURN QUERY
 	WITH sums AS (
 		SELECT c.dim, c.key, sum(c.n)::bigint AS n
-		FROM crawltop.task_counts c
-		WHERE p_job IS NULL OR c.job_id = p_job
+		FROM crawltop.task_counts c WHERE c.job_id = p_job
+		GROUP BY c.dim, c.key
+		UNION ALL
+		SELECT c.dim, c.key, sum(c.n)::bigint
+		FROM crawltop.task_counts c WHERE p_job IS NULL
 		GROUP BY c.dim, c.key
 	)
 	SELECT r.dim, r.key, r.n FROM (

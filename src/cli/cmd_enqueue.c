@@ -256,6 +256,7 @@ fail_closed:
 	return DB_EXIT_FAIL;
 }
 
+/* `crawltop enqueue`: options checked before anything is opened. */
 static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {

@@ -191,6 +191,7 @@ static int parse(int argc, char **argv, struct job_args *a)
 	return 0;
 }
 
+/* `crawltop job SUB ...`: parse, check against the table, dispatch. */
 static int run(int argc, char **argv)
 {
 	struct job_args a;

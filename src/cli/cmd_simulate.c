@@ -36,6 +36,7 @@ struct sim_opts {
 
 static volatile sig_atomic_t got_signal;
 
+/* SIGINT, SIGTERM: note it; the main loop stops the workers. */
 static void on_signal(int sig)
 {
 	got_signal = sig;
@@ -261,6 +262,10 @@ static int simulate(const struct sim_opts *o)
 		cli_error("simulate", "out of memory");
 		goto out;
 	}
+	if (g.first[root] == g.first[root + 1])
+		fprintf(stderr, "simulate: warning: %s has no links from '/' "
+			"(the homepage): only '/'%s will be fetched\n", o->graph,
+			nsmap ? " and the sitemap's pages" : "");
 	long *seeds = malloc((nsmap + 1) * sizeof *seeds);
 	size_t reach = 0;
 	if (seeds) {
@@ -343,6 +348,7 @@ out:
 	return rc;
 }
 
+/* `crawltop simulate`: every option checked before the graph is read. */
 static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {

@@ -118,6 +118,7 @@ static int act(const struct job_args *a, ct_job_action action,
 	return DB_EXIT_OK;
 }
 
+/* `job pause JOB`, `job resume JOB`, `job cancel JOB --yes`. */
 int job_pause(const struct job_args *a)
 {
 	return act(a, CT_JOB_PAUSE, "paused", "held back");

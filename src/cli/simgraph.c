@@ -140,6 +140,7 @@ struct edges {
 	size_t n, cap;
 };
 
+/* Append the link s -> d; -1 when out of memory. */
 static int edge_add(struct edges *e, uint32_t s, uint32_t d)
 {
 	if (e->n == e->cap) {

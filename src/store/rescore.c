@@ -259,6 +259,7 @@ static ct_status score_row(const struct row *w, enum mode m,
 	return CT_OK;
 }
 
+/* The wall clock in epoch milliseconds (freshness's default "now"). */
 static int64_t wall_ms(void)
 {
 	struct timespec ts;
@@ -372,6 +373,7 @@ out:
 	return st;
 }
 
+/* Tell the caller's progress callback, if any. */
 static void report(const struct ct_rescore_opts *o, size_t done, size_t total)
 {
 	if (o->progress)
@@ -442,11 +444,12 @@ static ct_status rescore(struct ct_store *s, int64_t job_id,
 		report(o, res->done, res->done > res->total ? res->done
 							     : res->total);
 	}
-	if (res->done != res->total && res->done < res->total)
+	if (res->done < res->total) /* tasks finished meanwhile */
 		report(o, res->done, res->done);
 	return CT_OK;
 }
 
+/* store.h: rescore a job's unfinished tasks for its current mode. */
 ct_status ct_store_job_rescore(struct ct_store *s, int64_t job_id,
 			       const struct ct_rescore_opts *o,
 			       struct ct_rescore_result *res,
@@ -459,6 +462,7 @@ ct_status ct_store_job_rescore(struct ct_store *s, int64_t job_id,
 	return rescore(s, job_id, o, "rescore", res, err);
 }
 
+/* store.h: set a job's mode (one audited transaction), then rescore. */
 ct_status ct_store_job_set_mode(struct ct_store *s, int64_t job_id,
 				const char *mode,
 				const struct ct_rescore_opts *o,
@@ -478,4 +482,23 @@ ct_status ct_store_job_set_mode(struct ct_store *s, int64_t job_id,
 	if (st != CT_OK || !o)
 		return st;
 	return rescore(s, job_id, o, "mode", res, err);
+}
+
+/* ---- the same scoring, read only (settings_store.c's preview) ---------- */
+
+ct_status st_rescore_columns(const PGresult *r, struct ct_error *err)
+{
+	return check_columns(r, err);
+}
+
+ct_status st_rescore_row(const PGresult *r, int i, const char *mode,
+			 const struct ct_settings *set, int64_t now_ms,
+			 double *score, bool *unranked, struct ct_error *err)
+{
+	struct row w = {r, i};
+	for (int m = 0; m < M_COUNT; m++)
+		if (strcmp(mode, mode_names[m]) == 0)
+			return score_row(&w, (enum mode)m, set, now_ms, score,
+					 unranked, err);
+	return ct_error_set(err, CT_EINVAL, "mode '%.32s' is unknown", mode);
 }

@@ -7,6 +7,10 @@
  *   view.c    drawing (curses), crt.c the terminal (curses)
  *   loop.c    the one event loop
  *   batch.c   `crawltop top -b`: plain text and JSON
+ *   tune.c    the weights panel's model (the stored settings, the draft,
+ *             its checks) and the work the worker thread does for the
+ *             console: set mode, preview, apply, undo (no curses)
+ *   work.c    the worker thread itself (work.h)
  *
  * Handlers return TUI_* flags that say what the loop must do next. */
 #ifndef CT_TUI_APP_H
@@ -16,8 +20,10 @@
 #include <stdio.h>
 
 #include "aquery.h"
+#include "config.h"
 #include "model.h"
 #include "tui.h"
+#include "work.h"
 
 /* What a handler asks of the loop (a bit mask). */
 #define TUI_REDRAW  0x1  /* draw the screen again */
@@ -37,6 +43,9 @@ enum tui_mode {
 	TUI_FILTER,   /* typing the jobs filter */
 	TUI_PROMPT,   /* typing the boost/demote path prefix */
 	TUI_CONFIRM,  /* y/n on a destructive change */
+	TUI_MODESEL,  /* choosing the selected job's mode */
+	TUI_WEIGHTS,  /* the weights panel */
+	TUI_WEDIT,    /* typing a value in the weights panel */
 	TUI_MODE_N
 };
 
@@ -60,6 +69,52 @@ enum tui_action {
 	TUI_ACT_CANCEL,
 	TUI_ACT_BOOST,      /* prompt: "PREFIX [POINTS]" */
 	TUI_ACT_DEMOTE,
+	TUI_ACT_APPLY,      /* the weights panel's draft as a new version */
+	TUI_ACT_UNDO,       /* the previous version as a new version */
+};
+
+/* The engine settings as the store has them (fetch.c loads the two
+ * latest versions at connect and on NOTIFY crawltop_settings; tune.c
+ * reads them). */
+struct tui_settings {
+	int version;             /* 0: not loaded yet */
+	char by[64], at[24], note[120];
+	char *json;              /* the current document (owned) */
+	int prev_version;        /* the one before, for undo (0: none) */
+	char *prev_json;         /* owned */
+	char prev_by[64], prev_at[24];
+	struct ct_config cur;    /* the current version over the defaults */
+	char error[400];         /* why it cannot be read; "" = it can */
+};
+
+/* One row of the weights panel: a group heading, a key of the config key
+ * table, or an entry of an open map. */
+enum tui_wrow_kind { WR_HEAD, WR_KEY, WR_TYPE, WR_BONUS, WR_ALIAS };
+struct tui_wrow {
+	unsigned char kind;
+	short key;               /* WR_KEY: index in ct_keys */
+	char name[64];           /* WR_HEAD: the group; map rows: the entry */
+};
+#define TUI_WROWS 256
+
+/* The weights panel: the draft being edited and its preview. */
+struct tui_weights {
+	struct ct_config draft;  /* the stored settings plus the edits */
+	struct tui_wrow rows[TUI_WROWS];
+	int n_rows, sel, scroll, rows_visible;
+	int n_edits;             /* rows whose value differs from the store */
+	char problem[600];       /* a rule the whole draft breaks, or "" */
+	char refused[600];       /* the last value refused, with its rule */
+	int refused_row;         /* ... for this row */
+	int draft_seq;           /* counts accepted edits */
+	/* the preview (worker): what the draft would do to one job */
+	enum { WP_NONE, WP_RUNNING, WP_DONE, WP_FAILED } pstate;
+	struct ct_preview preview;
+	char pmsg[400];          /* WP_FAILED: why; else a note */
+	int64_t pjob;            /* the job previewed */
+	char pjob_name[72];
+	int pseq;                /* the draft_seq it was computed for */
+	int want_preview;        /* start one when the worker is free */
 };
 
 struct tui {
@@ -82,6 +137,8 @@ struct tui {
 	double refresh_started;
 	double refresh_sum_ms;    /* this refresh so far */
 	double cost_ms;           /* the last complete refresh */
+	double q_ms[8], last_q_ms[8]; /* per query (fetch.c's tags 2..6):
+				   * this refresh, the last complete one */
 	double last_ok;           /* end of the last complete refresh */
 	int refreshes;            /* complete refreshes so far */
 	int paused;
@@ -111,6 +168,20 @@ struct tui {
 	int message_err;
 	double message_at;
 	int help_scroll;
+	enum tui_mode back_mode;  /* where a prompt or confirmation returns */
+	int mode_pick;            /* TUI_MODESEL: index in tui_modes */
+	int64_t mode_job;
+
+	/* retuning (tune.c) */
+	struct tui_settings sets;
+	struct tui_weights w;
+	struct tw *work;          /* the worker thread; NULL in batch mode */
+	struct tw_progress wprog; /* its progress as last polled */
+	struct tw_req queued;     /* to start when a preview has stopped */
+	char *queued_json;        /* queued.json's text (owned) */
+	int has_queued;
+	FILE *keylog;             /* CRAWLTOP_KEYLOG (loop.c), or NULL */
+
 	int utf8;
 	int cols, lines;          /* terminal size (crt.c keeps it) */
 };
@@ -119,6 +190,10 @@ struct tui {
  * settings; a bad settings line becomes the status message. NULL when out
  * of memory. The caller frees it. */
 struct tui *tui_new(const struct tui_opts *o, int use_prefs);
+
+/* Free t and what it owns; the worker thread is stopped first (waiting
+ * up to 2 s for its batch). NULL is fine. */
+void tui_free(struct tui *t);
 
 /* Monotonic seconds. */
 double tui_now(void);
@@ -161,8 +236,75 @@ void tf_act(struct tui *t, enum tui_action a, int64_t job, int arg,
 /* Set the user's interval (clamped to nothing: callers pass valid ones)
  * and reset the backoff. */
 void tf_set_interval(struct tui *t, double seconds, double now);
+/* The name of the refresh query with index i of q_ms ("jobs", "cells",
+ * "rate", "next", "audit"), NULL for the other indexes. Static. */
+const char *tf_query_name(int i);
 /* "LIVE", "PAUSED", "STALE 12s", "DISCONNECTED", "CONNECTING". */
 const char *tf_state(const struct tui *t, double now, char *buf, size_t len);
+
+/* Load the two latest settings versions (again): at connect, on NOTIFY
+ * crawltop_settings, after an apply. */
+void tf_load_settings(struct tui *t);
+
+/* ---- tune.c: the weights panel's model, and the worker's jobs -------- */
+
+/* The modes a job can have, in the chooser's order. Static. */
+extern const char *const tui_modes[];
+#define TUI_N_MODES 6
+
+/* The settings query's rows (version, value, created_by, created_at,
+ * note; the current version first, then the one before): the stored
+ * settings are replaced, and the draft keeps its edits on top of them. */
+void tws_loaded(struct tui *t, const struct ct_arows *r);
+/* The value of row in c as the panel shows and edits it ("0.28", "true",
+ * "a, b"); "" for a heading. Returns buf. */
+const char *tws_value(const struct ct_config *c, const struct tui_wrow *row,
+		      char *buf, size_t len);
+/* The dotted path of a row ("classes.p0", "frontier.types.nav"). */
+const char *tws_path(const struct tui_wrow *row, char *buf, size_t len);
+/* The help text of a row (the key table's), or "". Static. */
+const char *tws_help(const struct tui_wrow *row, char *buf, size_t len);
+/* Whether the draft's value of row differs from the stored one. */
+int tws_edited(const struct tui *t, const struct tui_wrow *row);
+/* Set row's value in the draft from text: parsed for the key's type,
+ * checked against its range and then against every rule between keys
+ * (ct_config_validate; the discovery weight sum is left to apply, as one
+ * weight alone cannot keep it). 0 and the draft changed, or -1 with the
+ * rule in why (the draft unchanged). */
+int tws_edit(struct tui *t, int row, const char *text, char *why, size_t len);
+/* Back to the stored value: one row, or every row. */
+void tws_revert(struct tui *t, int row);
+void tws_revert_all(struct tui *t);
+/* The built-in default of one row, as an edit (tws_edit's rules). */
+int tws_default(struct tui *t, int row, char *why, size_t len);
+/* Scale the discovery weights the user did not edit so that the eight
+ * sum to 1. 0, or -1 with why. */
+int tws_normalise(struct tui *t, char *why, size_t len);
+/* The draft against every rule, as apply will check it. 0, or -1 with
+ * why. */
+int tws_check(const struct tui *t, char *why, size_t len);
+/* The job the preview and the apply start with: the focused job, else
+ * the selected one; NULL when there is none. */
+const struct tm_job *tws_target(const struct tui *t);
+/* Ask for a preview of the draft on the target job (now, or when the
+ * worker is free). */
+void tws_preview(struct tui *t);
+/* Start the apply (or the undo) the user confirmed. Messages say how it
+ * went; returns TUI_* flags. */
+int tws_apply(struct tui *t, int undo);
+/* The question for the confirmation of apply (undo 0) or undo (1), in
+ * buf; 0, or -1 with the reason it cannot be asked in buf. */
+int tws_confirm_text(const struct tui *t, int undo, char *buf, size_t len);
+/* Set job's mode and rescore it on the worker. */
+int tui_set_mode(struct tui *t, int64_t job, const char *mode);
+/* Start r on the worker, or queue it behind a preview being cancelled.
+ * 0, or -1 with the message set. */
+int tui_work_start(struct tui *t, const struct tw_req *r);
+/* The worker's pipe was readable: take its progress and, at its end,
+ * its result (messages, the preview, a refresh). Returns TUI_* flags. */
+int tui_work_poll(struct tui *t);
+/* Stop the worker's job (x). */
+int tui_work_cancel(struct tui *t);
 
 /* ---- prefs.c ---------------------------------------------------------- */
 

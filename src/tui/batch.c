@@ -188,6 +188,12 @@ int tui_print_json(const struct tui *t, FILE *f)
 	jkv_str(g, "state", st);
 	jkv_num(g, "interval_s", t->eff_interval);
 	jkv_num(g, "db_ms", t->cost_ms);
+	js(g, "db_ms_by_query");
+	yajl_gen_map_open(g);
+	for (int i = 0; i < 8; i++)
+		if (tf_query_name(i))
+			jkv_num(g, tf_query_name(i), t->last_q_ms[i]);
+	yajl_gen_map_close(g);
 	js(g, "focus");
 	if (t->focus)
 		yajl_gen_integer(g, t->focus);
@@ -318,7 +324,7 @@ int tui_batch(const struct tui_opts *o)
 	struct ct_error err;
 	if (tf_start(t, &err) != 0) {
 		fprintf(stderr, "crawltop top: %s\n", err.msg);
-		free(t);
+		tui_free(t);
 		return 1;
 	}
 	int printed = 0, seen = 0, rc = 0;
@@ -359,6 +365,6 @@ int tui_batch(const struct tui_opts *o)
 			rc = 1;
 	}
 	tf_stop(t);
-	free(t);
+	tui_free(t);
 	return rc;
 }

@@ -16,7 +16,7 @@
 #include "app.h"
 
 enum {
-	Q_ROLE = 1, Q_JOBS, Q_CELLS, Q_RATE, Q_NEXT, Q_AUDIT,
+	Q_ROLE = 1, Q_JOBS, Q_CELLS, Q_RATE, Q_NEXT, Q_AUDIT, Q_SETTINGS,
 	Q_ACT = 1000, /* + act_seq % 8 */
 };
 
@@ -42,6 +42,11 @@ static const char SQL_AUDIT[] =
 	"coalesce(after::text, ''), rows_affected FROM crawltop.audit_log "
 	"WHERE $1::bigint IS NULL OR job_id = $1::bigint "
 	"ORDER BY id DESC LIMIT $2::integer";
+/* The two latest settings versions (tune.c: tws_loaded). */
+static const char SQL_SETTINGS[] =
+	"SELECT version, value::text, created_by, "
+	"to_char(created_at, 'YYYY-MM-DD HH24:MI'), coalesce(note, '') "
+	"FROM crawltop.settings ORDER BY version DESC LIMIT 2";
 /* Whether this session may change anything, and if not, why. */
 static const char SQL_ROLE[] =
 	"SELECT current_user, CASE "
@@ -66,6 +71,15 @@ static const char SQL_ROLE[] =
 
 static const char *const listen_channels[] = {"crawltop_jobs",
 					      "crawltop_settings", NULL};
+
+const char *tf_query_name(int i)
+{
+	static const char *const names[8] = {
+		[Q_JOBS] = "jobs", [Q_CELLS] = "cells", [Q_RATE] = "rate",
+		[Q_NEXT] = "next", [Q_AUDIT] = "audit",
+	};
+	return i >= 0 && i < 8 ? names[i] : NULL;
+}
 
 double tui_now(void)
 {
@@ -146,6 +160,7 @@ static void start_refresh(struct tui *t, double now)
 	t->refresh_focus = t->focus;
 	t->refresh_started = now;
 	t->refresh_sum_ms = 0;
+	memset(t->q_ms, 0, sizeof t->q_ms);
 	t->refresh_failed = 0;
 	t->refresh_again = 0;
 	t->refreshing = 0;
@@ -169,6 +184,7 @@ static void start_refresh(struct tui *t, double now)
 static void end_refresh(struct tui *t, double now)
 {
 	t->cost_ms = t->refresh_sum_ms;
+	memcpy(t->last_q_ms, t->q_ms, sizeof t->q_ms);
 	t->refreshes++;
 	if (!t->refresh_failed)
 		t->last_ok = now;
@@ -217,7 +233,13 @@ static void dispatch(struct tui *t, struct ct_arows *r, double now)
 		tm_load_role(&t->model, r);
 		return;
 	}
+	if (r->tag == Q_SETTINGS) {
+		tws_loaded(t, r);
+		return;
+	}
 	t->refresh_sum_ms += r->ms;
+	if (r->tag >= 0 && r->tag < 8)
+		t->q_ms[r->tag] = r->ms;
 	if (r->st != CT_OK)
 		t->refresh_failed = 1;
 	switch (r->tag) {
@@ -275,6 +297,7 @@ int tf_step(struct tui *t, short revents, double now)
 		struct ct_error err;
 		ct_aconn_send(t->ac, Q_ROLE, "session rights", SQL_ROLE, 0,
 			      NULL, &err);
+		tf_load_settings(t);
 		t->next_refresh = now;
 		flags |= TUI_REDRAW;
 	}
@@ -303,6 +326,8 @@ int tf_step(struct tui *t, short revents, double now)
 		/* a job or the settings changed: refresh soon, coalesced */
 		if (!t->paused && t->next_refresh > now + 0.2)
 			t->next_refresh = now + 0.2;
+		if (strcmp(chan, "crawltop_settings") == 0)
+			tf_load_settings(t);
 	}
 	if (t->connected && !t->refreshing && !t->paused &&
 	    now >= t->next_refresh) {
@@ -320,6 +345,14 @@ double tf_deadline(const struct tui *t, double now)
 	if (t->connected && !t->refreshing && !t->paused && t->next_refresh < d)
 		d = t->next_refresh;
 	return d < now ? now : d;
+}
+
+void tf_load_settings(struct tui *t)
+{
+	struct ct_error err;
+	if (t->work && t->connected) /* the console; batch mode has no use */
+		ct_aconn_send(t->ac, Q_SETTINGS, "settings", SQL_SETTINGS, 0,
+			      NULL, &err);
 }
 
 void tf_refresh_now(struct tui *t, double now)

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "app.h"
+#include "config_keys.h"
+#include "text.h"
 
 #define K_ANY  (-1) /* any key not bound otherwise in the mode */
 #define K_TEXT (-2) /* a printable character */
@@ -74,6 +76,13 @@ static int select_row(struct tui *t, int i)
 	return TUI_REDRAW;
 }
 
+/* Back to the mode a prompt, a confirmation or the help came from. */
+static void leave(struct tui *t)
+{
+	t->mode = t->back_mode;
+	t->back_mode = TUI_NORMAL;
+}
+
 /* ---- normal mode ------------------------------------------------------- */
 
 static int k_quit(struct tui *t, int key)
@@ -86,6 +95,7 @@ static int k_quit(struct tui *t, int key)
 /* Open the help, scrolled to the top. */
 static int k_help(struct tui *t, int key)
 {
+	t->back_mode = t->mode == TUI_WEIGHTS ? TUI_WEIGHTS : TUI_NORMAL;
 	t->mode = TUI_HELP;
 	t->help_scroll = 0;
 	return TUI_REDRAW;
@@ -322,7 +332,7 @@ static int k_help_scroll(struct tui *t, int key)
 /* Close the help. */
 static int k_help_close(struct tui *t, int key)
 {
-	t->mode = TUI_NORMAL;
+	leave(t);
 	return TUI_REDRAW;
 }
 
@@ -398,7 +408,7 @@ static int k_prompt_text(struct tui *t, int key)
 /* Abandon the prompt or the confirmation: nothing is sent. */
 static int k_prompt_abort(struct tui *t, int key)
 {
-	t->mode = TUI_NORMAL;
+	leave(t);
 	t->pending = TUI_ACT_NONE;
 	tui_msg(t, 0, "nothing changed");
 	return TUI_REDRAW;
@@ -410,7 +420,7 @@ static int k_prompt_submit(struct tui *t, int key)
 	char prefix[256], extra[64] = "";
 	double points = 10;
 	int n = sscanf(t->input, "%255s %63s", prefix, extra);
-	t->mode = TUI_NORMAL;
+	leave(t);
 	if (n < 1 || prefix[0] != '/') {
 		tui_msg(t, 1, "path prefix '%.100s' refused: it must start "
 			"with '/'", n < 1 ? "" : prefix);
@@ -439,14 +449,259 @@ static int k_prompt_submit(struct tui *t, int key)
 /* Confirmed: send the change (rights checked again). */
 static int k_confirm_yes(struct tui *t, int key)
 {
-	t->mode = TUI_NORMAL;
+	enum tui_action a = t->pending;
+	leave(t);
+	t->pending = TUI_ACT_NONE;
 	const char *why = tui_why_readonly(t);
 	if (why) {
 		tui_msg(t, 1, "cannot change anything: %s", why);
 		return TUI_REDRAW;
 	}
-	tf_act(t, t->pending, t->pending_job, 0, NULL, 0);
-	t->pending = TUI_ACT_NONE;
+	if (a == TUI_ACT_APPLY || a == TUI_ACT_UNDO)
+		return tws_apply(t, a == TUI_ACT_UNDO);
+	tf_act(t, a, t->pending_job, 0, NULL, 0);
+	return TUI_REDRAW;
+}
+
+/* ---- set mode ---------------------------------------------------------- */
+
+/* Choose the selected job's mode: the chooser starts at the current one. */
+static int k_mode(struct tui *t, int key)
+{
+	const struct tm_job *j = change_target(t);
+	if (!j)
+		return TUI_REDRAW;
+	if (!strcmp(j->status, "completed") || !strcmp(j->status, "cancelled")) {
+		tui_msg(t, 1, "job %s is %s: its mode cannot change", j->name,
+			j->status);
+		return TUI_REDRAW;
+	}
+	t->mode_job = j->id;
+	t->mode_pick = 0;
+	for (int i = 0; i < TUI_N_MODES; i++)
+		if (!strcmp(tui_modes[i], j->mode))
+			t->mode_pick = i;
+	t->back_mode = TUI_NORMAL;
+	t->mode = TUI_MODESEL;
+	return TUI_REDRAW;
+}
+
+/* Left, Right, Tab: the previous or next mode; 1..6: that one. */
+static int k_mode_pick(struct tui *t, int key)
+{
+	if (key >= '1' && key < '1' + TUI_N_MODES)
+		t->mode_pick = key - '1';
+	else if (key == TK_LEFT || key == TK_BTAB)
+		t->mode_pick = (t->mode_pick + TUI_N_MODES - 1) % TUI_N_MODES;
+	else if (key == TK_RIGHT || key == TK_TAB || key == ' ')
+		t->mode_pick = (t->mode_pick + 1) % TUI_N_MODES;
+	return TUI_REDRAW;
+}
+
+/* Set the chosen mode and rescore on the worker thread. */
+static int k_mode_set(struct tui *t, int key)
+{
+	leave(t);
+	const char *why = tui_why_readonly(t);
+	if (why) {
+		tui_msg(t, 1, "cannot change anything: %s", why);
+		return TUI_REDRAW;
+	}
+	return tui_set_mode(t, t->mode_job, tui_modes[t->mode_pick]);
+}
+
+/* Stop the rescore or the preview the worker runs. */
+static int k_stop(struct tui *t, int key)
+{
+	return tui_work_cancel(t);
+}
+
+/* ---- the weights panel ------------------------------------------------- */
+
+/* Open the panel. */
+static int k_weights(struct tui *t, int key)
+{
+	t->mode = TUI_WEIGHTS;
+	if (!t->sets.version)
+		tui_msg(t, 1, "the settings are not loaded yet%s%s",
+			t->sets.error[0] ? ": " : "", t->sets.error);
+	return TUI_REDRAW;
+}
+
+/* Close it; the draft stays for later. */
+static int k_w_close(struct tui *t, int key)
+{
+	t->mode = TUI_NORMAL;
+	if (t->w.n_edits)
+		tui_msg(t, 0, "%d edit%s kept in the draft (w: back to it)",
+			t->w.n_edits, t->w.n_edits == 1 ? "" : "s");
+	return TUI_REDRAW;
+}
+
+/* Move among the value rows (headings are skipped). */
+static int k_w_move(struct tui *t, int key)
+{
+	struct tui_weights *w = &t->w;
+	int page = w->rows_visible > 2 ? w->rows_visible - 1 : 1;
+	int i = w->sel, dir = 1;
+	switch (key) {
+	case TK_UP: case 'k': i--; dir = -1; break;
+	case TK_DOWN: case 'j': i++; break;
+	case TK_PGUP: i -= page; dir = -1; break;
+	case TK_PGDN: i += page; break;
+	case TK_HOME: case 'g': i = 0; break;
+	case TK_END: case 'G': i = w->n_rows - 1; dir = -1; break;
+	default: break;
+	}
+	if (w->n_rows == 0)
+		return TUI_REDRAW;
+	if (i < 0)
+		i = 0;
+	if (i >= w->n_rows)
+		i = w->n_rows - 1;
+	for (int tries = 0; tries < 2; tries++, dir = -dir) {
+		int k = i;
+		while (k >= 0 && k < w->n_rows && w->rows[k].kind == WR_HEAD)
+			k += dir;
+		if (k >= 0 && k < w->n_rows) {
+			w->sel = k;
+			break;
+		}
+	}
+	return TUI_REDRAW;
+}
+
+/* A value was refused: the message line says so, and the panel keeps
+ * the whole rule next to the row (the line may be too short for it). */
+static void edit_refused(struct tui *t, int row, const char *why)
+{
+	tui_msg(t, 1, "refused: %s (nothing changed)", why);
+	tx_copy(t->w.refused, sizeof t->w.refused, why);
+	t->w.refused_row = row;
+}
+
+/* A message for an edit that went through. */
+static void edit_done(struct tui *t, int row)
+{
+	t->w.refused[0] = '\0';
+	char p[96], v[256];
+	const struct tui_wrow *r = &t->w.rows[row];
+	tws_path(r, p, sizeof p);
+	tws_value(&t->w.draft, r, v, sizeof v);
+	if (tws_edited(t, r))
+		tui_msg(t, 0, "%s = %s in the draft (%d edit%s; A applies)", p, v,
+			t->w.n_edits, t->w.n_edits == 1 ? "" : "s");
+	else
+		tui_msg(t, 0, "%s = %s, as in v%d", p, v, t->sets.version);
+}
+
+/* Edit the selected value: a prompt, or a toggle for true/false. */
+static int k_w_edit(struct tui *t, int key)
+{
+	struct tui_weights *w = &t->w;
+	char why[600], p[96];
+	if (w->sel < 0 || w->sel >= w->n_rows || w->rows[w->sel].kind == WR_HEAD)
+		return TUI_REDRAW;
+	const struct tui_wrow *r = &w->rows[w->sel];
+	if (r->kind == WR_KEY && ct_keys[r->key].type == CT_KEY_BOOL) {
+		char v[16];
+		tws_value(&w->draft, r, v, sizeof v);
+		if (tws_edit(t, w->sel, strcmp(v, "true") ? "true" : "false",
+			     why, sizeof why) != 0)
+			edit_refused(t, w->sel, why);
+		else
+			edit_done(t, w->sel);
+		return TUI_REDRAW;
+	}
+	tws_value(&w->draft, r, t->input, sizeof t->input);
+	snprintf(t->prompt, sizeof t->prompt, "%s = ", tws_path(r, p, sizeof p));
+	t->back_mode = TUI_WEIGHTS;
+	t->mode = TUI_WEDIT;
+	return TUI_REDRAW;
+}
+
+/* Check the typed value; refused values leave the draft as it was. */
+static int k_wedit_submit(struct tui *t, int key)
+{
+	char why[600];
+	leave(t);
+	if (tws_edit(t, t->w.sel, t->input, why, sizeof why) != 0)
+		edit_refused(t, t->w.sel, why);
+	else
+		edit_done(t, t->w.sel);
+	return TUI_REDRAW;
+}
+
+static int k_wedit_abort(struct tui *t, int key)
+{
+	leave(t);
+	tui_msg(t, 0, "edit abandoned");
+	return TUI_REDRAW;
+}
+
+/* The built-in default of the selected row, as an edit. */
+static int k_w_default(struct tui *t, int key)
+{
+	char why[600];
+	if (tws_default(t, t->w.sel, why, sizeof why) != 0)
+		edit_refused(t, t->w.sel, why);
+	else
+		edit_done(t, t->w.sel);
+	return TUI_REDRAW;
+}
+
+/* Clear the selected row's edit (c) or every edit (C). */
+static int k_w_clear(struct tui *t, int key)
+{
+	if (key == 'C') {
+		tws_revert_all(t);
+		tui_msg(t, 0, "every edit cleared: the draft is v%d",
+			t->sets.version);
+	} else {
+		tws_revert(t, t->w.sel);
+		edit_done(t, t->w.sel);
+	}
+	return TUI_REDRAW;
+}
+
+/* Make the discovery weights sum to 1. */
+static int k_w_normalise(struct tui *t, int key)
+{
+	char why[600];
+	if (tws_normalise(t, why, sizeof why) != 0)
+		tui_msg(t, 1, "%s", why);
+	else
+		tui_msg(t, 0, "discovery weights scaled to sum to 1 (the ones "
+			"you edited kept their values)");
+	return TUI_REDRAW;
+}
+
+/* Run the preview again (e.g. on another job). */
+static int k_w_preview(struct tui *t, int key)
+{
+	if (!t->w.n_edits)
+		tui_msg(t, 0, "no edits: the preview compares the draft with v%d",
+			t->sets.version);
+	else if (t->w.problem[0])
+		tui_msg(t, 1, "no preview: %s", t->w.problem);
+	else
+		tws_preview(t);
+	return TUI_REDRAW;
+}
+
+/* Ask before an apply (A) or an undo (U). */
+static int k_w_apply(struct tui *t, int key)
+{
+	int undo = key == 'U';
+	char q[sizeof t->prompt + 200];
+	if (tws_confirm_text(t, undo, q, sizeof q) != 0) {
+		tui_msg(t, 1, "%s", q);
+		return TUI_REDRAW;
+	}
+	tx_copy(t->prompt, sizeof t->prompt, q);
+	t->pending = undo ? TUI_ACT_UNDO : TUI_ACT_APPLY;
+	t->back_mode = TUI_WEIGHTS;
+	t->mode = TUI_CONFIRM;
 	return TUI_REDRAW;
 }
 
@@ -485,6 +740,8 @@ static const struct tui_key key_table[] = {
 	 "refresh more often (down to the floor)", 0, k_interval},
 	{TUI_NORMAL, {'a'}, "a", "Audit",
 	 "show the audit log / the queue", 0, k_audit},
+	{TUI_NORMAL, {'w'}, "w", "Weights",
+	 "weights: every tunable, edit, preview, apply, undo", 0, k_weights},
 	{TUI_NORMAL, {'t'}, "t", NULL,
 	 "colour or monochrome theme", 0, k_theme},
 	{TUI_NORMAL, {']', TK_F7}, "] F7", "Prio+",
@@ -493,6 +750,10 @@ static const struct tui_key key_table[] = {
 	 "priority down (less urgent, toward 10)", 1, k_priority},
 	{TUI_NORMAL, {'p'}, "p", "Hold",
 	 "pause or resume the selected job", 1, k_job_pause},
+	{TUI_NORMAL, {'m'}, "m", "Mode",
+	 "set the selected job's mode and rescore its tasks", 1, k_mode},
+	{TUI_NORMAL, {'x'}, "x", NULL,
+	 "stop the running rescore or preview", 0, k_stop},
 	{TUI_NORMAL, {'C'}, "C", "Cancel",
 	 "cancel the selected job (asks first)", 1, k_cancel},
 	{TUI_NORMAL, {'b'}, "b", "Boost",
@@ -525,6 +786,49 @@ static const struct tui_key key_table[] = {
 	 "yes: make the change", 1, k_confirm_yes},
 	{TUI_CONFIRM, {K_ANY}, "any other", NULL,
 	 "no: leave it", 0, k_prompt_abort},
+
+	{TUI_MODESEL, {TK_LEFT, TK_RIGHT, TK_TAB, TK_BTAB}, "Left Right", NULL,
+	 "the previous or next mode", 0, k_mode_pick},
+	{TUI_MODESEL, {TK_ENTER}, "Enter", NULL,
+	 "set it and rescore the job's unfinished tasks", 1, k_mode_set},
+	{TUI_MODESEL, {TK_ESC, TK_CTRL('c'), 'q'}, "Esc", NULL,
+	 "keep the mode", 0, k_prompt_abort},
+	{TUI_MODESEL, {K_TEXT}, "1..6", NULL,
+	 "that mode", 0, k_mode_pick},
+
+	{TUI_WEIGHTS, {TK_UP, 'k', TK_DOWN, 'j'}, "Up Down", NULL,
+	 "select a value", 0, k_w_move},
+	{TUI_WEIGHTS, {TK_PGUP, TK_PGDN}, "PgUp PgDn", NULL,
+	 "a page up or down", 0, k_w_move},
+	{TUI_WEIGHTS, {TK_HOME, 'g', TK_END, 'G'}, "Home g End G", NULL,
+	 "first or last value", 0, k_w_move},
+	{TUI_WEIGHTS, {TK_ENTER, 'e'}, "Enter e", "Edit",
+	 "edit the value (true/false toggles)", 1, k_w_edit},
+	{TUI_WEIGHTS, {'D'}, "D", "Default",
+	 "the value's built-in default, as an edit", 1, k_w_default},
+	{TUI_WEIGHTS, {'c', 'C'}, "c C", "Clear",
+	 "clear this edit (c) or every edit (C)", 0, k_w_clear},
+	{TUI_WEIGHTS, {'N'}, "N", "Norm",
+	 "scale the discovery weights to sum to 1", 1, k_w_normalise},
+	{TUI_WEIGHTS, {'v'}, "v", "Preview",
+	 "preview the draft again (focused or selected job)", 0, k_w_preview},
+	{TUI_WEIGHTS, {'A'}, "A", "Apply",
+	 "write the draft as a new version and rescore (asks)", 1, k_w_apply},
+	{TUI_WEIGHTS, {'U'}, "U", "Undo",
+	 "restore the previous version and rescore (asks)", 1, k_w_apply},
+	{TUI_WEIGHTS, {'x'}, "x", "Stop",
+	 "stop the running rescore or preview", 0, k_stop},
+	{TUI_WEIGHTS, {'?', TK_F1}, "? F1", "Help",
+	 "the help", 0, k_help},
+	{TUI_WEIGHTS, {TK_ESC, 'w', 'q'}, "Esc w q", "Close",
+	 "close the panel (the draft is kept)", 0, k_w_close},
+
+	{TUI_WEDIT, {TK_ENTER}, "Enter", NULL,
+	 "check the value and put it in the draft", 1, k_wedit_submit},
+	{TUI_WEDIT, {TK_ESC, TK_CTRL('c')}, "Esc", NULL,
+	 "abandon the edit", 0, k_wedit_abort},
+	{TUI_WEDIT, {K_TEXT, TK_BACKSPACE, TK_DEL}, "text Bksp", NULL,
+	 "edit the value", 0, k_prompt_text},
 };
 #define N_KEYS (int)(sizeof key_table / sizeof key_table[0])
 
@@ -564,7 +868,7 @@ int tui_key(struct tui *t, int key)
 			hit = &key_table[i];
 	if (!hit)
 		return 0;
-	if (hit->changes && t->mode == TUI_NORMAL) {
+	if (hit->changes && (t->mode == TUI_NORMAL || t->mode == TUI_WEIGHTS)) {
 		const char *why = tui_why_readonly(t);
 		if (why) {
 			tui_msg(t, 1, "cannot %s: %s", hit->help, why);

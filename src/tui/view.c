@@ -20,12 +20,14 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <ncursesw/curses.h>
 
 #include "app.h"
+#include "config_keys.h"
 #include "crt.h"
 #include "text.h"
 #include "view.h"
@@ -147,6 +149,12 @@ static void draw_header(struct tui *t, double now)
 		x += put(0, x, W - x, ha, FMT(b, "%s db %.0f ms ", G->dot, t->cost_ms));
 	if (t->opts.readonly)
 		x += put(0, x, W - x, ha, FMT(b, "%s read-only ", G->dot));
+	if (t->wprog.kind == TW_MODE || t->wprog.kind == TW_APPLY) {
+		const struct tw_progress *p = &t->wprog;
+		x += put(0, x, W - x, A(R_PAUSED), FMT(b, " RESCORE %.0f%% ",
+			 p->total ? floor(100.0 * p->done / p->total) : 0.0));
+		x++;
+	}
 	time_t wall = time(NULL);
 	struct tm tmv;
 	char clock[16];
@@ -687,6 +695,246 @@ static void draw_audit(struct tui *t, int y, int h, double now)
 		put(y + 2, 1, W - 2, A(R_DIM), "no changes recorded yet");
 }
 
+/* ---- weights ---------------------------------------------------------------------- */
+
+/* s word-wrapped into at most maxl lines of w columns (the last line cut
+ * with an ellipsis). Returns the lines used. */
+static int wrap(int y, int x, int w, int maxl, attr_t a, const char *s)
+{
+	int lines = 0;
+	while (*s && lines < maxl && w > 0) {
+		size_t n = strlen(s);
+		if ((int)n <= w || lines == maxl - 1) {
+			put(y + lines++, x, w, a, s);
+			break;
+		}
+		int cut = w;
+		while (cut > 0 && s[cut] != ' ')
+			cut--;
+		if (cut == 0)
+			cut = w;
+		char buf[512];
+		snprintf(buf, sizeof buf, "%.*s", cut, s);
+		put(y + lines++, x, w, a, buf);
+		s += cut;
+		while (*s == ' ')
+			s++;
+	}
+	return lines;
+}
+
+/* The left column: one row per key of the config key table and per map
+ * entry, under their group headings; edited values as "stored -> draft". */
+static void weights_list(struct tui *t, int y, int x, int w, int h)
+{
+	struct tui_weights *wt = &t->w;
+	char b[600], v[256], sv[256];
+	int vw = w >= 52 ? 22 : 16;
+	wt->rows_visible = h;
+	if (wt->sel < wt->scroll)
+		wt->scroll = wt->sel;
+	if (wt->sel >= wt->scroll + h)
+		wt->scroll = wt->sel - h + 1;
+	if (wt->scroll > 0 && wt->scroll == wt->sel &&
+	    wt->rows[wt->sel - 1].kind == WR_HEAD)
+		wt->scroll--; /* keep the heading of the first row in view */
+	if (wt->scroll > wt->n_rows - h)
+		wt->scroll = wt->n_rows - h > 0 ? wt->n_rows - h : 0;
+	if (!wt->n_rows)
+		put(y, x + 1, w - 1, A(R_DIM), t->sets.error[0] ? t->sets.error :
+		    "loading the settings...");
+	for (int r = 0; r < h && wt->scroll + r < wt->n_rows; r++) {
+		int i = wt->scroll + r, yy = y + r;
+		const struct tui_wrow *row = &wt->rows[i];
+		if (row->kind == WR_HEAD) {
+			attr_t ha = A(R_TITLE);
+			FMT(b, "%s", row->name);
+			if (strcmp(row->name, "discovery.weights") == 0) {
+				double sum = 0;
+				for (int k = 0; k < CT_SUB_COUNT; k++)
+					sum += wt->draft.settings.discovery.weights[k];
+				int ok = fabs(sum - 1) <= CT_WEIGHT_SUM_TOLERANCE;
+				FMT(b, "%s  (sum %.9g%s)", row->name, sum,
+				    ok ? "" : ": must be 1, N scales");
+				if (!ok)
+					ha = A(R_ERR);
+			}
+			put(yy, x + 1, w - 1, ha, b);
+			continue;
+		}
+		int sel = i == wt->sel, ed = tws_edited(t, row);
+		attr_t a = sel ? A(R_SEL) : A_NORMAL;
+		if (sel) {
+			attrset(a);
+			mvhline(yy, x, ' ', w);
+			attrset(A_NORMAL);
+			glyphs(yy, x, a, G->sel);
+		}
+		if (ed)
+			glyphs(yy, x + 1, sel ? a | A_BOLD : A(R_GOOD) | A_BOLD, "*");
+		const char *name = row->name;
+		if (row->kind == WR_KEY) {
+			const char *dot = strrchr(ct_keys[row->key].path, '.');
+			name = dot ? dot + 1 : ct_keys[row->key].path;
+		}
+		putpad(yy, x + 3, w - 3 - vw - 1, a, name, 0);
+		tws_value(&wt->draft, row, v, sizeof v);
+		if (ed) {
+			tws_value(&t->sets.cur, row, sv, sizeof sv);
+			FMT(b, "%s %s %s", sv[0] ? sv : "-", G->arrow, v[0] ? v : "-");
+		} else {
+			FMT(b, "%s", v[0] ? v : "-");
+		}
+		putpad(yy, x + w - vw - 1, vw, ed ? (sel ? a | A_BOLD :
+		       A(R_GOOD) | A_BOLD) : a, b, 1);
+	}
+}
+
+/* The preview of the draft: the P0-P3 counts now and after, and the
+ * first tasks of the claim order now and after. */
+static void weights_preview(struct tui *t, int y, int x, int w, int h)
+{
+	const struct tui_weights *wt = &t->w;
+	const struct ct_preview *p = &wt->preview;
+	const struct tm_job *tj = tws_target(t);
+	char b[600], c1[16], c2[16], c3[16];
+	int yy = y;
+	if (h < 2)
+		return;
+	if (wt->pstate == WP_DONE || wt->pstate == WP_RUNNING ||
+	    wt->pstate == WP_FAILED)
+		FMT(b, "Preview: job %s", wt->pjob_name);
+	else
+		FMT(b, "Preview%s%s", tj ? ": job " : "", tj ? tj->name : "");
+	rule(yy++, x, w, b, A(R_TITLE));
+	int left = y + h - yy;
+	switch (wt->pstate) {
+	case WP_NONE:
+		if (!wt->n_edits)
+			wrap(yy, x + 1, w - 2, left, A(R_DIM), tj ?
+			     FMT(b, "No edits. Edit a value (Enter): the preview "
+				 "scores job %s's pending tasks with the draft "
+				 "and shows what would change.", tj->name) :
+			     "No edits, and no job selected to preview on.");
+		else
+			wrap(yy, x + 1, w - 2, left, A(R_DIM), wt->problem[0] ?
+			     "No preview while the draft breaks a rule (above)." :
+			     "v: preview the draft");
+		return;
+	case WP_RUNNING:
+		wrap(yy, x + 1, w - 2, left, A(R_DIM), FMT(b, "Scoring job %s's "
+		     "pending tasks with the draft... (x stops)", wt->pjob_name));
+		return;
+	case WP_FAILED:
+		wrap(yy, x + 1, w - 2, left, A(R_ERR), wt->pmsg);
+		return;
+	case WP_DONE:
+		break;
+	}
+	if (p->sampled < p->pending)
+		FMT(b, "%s: sample of %s of %s pending, %s change", p->mode,
+		    tx_count(c1, sizeof c1, (long long)p->sampled),
+		    tx_count(c2, sizeof c2, (long long)p->pending),
+		    tx_count(c3, sizeof c3, (long long)p->changed));
+	else
+		FMT(b, "%s: %s pending task%s, %s change", p->mode,
+		    tx_count(c1, sizeof c1, (long long)p->pending),
+		    p->pending == 1 ? "" : "s",
+		    tx_count(c3, sizeof c3, (long long)p->changed));
+	put(yy++, x + 1, w - 2, A_NORMAL, b);
+	if (yy >= y + h)
+		return;
+	char vh[16];
+	FMT(vh, "v%d", t->sets.version);
+	FMT(b, "%-4s%8s%8s%8s", "", vh, "draft", "change");
+	put(yy++, x + 1, w - 2, A(R_COLHDR), b);
+	static const enum crt_role cr[] = {R_P0, R_P1, R_P2, R_P3};
+	for (int c = 0; c < 4 && yy < y + h; c++, yy++) {
+		long long d = p->after[c] - p->before[c];
+		put(yy, x + 1, 2, A(cr[c]), FMT(b, "P%d", c));
+		FMT(b, "%8s%8s%8s", tx_count(c1, sizeof c1, p->before[c]),
+		    tx_count(c2, sizeof c2, p->after[c]),
+		    d ? FMT(c3, "%+lld", d) : "0");
+		put(yy, x + 5, w - 6, d ? A_BOLD : A_NORMAL, b);
+	}
+	if (yy >= y + h)
+		return;
+	int half = (w - 2) / 2;
+	put(yy, x + 1, half, A(R_COLHDR), FMT(b, "Next up, v%d", t->sets.version));
+	put(yy++, x + 1 + half, w - 2 - half, A(R_COLHDR), "with the draft");
+	for (int i = 0; i < p->n_next && yy < y + h; i++, yy++) {
+		const struct ct_preview_task *n[2] = {&p->next_before[i],
+						       &p->next_after[i]};
+		for (int k = 0; k < 2; k++) {
+			int xx = x + 1 + k * half;
+			put(yy, xx, 2, A(cr[n[k]->cls & 3]), FMT(b, "P%d", n[k]->cls));
+			putpad(yy, xx + 3, 5, A_NORMAL, FMT(b, "%.1f", n[k]->score), 1);
+			put(yy, xx + 9, half - 10, A_NORMAL, n[k]->path);
+		}
+	}
+}
+
+/* The right column: the selected value (its rule, where it comes from,
+ * its default), a rule the draft breaks, then the preview. */
+static void weights_side(struct tui *t, int y, int x, int w, int h)
+{
+	const struct tui_weights *wt = &t->w;
+	char b[900], p[96], v[256], src[CT_CONFIG_PATH_LEN + 32];
+	int yy = y;
+	const struct tui_wrow *row = wt->sel >= 0 && wt->sel < wt->n_rows ?
+				     &wt->rows[wt->sel] : NULL;
+	rule(yy++, x, w, row ? tws_path(row, p, sizeof p) : "", A(R_TITLE));
+	if (row && row->kind != WR_HEAD) {
+		yy += wrap(yy, x + 1, w - 2, 2, A_NORMAL, tws_help(row, b, sizeof b));
+		tws_value(&t->sets.cur, row, v, sizeof v);
+		src[0] = '\0';
+		if (row->kind == WR_KEY)
+			ct_config_source_str(&t->sets.cur,
+					     &t->sets.cur.key_src[row->key],
+					     src, sizeof src);
+		put(yy++, x + 1, w - 2, A(R_DIM), FMT(b, "v%d: %s%s%s%s",
+		    t->sets.version, v[0] ? v : "-", src[0] ? " (" : "", src,
+		    src[0] ? ")" : ""));
+		struct ct_config *d = malloc(sizeof *d);
+		if (d) {
+			ct_config_init(d);
+			tws_value(d, row, v, sizeof v);
+			free(d);
+			put(yy++, x + 1, w - 2, A(R_DIM), FMT(b, "built-in "
+			    "default: %s", v[0] ? v : "none"));
+		}
+		if (tws_edited(t, row)) {
+			tws_value(&wt->draft, row, v, sizeof v);
+			put(yy++, x + 1, w - 2, A(R_GOOD) | A_BOLD,
+			    FMT(b, "draft: %s (c clears)", v[0] ? v : "-"));
+		}
+	}
+	if (wt->refused[0] && wt->refused_row == wt->sel)
+		yy += wrap(yy, x + 1, w - 2, 4, A(R_ERR),
+			   FMT(b, "Refused: %s", wt->refused));
+	if (wt->problem[0])
+		yy += wrap(yy, x + 1, w - 2, 4, A(R_ERR),
+			   FMT(b, "Cannot apply: %s", wt->problem));
+	weights_preview(t, yy, x, w, y + h - yy);
+}
+
+static void draw_weights(struct tui *t, int y, int h, double now)
+{
+	int W = COLS, lw = W >= 120 ? W / 2 : W >= 100 ? 52 : 44;
+	char b[400];
+	const struct tui_settings *st = &t->sets;
+	if (st->version)
+		FMT(b, "Weights %s settings v%d by %s %s %d edit%s", G->dot,
+		    st->version, st->by, G->dot, t->w.n_edits,
+		    t->w.n_edits == 1 ? "" : "s");
+	else
+		FMT(b, "Weights");
+	rule(y, 0, lw, b, A(R_TITLE));
+	weights_list(t, y + 1, 0, lw, h - 1);
+	weights_side(t, y, lw + 1, W - lw - 1, h);
+	(void)now;
+}
+
 /* ---- help ------------------------------------------------------------------------ */
 
 static void draw_help(struct tui *t, int y, int h)
@@ -698,7 +946,10 @@ static void draw_help(struct tui *t, int y, int h)
 		[TUI_HELP] = "In this help",
 		[TUI_FILTER] = "While typing a filter (/)",
 		[TUI_PROMPT] = "While typing a path prefix (b, d)",
-		[TUI_CONFIRM] = "When asked to confirm (C)",
+		[TUI_CONFIRM] = "When asked to confirm (C, A, U)",
+		[TUI_MODESEL] = "While choosing a job's mode (m)",
+		[TUI_WEIGHTS] = "In the weights panel (w)",
+		[TUI_WEDIT] = "While typing a value (weights panel)",
 	};
 	const char *why = tui_why_readonly(t);
 	/* lines: a title per mode, then its rows */
@@ -718,7 +969,8 @@ static void draw_help(struct tui *t, int y, int h)
 				put(yy, xx + 1, colw - 2, A(R_TITLE), mode_names[m]);
 				continue;
 			}
-			int refused = k[i].changes && why && m == TUI_NORMAL;
+			int refused = k[i].changes && why &&
+				      (m == TUI_NORMAL || m == TUI_WEIGHTS);
 			attr_t a = refused ? A(R_DIM) : A_NORMAL;
 			putpad(yy, xx + 3, 14, refused ? a : A_BOLD, k[i].label, 0);
 			FMT(b, "%s%s%s", k[i].help, refused ? " - refused: " : "",
@@ -731,6 +983,50 @@ static void draw_help(struct tui *t, int y, int h)
 }
 
 /* ---- bottom lines ---------------------------------------------------------------- */
+
+/* The worker's rescore as a bar: "Rescore [####    ] 45% 4.5k/10k ...". */
+static void draw_progress(struct tui *t, int y, double now)
+{
+	const struct tw_progress *p = &t->wprog;
+	int W = COLS, x = 0;
+	char b[400], bar[512], c1[16], c2[16], d[16];
+	double f = p->total ? (double)p->done / p->total : 0;
+	attrset(A(R_HEADER));
+	mvhline(y, 0, ' ', W);
+	attrset(A_NORMAL);
+	x += put(y, x, W, A(R_HEADER) | A_BOLD, p->cancelling ? " Stopping " :
+		 " Rescore ");
+	int bw = W / 4;
+	tx_bar(bar, sizeof bar, f, bw, 1, G);
+	glyphs(y, x, A(R_BAR) | A_REVERSE, bar);
+	x += bw;
+	FMT(b, " %3.0f%% %s/%s", floor(f * 100), tx_count(c1, sizeof c1,
+	    (long long)p->done), tx_count(c2, sizeof c2, (long long)p->total));
+	x += put(y, x, W - x, A(R_HEADER), b);
+	if (p->n_jobs > 1)
+		x += put(y, x, W - x, A(R_HEADER), FMT(b, " %s job %d/%d", G->dot,
+			 p->job_i, p->n_jobs));
+	x += put(y, x, W - x, A(R_HEADER), FMT(b, " %s %s %s x stops %s %s",
+		 G->dot, tx_dur(d, sizeof d, now - p->started), G->dot, G->dot,
+		 p->what));
+}
+
+/* The mode chooser: every mode, the picked one highlighted. */
+static void draw_modesel(struct tui *t, int y)
+{
+	const struct tm_job *j = tm_job_by_id(&t->model, t->mode_job);
+	int W = COLS, x = 0;
+	char b[300], c[16];
+	x += put(y, x, W, A_BOLD, FMT(b, " Mode of %s:", j ? j->name : "?"));
+	(void)c;
+	for (int i = 0; i < TUI_N_MODES && x < W; i++) {
+		x++;
+		x += put(y, x, W - x, i == t->mode_pick ? A(R_SEL) | A_BOLD :
+			 A_NORMAL, FMT(b, "%d %s", i + 1, tui_modes[i]));
+	}
+	put(y, x, W - x, A(R_DIM), FMT(b, "  Enter: set, rescore %s tasks; Esc",
+	    tx_count(c, sizeof c, j ? j->pending + j->running : 0)));
+}
 
 static void draw_message(struct tui *t, int y, double now)
 {
@@ -746,10 +1042,21 @@ static void draw_message(struct tui *t, int y, double now)
 	case TUI_CONFIRM:
 		put(y, 0, W, A(R_DOWN), FMT(b, " %s ", t->prompt));
 		return;
+	case TUI_WEDIT:
+		put(y, 0, W, A_BOLD, FMT(b, " %s%s_", t->prompt, t->input));
+		return;
+	case TUI_MODESEL:
+		draw_modesel(t, y);
+		return;
 	default:
 		break;
 	}
 	double age = now - t->message_at;
+	if ((t->wprog.kind == TW_MODE || t->wprog.kind == TW_APPLY) &&
+	    !(t->message_err && age < 10)) {
+		draw_progress(t, y, now);
+		return;
+	}
 	if (t->message[0] && age < (t->message_err ? 30 : 10)) {
 		put(y, 0, W, t->message_err ? A(R_ERR) : A(R_GOOD),
 		    FMT(b, " %s", t->message));
@@ -766,8 +1073,11 @@ static void draw_keybar(struct tui *t, int y)
 	const struct tui_key *k = tui_keys(&n);
 	const char *why = tui_why_readonly(t);
 	attrset(A_NORMAL);
+	enum tui_mode m = t->mode == TUI_WEIGHTS || t->mode == TUI_WEDIT ||
+			  (t->mode == TUI_CONFIRM && t->back_mode == TUI_WEIGHTS) ?
+			  TUI_WEIGHTS : TUI_NORMAL;
 	for (int i = 0; i < n && x < W; i++) {
-		if (k[i].mode != TUI_NORMAL || !k[i].bar)
+		if (k[i].mode != m || !k[i].bar)
 			continue;
 		char lab[16];
 		snprintf(lab, sizeof lab, "%s", k[i].label);
@@ -813,6 +1123,9 @@ void view_draw(struct tui *t, double now)
 	int top = 2, avail = H - 4;
 	if (t->mode == TUI_HELP) {
 		draw_help(t, top, avail);
+	} else if (t->mode == TUI_WEIGHTS || t->mode == TUI_WEDIT ||
+		   (t->mode == TUI_CONFIRM && t->back_mode == TUI_WEIGHTS)) {
+		draw_weights(t, top, avail, now);
 	} else {
 		int extra = avail - 20;
 		int jobs_extra = t->n_view - 5 > 0 ? t->n_view - 5 : 0;

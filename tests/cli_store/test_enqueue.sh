@@ -92,32 +92,32 @@ ok_eq "--urls -: reads stdin" "$(q "SELECT count(*) FROM crawltop.pages WHERE pa
 
 # ---- bad input: message, exit status, nothing changed -------------------
 before=$(state)
-{ urlset 1500 example.com 100 | sed '$d'
+{ urlset 1100 example.com 100 | sed '$d'
   echo '  <url><loc>https://evil.example.org/x</loc></url>'
   echo '</urlset>'; } >"$T/foreign.xml"
 run enqueue --job site --sitemap "$T/foreign.xml"
 ok_eq "foreign host after a full batch: exit 1" "$RC" 1
 ok_match "foreign host: names file, line and host; the whole file is refused" "$OUT" \
-	"foreign\.xml:1503: 'https://evil\.example\.org/x' is refused: its host 'evil\.example\.org' is not the job's domain 'example\.com'; nothing was enqueued"
+	"foreign\.xml:1103: 'https://evil\.example\.org/x' is refused: its host 'evil\.example\.org' is not the job's domain 'example\.com'; nothing was enqueued"
 ok_unchanged "foreign host" "$before"
 
-{ urlset 2500 example.com 5000 | sed '$d'
+{ urlset 1100 example.com 5000 | sed '$d'
   echo '  <url><loc>https://example.com/x</loc>'
   echo '</urlset>'; } >"$T/malformed.xml"
 run enqueue --job site --sitemap "$T/malformed.xml"
 ok_eq "malformed XML: exit 1" "$RC" 1
 ok_match "malformed XML: libxml2's message with the line" "$OUT" \
-	'malformed\.xml:2504: malformed XML: Opening and ending tag mismatch: url line 2503 and urlset'
+	'malformed\.xml:1104: malformed XML: Opening and ending tag mismatch: url line 1103 and urlset'
 ok_unchanged "malformed XML" "$before"
 
 long=$(head -c 3000 /dev/zero | tr '\0' 'a')
-{ urlset 1200 example.com 9000 | sed '$d'
+{ urlset 1100 example.com 9000 | sed '$d'
   echo "  <url><loc>https://example.com/$long</loc></url>"
   echo '</urlset>'; } >"$T/long.xml"
 run enqueue --job site --sitemap "$T/long.xml"
 ok_eq "<loc> over the limit: exit 1" "$RC" 1
 ok_match "<loc> over the limit: says so" "$OUT" \
-	"long\.xml:1203: <loc> is 3020 bytes, longer than the store's limit of 2048 bytes"
+	"long\.xml:1103: <loc> is 3020 bytes, longer than the store's limit of 2048 bytes"
 ok_unchanged "<loc> over the limit" "$before"
 echo "/$long" >"$T/long.txt"
 run enqueue --job site --urls "$T/long.txt"
@@ -202,4 +202,8 @@ ok_eq "read-only role: exit 1" "$RC" 1
 ok_match "read-only role: permission denied" "$OUT" \
 	'enqueue: permission denied for function enqueue: connected as role "cli_enq_ro" \(SQLSTATE 42501\); nothing was enqueued'
 ok_unchanged "read-only role" "$before"
+
+psql -qc "CREATE ROLE cli_enq_worker LOGIN IN ROLE crawltop_worker" >/dev/null
+run enqueue --job site --urls <(echo /by-worker) -d "$CT_TEST_DSN dbname=$DB user=cli_enq_worker"
+ok_eq "a crawltop_worker role may enqueue" "$RC" 0
 done_testing

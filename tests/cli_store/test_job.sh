@@ -135,6 +135,9 @@ for cmd in "create ro1 --domain ro.example" "set-priority news 4" "pause news" \
 		'permission denied .*connected as role "cli_ro" \(SQLSTATE 42501\)'
 done
 ok_unchanged "read-only role" "$before"
+psql -qc "CREATE ROLE cli_op LOGIN IN ROLE crawltop_operator" >/dev/null
+run job set-priority news 2 -d "$CT_TEST_DSN dbname=$DB user=cli_op"
+ok_eq "a crawltop_operator role may reprioritise" "$RC" 0
 
 # ---- cancel for good ---------------------------------------------------
 run job cancel news --yes

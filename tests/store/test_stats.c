@@ -183,10 +183,19 @@ static void counters_follow_every_change(void **state)
 	assert_int_equal(pgt_int(s, "SELECT coalesce(sum(n), 0) FROM "
 				 "crawltop.task_counts WHERE job_id = 1"), 0);
 
-	int shards = -1;
-	assert_int_equal(ct_store_compact_counts(s, &shards, &err), CT_OK);
-	assert_int_equal(shards, 32);
-	pgt_assert_counts_exact(s, "after compaction");
+	/* one call folds at most half the shards; a shard without rows is
+	 * not even locked */
+	int shards = -1, total = 0, calls = 0;
+	long long used = pgt_int(s, "SELECT count(DISTINCT shard) FROM "
+				 "crawltop.task_counts WHERE shard > 0");
+	assert_true(used >= 1);
+	do {
+		assert_int_equal(ct_store_compact_counts(s, &shards, &err), CT_OK);
+		assert_true(shards <= 16);
+		total += shards;
+		pgt_assert_counts_exact(s, "after compaction");
+	} while (shards > 0 && ++calls < 5);
+	assert_int_equal(total, used);
 	/* compacted: shard 0 only, no empty cells, nothing left of job a */
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.task_counts "
 				 "WHERE shard <> 0 OR n = 0 OR job_id = 1"), 0);
@@ -213,6 +222,7 @@ struct actor {
 	char dsn[1024];   /* pgt_dsn's buffer is not for threads */
 	long ops;
 	long deadlocks; /* statements PostgreSQL aborted and we retried */
+	long overclaims; /* claims that returned more tasks than asked */
 	char error[CT_ERROR_LEN + 64];
 };
 
@@ -259,7 +269,7 @@ static void *worker(void *arg)
 	static char paths_buf[THREADS][20][40];
 	const char *paths[20];
 	double scores[20];
-	int64_t ids[20];
+	int64_t ids[64];
 	long round = 0;
 	while (!w->error[0] && (since(&t0) < w->seconds || round < 10)) {
 		round++;
@@ -273,6 +283,14 @@ static void *worker(void *arg)
 			break;
 		}
 		size_t done, r1, r2, m = c.n;
+		/* SPEC: a claim hands out at most n tasks. 0005's claim can
+		 * hand out more under concurrency (reported; not a counter
+		 * matter): count it and carry on, the counters must follow
+		 * whatever happened */
+		if (m > (size_t)n)
+			w->overclaims++;
+		if (m > sizeof ids / sizeof ids[0])
+			m = sizeof ids / sizeof ids[0]; /* the rest expire */
 		for (size_t i = 0; i < m; i++)
 			ids[i] = c.tasks[i].id;
 		ct_claim_free(&c);
@@ -324,8 +342,8 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* An operator: priorities, boosts and demotes, pause and resume, ranking
- * updates, all while the workers run. */
+/* An operator: priorities, boosts and demotes, pause and resume, counter
+ * compaction, ranking updates, all while the workers run. */
 static void *operator(void *arg)
 {
 	struct actor *w = arg;
@@ -343,8 +361,8 @@ static void *operator(void *arg)
 	while (!w->error[0] && (since(&t0) < w->seconds || w->ops < 10)) {
 		int64_t j = w->job[next_rand(&seed) % JOBS];
 		ct_status st = CT_OK;
-		char sql[200];
-		unsigned op = next_rand(&seed) % 4, pick = next_rand(&seed);
+		char sql[400];
+		unsigned op = next_rand(&seed) % 5, pick = next_rand(&seed);
 	again:
 		switch (op) {
 		case 0:
@@ -362,11 +380,20 @@ static void *operator(void *arg)
 			if (st == CT_OK)
 				paused = !paused;
 			break;
+		case 3:
+			/* compaction while the workers hold their shards */
+			st = ct_store_compact_counts(s, NULL, &err);
+			break;
 		default:
-			snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET "
-				 "ranked_at = now(), discovery_score = score, "
-				 "priority_class = class WHERE status = 'pending' "
-				 "AND id %% 13 = %u", pick % 13);
+			/* a ranking run's stand-in, locking in task id
+			 * order as every store function does */
+			snprintf(sql, sizeof sql, "UPDATE crawltop.tasks t SET "
+				 "ranked_at = now(), discovery_score = t.score, "
+				 "priority_class = t.class FROM (SELECT id FROM "
+				 "crawltop.tasks WHERE status = 'pending' AND "
+				 "id %% 13 = %u ORDER BY id FOR NO KEY UPDATE) l "
+				 "WHERE t.id = l.id AND t.status = 'pending'",
+				 pick % 13);
 			st = ct_store_exec(s, "rank", sql, &err);
 		}
 		if (st != CT_OK && deadlocked(s, w))
@@ -386,13 +413,11 @@ static void *operator(void *arg)
 }
 
 /* Six workers and an operator change tasks at once for a few seconds;
- * then every counter is exact. PostgreSQL may abort a statement with a
- * deadlock on TASK rows (not counter rows): set_job_priority and
- * adjust_scores (0004) update all of a job's pending tasks in table order
- * and, under READ COMMITTED, keep the lock of a row that a worker claimed
- * meanwhile, while a worker's complete locks its batch in id order. The
- * aborted statement rolls back with its counter changes, and is retried;
- * the count is shown. Counter rows never wait (next test). */
+ * then every counter is exact. Should PostgreSQL abort a statement with a
+ * deadlock on task rows (every store function locks tasks in id order
+ * since 0005, so none is expected; counter rows never wait, next test),
+ * the statement rolls back with its counter changes and is retried; the
+ * count is shown. */
 static void counters_exact_under_concurrency(void **state)
 {
 	struct ct_store *s = *state;
@@ -409,13 +434,13 @@ static void counters_exact_under_concurrency(void **state)
 	pgt_exec(s, "UPDATE crawltop.jobs SET max_retries = 1");
 	pthread_t th[THREADS + 1];
 	for (int i = 0; i <= THREADS; i++) {
-		w[i] = (struct actor){.no = i, .seconds = 4};
+		w[i] = (struct actor){.no = i, .seconds = 3};
 		snprintf(w[i].dsn, sizeof w[i].dsn, "%s", pgt_dsn("ct_stats"));
 		memcpy(w[i].job, job, sizeof job);
 		assert_int_equal(pthread_create(&th[i], NULL,
 			i < THREADS ? worker : operator, &w[i]), 0);
 	}
-	long ops = 0, deadlocks = 0;
+	long ops = 0, deadlocks = 0, overclaims = 0;
 	for (int i = 0; i <= THREADS; i++)
 		pthread_join(th[i], NULL);
 	for (int i = 0; i <= THREADS; i++) {
@@ -423,15 +448,22 @@ static void counters_exact_under_concurrency(void **state)
 			fail_msg("thread %d: %s", i, w[i].error);
 		ops += w[i].ops;
 		deadlocks += w[i].deadlocks;
+		overclaims += w[i].overclaims;
 	}
+	if (overclaims)
+		print_message("# WARNING: %ld claims handed out more tasks than "
+			      "asked (crawltop.claim, 0005)\n", overclaims);
 	print_message("# %ld operations by %d workers and an operator; %ld "
 		      "statements aborted by deadlock detection and retried\n",
 		      ops, THREADS, deadlocks);
 	assert_true(ops >= 7 * 10);
-	/* the writers spread over several shards */
+	/* the writers spread over several shards (rate_ticks keeps the
+	 * shard of every claim and completion; compaction folded the
+	 * counters meanwhile) */
 	long long shards = pgt_int(s, "SELECT count(DISTINCT shard) FROM "
-				   "crawltop.task_counts WHERE shard > 0");
-	print_message("# %lld counter shards in use\n", shards);
+				   "crawltop.rate_ticks");
+	print_message("# claims and completions came from %lld shards\n",
+		      shards);
 	assert_true(shards >= 2);
 	pgt_assert_counts_exact(s, "after concurrent changes");
 	/* every kind of change happened */
@@ -520,7 +552,7 @@ static void reads_never_scan_tasks(void **state)
 	int64_t job[2];
 	job[0] = pgt_job(s, "big0", "big0.example", 3, "frontier");
 	job[1] = pgt_job(s, "big1", "big1.example", 6, "frontier");
-	for (int b = 0; b < 20; b++) {
+	for (int b = 0; b < 10; b++) {
 		char prefix[24];
 		snprintf(prefix, sizeof prefix, "/%d/", b);
 		enq(s, job[b % 2], prefix, 1000, 1.37, b % 5, b % 3 ? "article" : "hub",
@@ -576,7 +608,7 @@ static void reads_never_scan_tasks(void **state)
 	for (int i = 0; i < p.n; i++)
 		free(p.text[i]);
 
-	/* and what that is worth at 20,000 tasks (shown, not asserted) */
+	/* and what that is worth at 10,000 tasks (shown, not asserted) */
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < 20; i++)
@@ -586,7 +618,7 @@ static void reads_never_scan_tasks(void **state)
 	for (int i = 0; i < 5; i++)
 		pgt_exec(s, "SELECT count(*) FROM crawltop.dashboard_cells_exact(NULL)");
 	double slow = ms_since(&t0) / 5;
-	print_message("# dashboard_cells %.2f ms, GROUP BY over 20,000 tasks "
+	print_message("# dashboard_cells %.2f ms, GROUP BY over 10,000 tasks "
 		      "%.2f ms\n", fast, slow);
 }
 
@@ -622,8 +654,14 @@ static void rates_count_and_ticks_stay_bounded(void **state)
 	assert_int_equal(pgt_int(s, sql), 0);
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.rate_ticks WHERE "
 				 "second < now() - interval '600 s'"), 31 * 100);
-	/* compaction drops the rest */
-	assert_int_equal(ct_store_compact_counts(s, NULL, &err), CT_OK);
+	/* compaction drops the rest: all 32 shards have rows, 16 a call */
+	int folded;
+	assert_int_equal(ct_store_compact_counts(s, &folded, &err), CT_OK);
+	assert_int_equal(folded, 16);
+	assert_int_equal(ct_store_compact_counts(s, &folded, &err), CT_OK);
+	assert_int_equal(folded, 16);
+	assert_int_equal(ct_store_compact_counts(s, &folded, &err), CT_OK);
+	assert_int_equal(folded, 0);
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.rate_ticks WHERE "
 				 "second < now() - interval '600 s'"), 0);
 	/* what is left: this second (and maybe the one before) */
@@ -666,7 +704,7 @@ static void rates_count_and_ticks_stay_bounded(void **state)
 	ct_job_stats_list_free(&j);
 
 	/* a steady stream: rows stay within shards x seconds x jobs */
-	for (int i = 0; i < 30; i++) {
+	for (int i = 0; i < 15; i++) {
 		k = claim(s, "r", 0, 1, 0);
 		if (k.n)
 			assert_int_equal(ct_store_complete(s, "r", &k.tasks[0].id, 1,
@@ -824,8 +862,20 @@ static void read_api_shapes(void **state)
 	assert_non_null(strstr(err.msg, "dashboard cells: job 4242 does not exist "
 			       "(SQLSTATE P0002)"));
 
+	/* the reads work in a read-only session (as on a hot standby) */
+	pgt_exec(s, "SET default_transaction_read_only = on");
+	struct ct_next_tasks nt;
+	struct ct_rate_series rs;
+	assert_int_equal(ct_store_stats_cells(s, job, &c, &err), CT_OK);
+	ct_stat_cells_free(&c);
+	assert_int_equal(ct_store_stats_rates(s, 0, 300, &rs, &err), CT_OK);
+	ct_rate_series_free(&rs);
+	assert_int_equal(ct_store_next_tasks(s, job, 3, &nt, &err), CT_OK);
+	assert_int_equal(nt.n, 3);
+	ct_next_tasks_free(&nt);
 	struct ct_job_stats_list j;
 	assert_int_equal(ct_store_stats_jobs(s, &j, &err), CT_OK);
+	pgt_exec(s, "RESET default_transaction_read_only");
 	assert_int_equal(j.n, 1);
 	assert_string_equal(j.jobs[0].name, "shape");
 	assert_string_equal(j.jobs[0].domain, "shape.example");

@@ -17,6 +17,8 @@
 #include <cmocka.h>
 
 #include "app.h"
+#include "config_keys.h"
+#include "settings_json.h"
 #include "text.h"
 
 /* ---- helpers: rows as the async layer would hand them over ------------ */
@@ -427,6 +429,260 @@ static void prefs_round_trip_atomic(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* ---- the settings document (settings_json.h) ---------------------------------------- */
+
+/* Every tunable survives settings -> JSON -> settings, and the store's own
+ * members of the base document are kept. */
+static void settings_json_round_trip(void **state)
+{
+	struct ct_settings s, r;
+	struct ct_error err;
+	ct_settings_default(&s);
+	char *a = ct_settings_to_json(&s, "{\"store\": {\"lease_seconds\": 30}, "
+				      "\"classes\": {\"p0\": 99}}", &err);
+	assert_non_null(a);
+	assert_non_null(strstr(a, "\"classes\":{\"p0\":80,\"p1\":60,\"p2\":40}"));
+	assert_non_null(strstr(a, "\"default_priority\":5"));
+	assert_non_null(strstr(a, "\"decay\":0.8"));
+	assert_non_null(strstr(a, "\"aliases\":{\"intelligent-seed\":\"adaptive-seed\""));
+	assert_non_null(strstr(a, "\"store\":{\"lease_seconds\":30}"));
+	assert_int_equal(ct_settings_from_json(a, 3, &r, &err), CT_OK);
+	char *b = ct_settings_to_json(&r, "{\"store\": {\"lease_seconds\": 30}}",
+				      &err);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+
+	/* every scalar key moved inside its range, maps and tokens grown */
+	for (size_t i = 0; i < ct_n_keys; i++) {
+		const struct ct_key *k = &ct_keys[i];
+		if (k->type == CT_KEY_BOOL)
+			ct_key_put_bool(k, &s, ct_key_get(k, &s) == 0);
+		else if (k->type != CT_KEY_TOKENS && k->type != CT_KEY_DOUBLE)
+			ct_key_put_number(k, &s, 0, (long long)ct_key_get(k, &s) +
+					  (ct_key_get(k, &s) < k->max ? 1 : -1));
+	}
+	s.classes = (struct ct_class_bounds){85.5, 61.25, 0.1 + 0.2};
+	s.frontier.w_gap = 1.0 / 3;
+	s.freshness.topic_high = 0.123456789012345;
+	assert_int_equal(ct_frontier_set_type(&s.frontier, "hub", 3.5), CT_OK);
+	assert_int_equal(ct_frontier_set_alias(&s.frontier, "x-seed", "sitemap"), CT_OK);
+	assert_int_equal(ct_frontier_add_country_token(&s.frontier, "nl"), CT_OK);
+	assert_int_equal(ct_frontier_add_country_token(&s.frontier, "be"), CT_OK);
+	s.frontier.total_prioritisation = true;
+	a = ct_settings_to_json(&s, NULL, &err);
+	assert_non_null(a);
+	assert_non_null(strstr(a, "\"p2\":0.30000000000000004"));
+	assert_non_null(strstr(a, "\"country_tokens\":[\"nl\",\"be\"]"));
+	assert_int_equal(ct_settings_from_json(a, 9, &r, &err), CT_OK);
+	b = ct_settings_to_json(&r, NULL, &err);
+	assert_string_equal(a, b);
+	assert_true(r.classes.p2 == 0.1 + 0.2);
+	assert_true(r.frontier.w_gap == 1.0 / 3);
+	free(a);
+	free(b);
+}
+
+/* A document that breaks a rule is refused in the config layer's words,
+ * naming the version as the value's source. */
+static void settings_json_refusals(void **state)
+{
+	struct ct_settings r;
+	struct ct_error err;
+	static const struct { const char *json, *want; } cases[] = {
+		{"{\"classes\": {\"p0\": 150}}",
+		 "crawltop.settings:7: classes.p0 = 150: must be >= 0 and <= 100"},
+		{"{\"frontier\": {\"wieghts\": {}}}",
+		 "crawltop.settings:7: unknown key frontier.wieghts (did you mean "
+		 "frontier.weights?)"},
+		{"{\"hierarchy\": {\"decay\": \"x\"}}",
+		 "hierarchy.decay = \"x\": must be a number, not a string"},
+		{"{\"default_priority\": 5.5}",
+		 "tier.default_priority = 5.5: must be a whole number"},
+		{"{\"classes\": {\"p1\": 90}}",
+		 "classes.p0 = 80 (default) must be > classes.p1 = 90 "
+		 "(crawltop.settings:7): class bounds must be strictly decreasing"},
+		{"{\"discovery\": {\"weights\": {\"freshness\": 0.5}}}",
+		 "discovery weights sum to 1.44, not 1"},
+		{"{\"frontier\": {\"total_prioritisation\": {\"country_tokens\": "
+		 "[\"N L\"]}}}", "must hold only a-z and 0-9"},
+		{"[1]", "the settings must be a JSON object, not an array"},
+		{"{\"classes\": ", "crawltop.settings:7: not JSON"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		assert_int_not_equal(ct_settings_from_json(cases[i].json, 7, &r,
+							   &err), CT_OK);
+		if (!strstr(err.msg, cases[i].want))
+			fail_msg("%s: got '%s', want '%s'", cases[i].json,
+				 err.msg, cases[i].want);
+	}
+	/* other readers' members are theirs; the old spelling of the tier */
+	assert_int_equal(ct_settings_from_json("{\"store\": {\"x\": [1]}, \"tier\": "
+			 "{\"default_priority\": 2}}", 1, &r, &err), CT_OK);
+	assert_int_equal(r.default_priority, 2);
+}
+
+/* ---- the weights panel's model (tune.c) ---------------------------------------------------- */
+
+/* The settings query's two rows: version v (json) and v - 1. */
+static void load_settings(struct tui *t, int v, const char *json)
+{
+	struct fake_rows f;
+	char ver[16], pv[16];
+	snprintf(ver, sizeof ver, "%d", v);
+	snprintf(pv, sizeof pv, "%d", v - 1);
+	fake(&f, 5, 2, ver, json, "postgres", "2024-06-01 10:00", "note",
+	     pv, "{}", "postgres", "2024-05-01 10:00", "older");
+	f.r.st = CT_OK;
+	tws_loaded(t, &f.r);
+}
+
+/* The row of a dotted path, or -1. */
+static int row_of(const struct tui *t, const char *path)
+{
+	char p[96];
+	for (int i = 0; i < t->w.n_rows; i++)
+		if (strcmp(tws_path(&t->w.rows[i], p, sizeof p), path) == 0)
+			return i;
+	return -1;
+}
+
+static void tune_panel_edits(void **state)
+{
+	struct tui *t = new_tui();
+	struct ct_settings d;
+	struct ct_error err;
+	char why[600], v[64];
+	ct_settings_default(&d);
+	char *json = ct_settings_to_json(&d, NULL, &err);
+	load_settings(t, 3, json);
+	assert_string_equal(t->sets.error, "");
+	assert_int_equal(t->sets.version, 3);
+	assert_int_equal(t->sets.prev_version, 2);
+
+	/* every key of the table has a row, and every map entry */
+	int keys = 0, entries = 0;
+	for (int i = 0; i < t->w.n_rows; i++) {
+		keys += t->w.rows[i].kind == WR_KEY;
+		entries += t->w.rows[i].kind != WR_KEY && t->w.rows[i].kind != WR_HEAD;
+	}
+	assert_int_equal(keys, (int)ct_n_keys);
+	assert_int_equal(entries, (int)(d.frontier.n_types + d.frontier.n_bonuses +
+					d.frontier.n_aliases));
+	assert_int_equal(t->w.rows[0].kind, WR_HEAD);
+	assert_string_equal(t->w.rows[0].name, "classes");
+	assert_int_equal(t->w.sel, 1);
+	assert_true(row_of(t, "frontier.types.article") >
+		    row_of(t, "frontier.types.default"));
+	assert_true(row_of(t, "frontier.bonuses.sitemap") > 0);
+	assert_true(row_of(t, "frontier.aliases.hub-seed") > 0);
+
+	/* refused: the range, then a rule between keys; nothing changes */
+	int p0 = row_of(t, "classes.p0"), p1 = row_of(t, "classes.p1");
+	assert_int_equal(tws_edit(t, p0, "150", why, sizeof why), -1);
+	assert_string_equal(why, "classes.p0 = 150: must be >= 0 and <= 100");
+	assert_int_equal(tws_edit(t, p0, "8O", why, sizeof why), -1);
+	assert_string_equal(why, "classes.p0 = 8O: must be a number");
+	assert_int_equal(tws_edit(t, p1, "90", why, sizeof why), -1);
+	assert_non_null(strstr(why, "classes.p0 = 80 (crawltop.settings:3) must be "
+			       "> classes.p1 = 90 (weights panel:3)"));
+	assert_int_equal(tws_edit(t, row_of(t, "tier.default_priority"), "2.5",
+				  why, sizeof why), -1);
+	assert_non_null(strstr(why, "must be a whole number"));
+	assert_int_equal(t->w.n_edits, 0);
+
+	/* accepted: the draft differs by one row */
+	assert_int_equal(tws_edit(t, p1, " 45 ", why, sizeof why), 0);
+	assert_int_equal(t->w.n_edits, 1);
+	assert_true(tws_edited(t, &t->w.rows[p1]));
+	assert_string_equal(tws_value(&t->w.draft, &t->w.rows[p1], v, sizeof v), "45");
+	assert_string_equal(tws_value(&t->sets.cur, &t->w.rows[p1], v, sizeof v), "60");
+	assert_string_equal(t->w.problem, "");
+	assert_int_equal(tws_check(t, why, sizeof why), 0);
+	/* no job to preview on in this model without a focus: alpha selected */
+	assert_non_null(tws_target(t));
+
+	/* a bool toggles, a map entry and a token list take their rules */
+	assert_int_equal(tws_edit(t, row_of(t, "frontier.features.cost_aware_priority"),
+				  "true", why, sizeof why), 0);
+	assert_int_equal(tws_edit(t, row_of(t, "frontier.types.nav"), "-1", why,
+				  sizeof why), -1);
+	assert_string_equal(why, "frontier.types.nav = -1: must be >= 0 and finite");
+	assert_int_equal(tws_edit(t, row_of(t, "frontier.types.nav"), "7.5", why,
+				  sizeof why), 0);
+	assert_int_equal(tws_edit(t, row_of(t, "frontier.total_prioritisation.country_tokens"),
+				  "nl, be de", why, sizeof why), 0);
+	assert_string_equal(tws_value(&t->w.draft, &t->w.rows[row_of(t,
+			    "frontier.total_prioritisation.country_tokens")], v,
+				      sizeof v), "nl, be, de");
+	assert_int_equal(tws_edit(t, row_of(t, "frontier.aliases.hub-seed"),
+				  "nowhere", why, sizeof why), -1);
+	assert_non_null(strstr(why, "no method \"nowhere\" in frontier.bonuses"));
+	assert_int_equal(t->w.n_edits, 4);
+
+	/* one discovery weight alone: accepted, but apply waits for the sum */
+	int w0 = row_of(t, "discovery.weights.unseen_likelihood");
+	assert_int_equal(tws_edit(t, w0, "0.3", why, sizeof why), 0);
+	assert_non_null(strstr(t->w.problem, "discovery weights sum to 1.02"));
+	assert_non_null(strstr(t->w.problem, "unseen_likelihood=0.3 (weights panel:"));
+	assert_int_equal(tws_confirm_text(t, 0, why, sizeof why), -1);
+	assert_non_null(strstr(why, "cannot apply: discovery weights sum to 1.02"));
+	assert_int_equal(tws_normalise(t, why, sizeof why), 0);
+	double sum = 0;
+	for (int i = 0; i < CT_SUB_COUNT; i++)
+		sum += t->w.draft.settings.discovery.weights[i];
+	assert_true(fabs(sum - 1) <= 1e-9);
+	assert_true(t->w.draft.settings.discovery.weights[0] == 0.3);
+	assert_string_equal(t->w.problem, "");
+	assert_int_equal(tws_confirm_text(t, 0, why, sizeof why), 0);
+	assert_non_null(strstr(why, "Apply 12 changes as a new version after v3"));
+
+	/* a new version arrives: the edits stay on top of it */
+	struct ct_settings n = d;
+	n.hierarchy.decay = 0.7;
+	char *json2 = ct_settings_to_json(&n, NULL, &err);
+	load_settings(t, 4, json2);
+	assert_int_equal(t->sets.version, 4);
+	assert_true(t->w.draft.settings.hierarchy.decay == 0.7);
+	assert_true(t->w.draft.settings.classes.p1 == 45);
+	assert_int_equal(t->w.n_edits, 12);
+	assert_non_null(strstr(t->message, "settings v4 (postgres, note) is now "
+			       "current; your edits are kept"));
+
+	/* back to the store's values: one row, every row; defaults */
+	tws_revert(t, p1);
+	assert_int_equal(t->w.n_edits, 11);
+	tws_revert_all(t);
+	assert_int_equal(t->w.n_edits, 0);
+	int dec = row_of(t, "hierarchy.decay");
+	assert_int_equal(tws_default(t, dec, why, sizeof why), 0);
+	assert_true(t->w.draft.settings.hierarchy.decay == 0.8);
+	assert_int_equal(tws_confirm_text(t, 1, why, sizeof why), 0);
+	assert_non_null(strstr(why, "Undo settings v4 (postgres, 2024-06-01 10:00): "
+			       "write v3's values"));
+
+	/* the keys of the panel: move skips headings, refusals in read-only */
+	t->mode = TUI_WEIGHTS;
+	t->w.sel = 1;
+	tui_key(t, TK_UP);
+	assert_int_equal(t->w.sel, 1);
+	tui_key(t, 'j');
+	tui_key(t, 'j');
+	tui_key(t, 'j');
+	assert_int_equal(t->w.rows[t->w.sel].kind, WR_KEY);
+	assert_string_equal(ct_keys[t->w.rows[t->w.sel].key].path, "hierarchy.root");
+	t->opts.readonly = 1;
+	tui_key(t, TK_ENTER);
+	assert_int_equal(t->mode, TUI_WEIGHTS);
+	assert_non_null(strstr(t->message, "read-only mode (-r)"));
+	tui_key(t, TK_ESC);
+	assert_int_equal(t->mode, TUI_NORMAL);
+
+	free(json);
+	free(json2);
+	tui_free(t);
+}
+
 /* ---- the async connection, offline -------------------------------------------------- */
 
 static void aconn_display_hides_password(void **state)
@@ -474,6 +730,9 @@ int main(void)
 		cmocka_unit_test(state_strings),
 		cmocka_unit_test(prefs_round_trip_atomic),
 		cmocka_unit_test(aconn_display_hides_password),
+		cmocka_unit_test(settings_json_round_trip),
+		cmocka_unit_test(settings_json_refusals),
+		cmocka_unit_test(tune_panel_edits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

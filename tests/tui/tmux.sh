@@ -4,6 +4,9 @@
 #
 #   tm_start W H          private server, one window W x H running a plain
 #                         shell (prompt "$ ") with the environment below
+#   tm_session NAME W H   another session on the same server, the same way
+#                         (the functions below act on session $TM_T,
+#                         default ct: TM_T=NAME tm_keys ...)
 #   tm CMD...             tmux command on our server
 #   tm_keys KEYS...       send-keys to the pane
 #   tm_run "CMDLINE"      type a command line into the shell and run it
@@ -24,8 +27,12 @@ tm_start() {
 	TM_SOCK=$(mktemp -u "${TMPDIR:-/tmp}/ct-tmux.XXXXXX")
 	TM_HOME=$(mktemp -d "${TMPDIR:-/tmp}/ct-home.XXXXXX")
 	trap 'tm kill-server 2>/dev/null; rm -rf "$TM_SOCK" "$TM_HOME"' EXIT
+	tm_session ct "$1" "$2"
+}
+
+tm_session() { # NAME W H
 	# shellcheck disable=SC2016
-	tm -f /dev/null new-session -d -x "$1" -y "$2" -s ct \
+	tm -f /dev/null new-session -d -x "$2" -y "$3" -s "$1" \
 		"env -i PATH='$PATH' HOME='$TM_HOME' TERM=screen-256color \
 		LANG=${TM_LANG:-C.UTF-8} PGHOST='$PGHOST' PGPORT='$PGPORT' \
 		PGUSER='$PGUSER' PGDATABASE='$PGDATABASE' PS1='$ ' \
@@ -34,20 +41,20 @@ tm_start() {
 		bash --norc --noprofile"
 	tm set-option -g status off >/dev/null
 	tm set-option -g remain-on-exit on >/dev/null
-	tm_wait '^\$ ' 5 >/dev/null
+	TM_T=$1 tm_wait '^\$ ' 5 >/dev/null
 }
 
-tm_keys() { tm send-keys -t ct "$@"; }
+tm_keys() { tm send-keys -t "${TM_T:-ct}" "$@"; }
 
 tm_run() {
-	tm send-keys -t ct -l "$1"
-	tm send-keys -t ct Enter
+	tm send-keys -t "${TM_T:-ct}" -l "$1"
+	tm send-keys -t "${TM_T:-ct}" Enter
 }
 
 tm_wait() { # REGEX [SECS]
 	local deadline=$(($(date +%s%N) + ${2:-10} * 1000000000))
 	while :; do
-		SCREEN=$(tm capture-pane -p -t ct 2>/dev/null)
+		SCREEN=$(tm capture-pane -p -t "${TM_T:-ct}" 2>/dev/null)
 		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" && return 0
 		[ "$(date +%s%N)" -ge "$deadline" ] && return 1
 		sleep 0.05
@@ -57,7 +64,7 @@ tm_wait() { # REGEX [SECS]
 tm_gone() { # REGEX [SECS]
 	local deadline=$(($(date +%s%N) + ${2:-10} * 1000000000))
 	while :; do
-		SCREEN=$(tm capture-pane -p -t ct 2>/dev/null)
+		SCREEN=$(tm capture-pane -p -t "${TM_T:-ct}" 2>/dev/null)
 		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" || return 0
 		[ "$(date +%s%N)" -ge "$deadline" ] && return 1
 		sleep 0.05
@@ -88,6 +95,32 @@ ok_noscreen() { # NAME REGEX [SECS]
 		local IFS=$'\n'
 		# shellcheck disable=SC2046
 		tap_result 0 "$1" "want /$2/ gone from the screen:" $(screen_diag)
+	fi
+}
+
+# Golden screens (tests/tui/golden/NAME.txt, README.md there): the screen
+# with what changes from run to run masked: the clock, the database cost
+# and the connection on the header line, the rates and the sparkline on
+# the totals line. CRAWLTOP_GOLDEN_UPDATE=1 writes the file instead.
+golden_mask() {
+	sed -E -e '1s#db [0-9]+ ms#db N ms#' \
+		-e '1s#postgres@[^ ]+ +[0-9]{2}:[0-9]{2}:[0-9]{2}$#postgres@SOCKET/DB HH:MM:SS#' \
+		-e '2s#claims/s .*$#claims/s RATE SPARKLINE ETA#'
+}
+
+ok_golden() { # NAME FILE
+	local got
+	got=$(printf '%s\n' "$SCREEN" | golden_mask)
+	if [ -n "${CRAWLTOP_GOLDEN_UPDATE:-}" ]; then
+		printf '%s\n' "$got" >"$2"
+		tap_result 1 "$1 (golden file written: $2)"
+	elif [ "$got" = "$(cat "$2" 2>/dev/null)" ]; then
+		tap_result 1 "$1"
+	else
+		local IFS=$'\n'
+		# shellcheck disable=SC2046
+		tap_result 0 "$1" "differs from $2 (diff: want, got):" \
+			$(diff <(cat "$2" 2>/dev/null) <(printf '%s\n' "$got") | head -40)
 	fi
 }
 

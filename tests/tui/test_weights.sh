@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# test_weights.sh CRAWLTOP: retuning from the console, in tmux (100x30)
+# against the cluster pg-cluster.sh started: the weights panel (every
+# tunable of the stored settings version; a value that breaks a rule is
+# refused with the rule and nothing changes; a valid one goes into the
+# draft; the preview's P0-P3 counts and next-up lists; apply writes an
+# audited version, rescores, and a second console picks it up by LISTEN;
+# the audit row and the changed distribution; undo), set mode with a
+# progress bar, completion and stop (a row lock holds the rescore's
+# second batch, so what the screen shows does not depend on the machine's
+# speed), keys answered meanwhile, read-only, and golden screens (the
+# panel with default settings, the help).
+set -u
+CT=$1
+HERE=$(dirname "$0")
+GOLDEN=$HERE/golden
+. "$HERE/../cli/tap.sh"
+. "$HERE/tmux.sh"
+. "$HERE/seed.sh"
+
+DB=tui_weights
+seed_db "$DB"
+DSN="$CT_TEST_DSN dbname=$DB"
+sql() { psql -qAtd "$DB" -c "$1"; }
+ok_sql() { # NAME SQL WANT [SECS]: poll until the query returns WANT
+	local deadline=$(($(date +%s%N) + ${4:-10} * 1000000000)) got
+	while :; do
+		got=$(sql "$2" 2>&1)
+		[ "$got" = "$3" ] && break
+		[ "$(date +%s%N)" -ge "$deadline" ] && break
+		sleep 0.05
+	done
+	ok_eq "$1" "$got" "$3"
+}
+# A fourth job, frontier, with 15,000 tasks: three rescore batches.
+sql "SELECT crawltop.create_job('delta', 'delta.example.org', 8, 'frontier')" >/dev/null
+sql "SELECT crawltop.enqueue(4, (SELECT array_agg('/d/' || i) FROM generate_series(1, 15000) i), 'link', NULL, 2, 'article', 'link', NULL, (SELECT array_agg((i % 100)::float8) FROM generate_series(1, 15000) i))" >/dev/null
+
+# lock_batch2: hold a row lock on a task of delta's second rescore batch
+# (batches are page-id ranges of 5,000) until unlock; the rescore waits
+# there, its first batch committed.
+lock_batch2() {
+	PGAPPNAME=ct_locker psql -qAtd "$DB" -c "BEGIN" -c "SELECT 1 FROM \
+crawltop.tasks WHERE id = (SELECT id FROM crawltop.tasks WHERE job_id = 4 \
+ORDER BY page_id OFFSET 7500 LIMIT 1) FOR UPDATE" -c "SELECT pg_sleep(60)" \
+		>/dev/null 2>&1 &
+	LOCKER=$!
+	ok_sql "a row of the second batch is locked" "SELECT count(*) FROM \
+pg_stat_activity WHERE application_name = 'ct_locker' AND query LIKE '%pg_sleep%'" 1
+}
+unlock() {
+	sql "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'ct_locker'" >/dev/null
+	wait "$LOCKER" 2>/dev/null
+}
+
+tm_start 100 30
+tm_run "crawltop() { '$CT' \"\$@\"; }; clear"
+# a second console, to see a new version arrive by LISTEN
+tm_session ct2 100 30
+TM_T=ct2 tm_run "'$CT' -d '$DSN' -i 1; echo exit=\$?"
+TM_T=ct2 ok_screen "second console: LIVE" '^ crawltop +LIVE'
+TM_T=ct2 tm_keys w
+TM_T=ct2 ok_screen "second console: the weights panel" 'Weights · settings v3 by postgres'
+
+tm_run "crawltop -d '$DSN' -i 1 --timeout 20000; echo exit=\$?"
+ok_screen "header says LIVE" '^ crawltop +LIVE +every 1s'
+
+# ---- the panel: every tunable, from the stored version ---------------------------
+tm_keys w
+ok_screen "w: the panel names the stored version" \
+	'^─ Weights · settings v3 by postgres · 0 edits'
+ok_match "class bounds first" "$SCREEN" '▶  p0 +80 '
+ok_match "... with where each value comes from" "$SCREEN" \
+	'v3: 80 \(crawltop\.settings:3\)'
+ok_match "hierarchy factors" "$SCREEN" 'decay +0\.8'
+ok_match "type weights" "$SCREEN" 'frontier\.types'
+ok_match "the preview says what it will do" "$SCREEN" 'No edits\. Edit a value \(Enter\)'
+ok_golden "golden: the weights panel with default settings, 100x30" \
+	"$GOLDEN/weights_default_100x30.txt"
+# the help, generated from the key table
+tm_keys '?'
+ok_screen "the help" 'Help \(any key closes\)'
+ok_golden "golden: the help, 100x30" "$GOLDEN/help_100x30.txt"
+tm_keys Escape
+ok_screen "any key: back to the panel" '^─ Weights'
+tm_keys PageDown PageDown
+ok_screen "discovery bonuses" 'frontier\.bonuses'
+ok_match "... each method's" "$SCREEN" 'adaptive-seed +20'
+tm_keys G
+ok_screen "the freshness table at the end" 'deep_depth +3'
+ok_match "ranking weights, with their sum" "$SCREEN" \
+	'discovery\.weights  \(sum 1\)'$'\n''.*unseen_likelihood +0\.28'
+ok_match "backoff" "$SCREEN" 'multiplier +2'
+tm_keys g
+ok_screen "Home: back to the top" '▶  p0 +80'
+
+# ---- a value that breaks a rule is refused; nothing changes ----------------------
+tm_keys Enter
+ok_screen "Enter: the value to edit" '^ classes\.p0 = 80_'
+tm_keys BSpace BSpace
+tm_keys -l 150
+tm_keys Enter
+ok_screen "out of range: refused with the range rule" \
+	'refused: classes\.p0 = 150: must be >= 0 and <= 100 \(nothing changed\)'
+ok_match "the row keeps its value" "$SCREEN" '▶  p0 +80 '
+ok_sql "the database is unchanged" "SELECT max(version) FROM crawltop.settings" 3
+tm_keys j Enter BSpace BSpace
+tm_keys -l 90
+tm_keys Enter
+ok_screen "a rule between keys: refused with the config layer's message" \
+	'refused: classes\.p0 = 80 \(crawltop\.settings:3\) must be > classes\.p1 = 90 \(weights panel:3\)'
+ok_match "the panel shows the whole rule" "$SCREEN" 'strictly'
+ok_match "still no edit" "$SCREEN" '· 0 edits'
+
+# ---- a valid value: the draft and its preview -------------------------------------
+tm_keys Enter BSpace BSpace
+tm_keys -l 45
+tm_keys Enter
+ok_screen "a valid value goes into the draft" 'classes\.p1 = 45 in the draft \(1 edit; A applies\)'
+ok_match "the row shows stored -> draft" "$SCREEN" '▶\* p1 +60 → 45'
+ok_screen "preview: P1 gains two of alpha's tasks" 'P1 +0 +2 +\+2' 20
+ok_match "preview: P2 loses them" "$SCREEN" 'P2 +5 +3 +-2'
+ok_match "preview: next up now and with the draft" "$SCREEN" \
+	'P2 +50\.0 /blog +P1 +50\.0 /blog'
+ok_match "preview: on the selected job, its mode" "$SCREEN" \
+	'Preview: job alpha .*'$'\n''.*hierarchy: 5 pending tasks, 2 change'
+ok_sql "the preview wrote nothing" "SELECT max(version) || ' ' || \
+(SELECT count(*) FROM crawltop.tasks WHERE job_id = 1 AND class = 1) FROM \
+crawltop.settings" "3 0"
+
+# ---- apply: a new version, audited, rescored, seen by the other console ----------
+tm_keys A
+ok_screen "A asks first, naming what it will do" \
+	'Apply 1 change as a new version after v3 and rescore 4 jobs \(15014 tasks\)\? \[y/N\]'
+tm_keys y
+ok_screen "applied and rescored" \
+	'settings v4 written \(1 key changed\); 15014 tasks of 4 jobs rescored' 60
+ok_sql "the new version holds the value" \
+	"SELECT value->'classes'->>'p1' FROM crawltop.settings WHERE version = 4" 45
+ok_sql "one audit row: before and after" "SELECT before::text || ' ' || \
+after::text || ' ' || rows_affected FROM crawltop.audit_log WHERE action = 'settings.update'" \
+	'{"version": 3, "classes.p1": 60} {"version": 4, "classes.p1": 45} 1'
+ok_sql "alpha's tasks at 50 are P1 now" "SELECT count(*) FROM crawltop.tasks \
+WHERE job_id = 1 AND status = 'pending' AND class = 1" 2
+ok_screen "the panel is at v4, the draft empty" 'Weights · settings v4 by postgres · 0 edits'
+TM_T=ct2 ok_screen "the other console picked v4 up (LISTEN)" \
+	'Weights · settings v4 by postgres · 0 edits'
+TM_T=ct2 ok_match "... and says so" "$SCREEN" 'settings v4 \(postgres, 1 change \(console\)\) is now current'
+tm_keys Escape a
+ok_screen "the audit panel shows the change" \
+	'settings\.upd. +- +1 +version: 3, classes\.p1: 60 → version: 4'
+ok_match "... and the rescore batches" "$SCREEN" 'tasks\.rescore'
+tm_keys a Enter
+ok_screen "the class distribution changed: alpha has two P1 tasks" \
+	'^ P1 [^0-9]*2 +40%'
+tm_keys Escape
+
+# ---- undo: the previous version again, as a new version -------------------------
+tm_keys w U
+ok_screen "U asks, naming the version it undoes" \
+	'Undo settings v4 \(postgres, [0-9-]+ [0-9:]+\): write v3.s values as a new version'
+tm_keys y
+ok_screen "undone and rescored" 'settings v5 written \(1 key changed\)' 60
+ok_sql "v5 equals v3" "SELECT (SELECT value FROM crawltop.settings WHERE version = 5) \
+= (SELECT value FROM crawltop.settings WHERE version = 3)" t
+ok_sql "the undo is audited" "SELECT after::text FROM crawltop.audit_log \
+WHERE action = 'settings.undo'" '{"version": 5, "classes.p1": 60}'
+ok_sql "alpha's tasks are P2 again" "SELECT count(*) FROM crawltop.tasks \
+WHERE job_id = 1 AND status = 'pending' AND class = 1" 0
+tm_keys Escape
+
+# ---- set mode: progress bar, keys meanwhile, completion -------------------------
+tm_keys G
+ok_screen "delta selected" '▶ +4 delta'
+lock_batch2
+tm_keys m
+ok_screen "m: the mode chooser, at the job's mode" 'Mode of delta: .*3 frontier'
+tm_keys 4 Enter
+ok_screen "a progress bar while the rescore runs" \
+	'^ Rescore .* 33% 5000/15000 · [0-9]+s · x stops · set mode discovery, rescore jo' 20
+ok_match "the header says RESCORE" "$SCREEN" '^ crawltop +LIVE .*RESCORE 33%'
+ok_sql "the mode changed in one audited transaction" "SELECT prioritization_mode \
+|| ' ' || (SELECT count(*) FROM crawltop.audit_log WHERE action = 'job.mode') \
+FROM crawltop.jobs WHERE id = 4" "discovery 1"
+start=$(date +%s%N)
+tm_keys '?'
+tm_wait 'Help \(any key closes\)' 2
+took=$((($(date +%s%N) - start) / 1000000))
+ok_match "? answered while the rescore runs (${took} ms incl. tmux polling)" \
+	"$took" '^([0-9]|[0-9][0-9]|[1-3][0-9][0-9])$'
+tm_keys Escape
+unlock
+ok_screen "completion: the message says what was done" \
+	'job delta: mode discovery; rescored 15000 of 15000 tasks' 30
+ok_sql "every batch audited" "SELECT count(*) FROM crawltop.audit_log WHERE \
+action = 'tasks.rescore' AND job_id = 4 AND after->>'cause' = 'mode'" 3
+ok_screen "the jobs table shows the new mode" '▶ +4 delta\.example\.org +discovery'
+
+# ---- stop a rescore: the batches done stay ---------------------------------------
+lock_batch2
+tm_keys m 3 Enter
+ok_screen "rescore back to frontier: running" '^ Rescore .* 33% 5000/15000' 20
+tm_keys x
+ok_screen "x: stopping after the batch" '^ Stopping '
+unlock
+ok_screen "stopped: what was done stays" \
+	'job delta: mode frontier; rescore stopped after 10000 of 15000 tasks' 30
+ok_sql "two batches committed, one left" "SELECT count(*) FROM crawltop.audit_log \
+WHERE action = 'tasks.rescore' AND job_id = 4 AND after->>'cause' = 'mode' \
+AND after->>'mode' = 'frontier'" 2
+
+tm_keys q
+ok_screen "q: exit 0 (no sanitizer report)" '^exit=0$'
+
+# ---- q while a rescore waits: the console leaves, the batch rolls back ----------
+lock_batch2
+tm_run "clear; crawltop -d '$DSN' -i 1; echo exit=\$?"
+ok_screen "restarted" '^ crawltop +LIVE'
+tm_keys G m 4 Enter
+ok_screen "a rescore waits on the lock" '^ Rescore .* 33% ' 20
+start=$(date +%s%N)
+tm_keys q
+ok_screen "q during a rescore: exit 0 (no sanitizer report)" '^exit=0$' 10
+took=$((($(date +%s%N) - start) / 1000000))
+ok_match "... within 3 s (the worker gets 2 s to stop; ${took} ms)" "$took" \
+	'^([0-9]{1,3}|[12][0-9]{3})$'
+unlock
+ok_sql "its connection gone, the batch in flight rolled back" "SELECT count(*) \
+FROM crawltop.audit_log WHERE action = 'tasks.rescore' AND job_id = 4 AND \
+after->>'cause' = 'mode' AND after->>'mode' = 'discovery'" 4
+
+# ---- read-only: the panel shows, edits are refused -------------------------------
+tm_run "clear; crawltop -d '$DSN' -r; echo exit=\$?"
+ok_screen "-r: LIVE" 'LIVE.*read-only'
+tm_keys w
+ok_screen "-r: the panel shows" 'Weights · settings v5'
+tm_keys Enter
+ok_screen "-r: an edit is refused, saying why" \
+	'cannot edit the value \(true/false toggles\): read-only mode \(-r\)'
+tm_keys q q
+ok_screen "-r: q leaves, exit 0" '^exit=0$'
+TM_T=ct2 tm_keys q q
+TM_T=ct2 ok_screen "second console: q leaves, exit 0 (no sanitizer report)" '^exit=0$'
+
+done_testing
