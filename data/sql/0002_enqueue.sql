@@ -244,9 +244,12 @@ BEGIN
 		ELSE v_floor END;
 
 	-- Pages: create the missing ones (in path order: no deadlock between
-	-- two batches), then raise scores, locking rows in id order first.
-	INSERT INTO crawltop.pages (domain_id, path)
-	SELECT j.domain_id, u.p FROM (SELECT DISTINCT p FROM unnest(p_paths) p) u
+	-- two batches) with their score already set, then raise the scores of
+	-- the pages that existed, locking rows in id order first. (Creating
+	-- them at 0 and raising them after wrote every new page twice.)
+	INSERT INTO crawltop.pages (domain_id, path, priority_score)
+	SELECT j.domain_id, u.p, CASE WHEN u.p = '/' THEN v_root ELSE v_new END
+	FROM (SELECT DISTINCT p FROM unnest(p_paths) p) u
 	ORDER BY u.p
 	ON CONFLICT (domain_id, path) DO NOTHING;
 

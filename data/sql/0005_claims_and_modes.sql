@@ -401,6 +401,7 @@ DECLARE
 	v_slots bigint;
 	v_quota integer := 0;
 	v_old bigint[] := '{}';
+	v_ids bigint[] := '{}';
 	v_status text;
 BEGIN
 	PERFORM crawltop.check_worker(p_worker);
@@ -437,71 +438,77 @@ BEGIN
 			((v_slots + p_n) % (v_every::bigint * 1000000))::text, false);
 	END IF;
 
+	-- Each path collects the ids it locked into an array in a statement of
+	-- its own (the subquery's LIMIT bounds it), and one UPDATE ... WHERE
+	-- id = ANY (array) then changes exactly those rows. (Until this
+	-- change the batch's ids came from a LIMIT ... FOR UPDATE SKIP LOCKED
+	-- CTE that a join fed into the UPDATE; under concurrency its plan
+	-- could read the CTE more often than its LIMIT produced and hand out
+	-- more than p_n tasks, which tests/store/test_stats.c caught.)
+	-- The starving cutoff is compared as (SELECT v_cutoff), an InitPlan
+	-- value the planner cannot estimate from the statistics: it then
+	-- assumes a third of the pending set is starving and always chooses
+	-- the ordered range scan of tasks_starve_all / tasks_starve_job with
+	-- LIMIT, never a Bitmap scan plus Sort (which it chose when it
+	-- estimated that almost nothing starves).
 	IF p_job_id IS NULL THEN
 		IF v_quota > 0 THEN
 			-- starving path: oldest pending first
 			SELECT coalesce(array_agg(s.id), '{}') INTO v_old FROM (
 				SELECT t.id FROM crawltop.tasks t
 				WHERE t.status = 'pending' AND t.job_priority <= 10
-				  AND t.pending_since < v_cutoff
+				  AND t.pending_since < (SELECT v_cutoff)
 				ORDER BY t.pending_since, t.id
 				LIMIT v_quota
 				FOR UPDATE SKIP LOCKED
 			) s;
 		END IF;
 		-- SPEC.md's order for the other slots
-		RETURN QUERY
-		WITH c AS (
-			SELECT t.id FROM crawltop.tasks t
-			WHERE t.status = 'pending' AND t.job_priority <= 10
-			  AND t.id <> ALL (v_old)
-			ORDER BY t.job_priority, t.score DESC, t.created_at, t.id
-			LIMIT p_n - cardinality(v_old)
-			FOR UPDATE SKIP LOCKED
-		), ids AS (
-			SELECT c.id FROM c UNION ALL SELECT unnest(v_old)
-		), u AS (
-			UPDATE crawltop.tasks t
-			SET status = 'running', lease_owner = p_worker,
-			    lease_expires_at = v_exp, started_at = now()
-			FROM ids WHERE t.id = ids.id
-			RETURNING t.*
-		)
-		SELECT u.id, u.job_id, u.page_id, u.job_priority, u.score, u.class,
-		       u.created_at, u.retry_count, u.depth, u.source_type,
-		       u.lease_expires_at, d.name, p.path
-		FROM u
-		JOIN crawltop.pages p ON p.id = u.page_id
-		JOIN crawltop.domains d ON d.id = p.domain_id;
+		IF cardinality(v_old) < p_n THEN
+			SELECT coalesce(array_agg(c.id), '{}') INTO v_ids FROM (
+				SELECT t.id FROM crawltop.tasks t
+				WHERE t.status = 'pending' AND t.job_priority <= 10
+				  AND t.id <> ALL (v_old)
+				ORDER BY t.job_priority, t.score DESC, t.created_at, t.id
+				LIMIT p_n - cardinality(v_old)
+				FOR UPDATE SKIP LOCKED
+			) c;
+		END IF;
+	ELSE
+		IF v_quota > 0 THEN
+			-- starving path of one job: oldest pending first
+			SELECT coalesce(array_agg(s.id), '{}') INTO v_old FROM (
+				SELECT t.id FROM crawltop.tasks t
+				WHERE t.status = 'pending' AND t.job_id = p_job_id
+				  AND t.pending_since < (SELECT v_cutoff)
+				ORDER BY t.pending_since, t.id
+				LIMIT v_quota
+				FOR UPDATE SKIP LOCKED
+			) s;
+		END IF;
+		IF cardinality(v_old) < p_n THEN
+			SELECT coalesce(array_agg(c.id), '{}') INTO v_ids FROM (
+				SELECT t.id FROM crawltop.tasks t
+				WHERE t.status = 'pending' AND t.job_id = p_job_id
+				  AND t.id <> ALL (v_old)
+				ORDER BY t.score DESC, t.created_at, t.id
+				LIMIT p_n - cardinality(v_old)
+				FOR UPDATE SKIP LOCKED
+			) c;
+		END IF;
+	END IF;
+	v_ids := v_ids || v_old;
+	IF cardinality(v_ids) = 0 THEN
 		RETURN;
 	END IF;
-
-	IF v_quota > 0 THEN
-		-- starving path of one job: oldest pending first
-		SELECT coalesce(array_agg(s.id), '{}') INTO v_old FROM (
-			SELECT t.id FROM crawltop.tasks t
-			WHERE t.status = 'pending' AND t.job_id = p_job_id
-			  AND t.pending_since < v_cutoff
-			ORDER BY t.pending_since, t.id
-			LIMIT v_quota
-			FOR UPDATE SKIP LOCKED
-		) s;
-	END IF;
+	-- at most cardinality(v_ids) <= p_n rows: ids are primary keys, and
+	-- this transaction holds every one of them locked
 	RETURN QUERY
-	WITH c AS (
-		SELECT t.id FROM crawltop.tasks t
-		WHERE t.status = 'pending' AND t.job_id = p_job_id
-		  AND t.id <> ALL (v_old)
-		ORDER BY t.score DESC, t.created_at, t.id
-		LIMIT p_n - cardinality(v_old)
-		FOR UPDATE SKIP LOCKED
-	), ids AS (
-		SELECT c.id FROM c UNION ALL SELECT unnest(v_old)
-	), u AS (
+	WITH u AS (
 		UPDATE crawltop.tasks t
 		SET status = 'running', lease_owner = p_worker,
 		    lease_expires_at = v_exp, started_at = now()
-		FROM ids WHERE t.id = ids.id
+		WHERE t.id = ANY (v_ids) AND t.status = 'pending'
 		RETURNING t.*
 	)
 	SELECT u.id, u.job_id, u.page_id, u.job_priority, u.score, u.class,

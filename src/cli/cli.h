@@ -22,6 +22,10 @@ extern const struct cli_cmd cli_cmd_top;
 extern const struct cli_cmd cli_cmd_job;
 extern const struct cli_cmd cli_cmd_enqueue;
 extern const struct cli_cmd cli_cmd_simulate;
+extern const struct cli_cmd cli_cmd_rank;
+extern const struct cli_cmd cli_cmd_stats;
+extern const struct cli_cmd cli_cmd_settings;
+extern const struct cli_cmd cli_cmd_explain;
 
 /* Print "crawltop CMD: " and the message to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

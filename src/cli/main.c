@@ -16,6 +16,10 @@ static const struct cli_cmd *const commands[] = {
 	&cli_cmd_job,
 	&cli_cmd_enqueue,
 	&cli_cmd_simulate,
+	&cli_cmd_rank,
+	&cli_cmd_stats,
+	&cli_cmd_settings,
+	&cli_cmd_explain,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -359,8 +359,7 @@ static void after_change(struct tui *t)
 	if (w->n_edits && tws_check(t, w->problem, sizeof w->problem) == 0)
 		w->problem[0] = '\0';
 	if (!w->n_edits || w->problem[0]) {
-		if (w->pstate != WP_RUNNING)
-			w->pstate = WP_NONE;
+		w->pstate = WP_NONE;
 		w->want_preview = 0;
 		if (tw_running(t->work) == TW_PREVIEW)
 			tw_cancel(t->work);
@@ -1044,7 +1043,8 @@ int tui_work_cancel(struct tui *t)
 static void preview_done(struct tui *t, const struct tw_result *res)
 {
 	struct tui_weights *w = &t->w;
-	if (res->tag != w->pseq || res->job != w->pjob || res->cancelled)
+	if (res->tag != w->pseq || res->job != w->pjob || res->cancelled ||
+	    w->pseq != w->draft_seq || w->pstate != WP_RUNNING)
 		return; /* stale or stopped: a newer one follows, or none */
 	if (res->st != CT_OK) {
 		w->pstate = WP_FAILED;

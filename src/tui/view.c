@@ -923,12 +923,16 @@ static void draw_weights(struct tui *t, int y, int h, double now)
 	int W = COLS, lw = W >= 120 ? W / 2 : W >= 100 ? 52 : 44;
 	char b[400];
 	const struct tui_settings *st = &t->sets;
-	if (st->version)
+	if (st->version) {
 		FMT(b, "Weights %s settings v%d by %s %s %d edit%s", G->dot,
 		    st->version, st->by, G->dot, t->w.n_edits,
 		    t->w.n_edits == 1 ? "" : "s");
-	else
+		if (tx_width(b, U8) + 4 > lw) /* the short form */
+			FMT(b, "Weights %s v%d %s %d edit%s", G->dot, st->version,
+			    G->dot, t->w.n_edits, t->w.n_edits == 1 ? "" : "s");
+	} else {
 		FMT(b, "Weights");
+	}
 	rule(y, 0, lw, b, A(R_TITLE));
 	weights_list(t, y + 1, 0, lw, h - 1);
 	weights_side(t, y, lw + 1, W - lw - 1, h);

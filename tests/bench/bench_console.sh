@@ -12,8 +12,10 @@
 #   rss      VmRSS at the end and VmHWM (peak) from /proc/PID/status
 #            (target <= 20 MB)
 #   db       its database time per refresh: the header's "db N ms" read
-#            every 2 s meanwhile, and `crawltop top -b --json` (db_ms)
-#            over 30 refreshes afterwards (target < 5 ms)
+#            every 2 s meanwhile, and `crawltop top -b --json` (db_ms, and
+#            db_ms_by_query) over 30 refreshes afterwards; then the same
+#            queries timed on the server alone, in one warm session
+#            (target < 5 ms)
 #   keys     key-to-screen latency while a query is stuck (crawltop.jobs
 #            held by an ACCESS EXCLUSIVE lock, so the refresh waits): 20
 #            keys sent with tmux; CRAWLTOP_KEYLOG gives, per key, when the
@@ -123,6 +125,32 @@ tm send-keys -t cpu q
 log "db time per refresh, batch --json"
 "$CT" top -b --json -i 1 -n 31 -d "$DSN" >"$tmp/json"
 
+log "server-side time of the refresh's queries (one warm session)"
+psql -qAtd "$DB" -F ' ' >"$tmp/server" <<'EOF'
+CREATE FUNCTION pg_temp.ms(q text, n integer) RETURNS SETOF double precision
+	LANGUAGE plpgsql AS $f$
+DECLARE
+	t0 timestamptz;
+BEGIN
+	FOR i IN 0 .. n LOOP
+		t0 := clock_timestamp();
+		EXECUTE q;
+		CONTINUE WHEN i = 0; -- the first run warms the plan caches
+		RETURN NEXT extract(epoch FROM clock_timestamp() - t0) * 1000;
+	END LOOP;
+END $f$;
+SELECT q, percentile_cont(0.5) WITHIN GROUP (ORDER BY m)
+FROM (VALUES (1, 'jobs', 'SELECT * FROM crawltop.dashboard_jobs()'),
+	(2, 'cells', 'SELECT * FROM crawltop.dashboard_cells(NULL)'),
+	(3, 'rate', 'SELECT * FROM crawltop.rate_series(NULL, 300)'),
+	(4, 'next', 'SELECT * FROM crawltop.next_tasks(NULL, 20)'),
+	(5, 'audit', 'SELECT * FROM crawltop.audit_log ORDER BY id DESC LIMIT 64'))
+	AS v (o, q, sql)
+CROSS JOIN LATERAL pg_temp.ms(v.sql, 10) AS m
+GROUP BY v.o, v.q ORDER BY v.o;
+EOF
+echo "load at the end of the measurements: $(cut -d' ' -f1-3 /proc/loadavg)" >"$tmp/load"
+
 log "key-to-screen latency while a query waits on a lock"
 console keys "CRAWLTOP_KEYLOG='$tmp/keylog'"
 PGAPPNAME=bench_locker psql -qAtd "$DB" -c "BEGIN" \
@@ -171,7 +199,12 @@ print(f"console CPU at a 1 s refresh over {t1 - t0:.0f} s: {cpu:.2f} % of one co
 print(f"console RSS: VmRSS {kb('VmRSS') / 1024:.1f} MB, VmHWM {kb('VmHWM') / 1024:.1f} MB (target <= 20 MB)")
 print(f"db time per refresh, header 'db N ms' every 2 s: median {st.median(hdr):.0f} ms, mean {st.mean(hdr):.1f} ms, max {max(hdr)} ms (n={len(hdr)})")
 print(f"db time per refresh, top -b --json db_ms: median {st.median(js):.2f} ms, mean {st.mean(js):.2f} ms, max {max(js):.2f} ms (n={len(js)}) (target < 5 ms)")
-print("  median per query: " + ", ".join(f"{q} {v:.2f} ms" for q, v in byq.items()))
+print("  median per query, as the console measures it (send -> result): " + ", ".join(f"{q} {v:.2f} ms" for q, v in byq.items()))
+ex = [l.split() for l in open(f"{d}/server") if l.strip()]
+print("  median per query, server side (plan + run in one warm session, n=10): "
+      + ", ".join(f"{q} {float(v):.2f} ms" for q, v in ex)
+      + f"; sum {sum(float(v) for q, v in ex):.2f} ms")
+print("  " + open(f"{d}/load").read().strip())
 print(f"key-to-screen during a stuck refresh (console's refresh still waiting on the lock after the keys: {'yes' if waiting != '0' else 'no'}): "
       f"median {st.median(inproc):.2f} ms in the console (key read -> frame flushed), max {max(inproc):.2f} ms (n={len(keys)}) (target < 50 ms); "
       f"end to end from the start of tmux send-keys: median {st.median(e2e):.1f} ms, "

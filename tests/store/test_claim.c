@@ -160,14 +160,14 @@ static void claim_order_across_jobs(void **state)
 
 /* Notices from auto_explain: each plan as one string. */
 struct plans {
-	char *text[256];
+	char *text[1024];
 	int n;
 };
 
 static void collect(void *ctx, const char *severity, const char *message)
 {
 	struct plans *p = ctx;
-	if (p->n < 256 && strstr(message, "plan:"))
+	if (p->n < 1024 && strstr(message, "plan:"))
 		p->text[p->n++] = strdup(message);
 }
 

@@ -332,7 +332,7 @@ static void one_in_m_slots(void **state)
 
 /* Notices from auto_explain: each plan as one string. */
 struct plans {
-	char *text[512];
+	char *text[1024];
 	int n;
 };
 
@@ -340,7 +340,7 @@ static void collect(void *ctx, const char *severity, const char *message)
 {
 	struct plans *p = ctx;
 	(void)severity;
-	if (p->n < 512 && strstr(message, "plan:"))
+	if (p->n < 1024 && strstr(message, "plan:"))
 		p->text[p->n++] = strdup(message);
 }
 

@@ -1,0 +1,295 @@
+/* cmd_explain.c: `crawltop explain URL [--job J]`: one task's score,
+ * class and reasons, recomputed with the engine from what the store keeps
+ * (discovery: its sub-scores or raw signals under the store's current
+ * settings; hierarchy: its page score and source), its ranking record and
+ * its position in the claim order. Reads only. Exit 0, 1 when the URL,
+ * the job or the task is unknown or the database refused, 2 on a usage
+ * error. */
+#include <ctype.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "crawltop/discovery.h"
+#include "crawltop/reasons.h"
+#include "dbcmd.h"
+#include "rank_ops.h"
+#include "settings_json.h"
+#include "settings_store.h"
+#include "urlpath.h"
+
+#define POSITION_LIMIT 1000000LL
+
+/* n with thousands separators ("1,000,000"). */
+static const char *grouped(long long n, char *buf, size_t len)
+{
+	char raw[32];
+	int k = snprintf(raw, sizeof raw, "%lld", n), o = 0;
+	for (int i = 0; i < k && (size_t)o + 2 < len; i++) {
+		if (i && raw[i - 1] != '-' && (k - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = raw[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* The host of an absolute http(s) URL, lower-cased (with its port), in
+ * host; -1 when text is no such URL. */
+static int url_host(const char *text, char *host, size_t len)
+{
+	const char *p = strstr(text, "://");
+	if (!p || !(strncmp(text, "http", 4) == 0))
+		return -1;
+	p += 3;
+	size_t n = strcspn(p, "/?#");
+	if (n == 0 || n >= len)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		host[i] = (char)tolower((unsigned char)p[i]);
+	host[n] = '\0';
+	return 0;
+}
+
+/* Print one reason line. */
+static void reason(const struct ct_reason *r)
+{
+	char buf[256];
+	ct_reason_format(r, buf, sizeof buf);
+	printf("  - %s\n", buf);
+}
+
+/* The reasons of a discovery task: its sub-scores under the store's
+ * settings, as the engine weighs them. */
+static int discovery_reasons(struct ct_store *s, const struct ct_task_view *t,
+			     const struct ct_settings *set)
+{
+	double sub[CT_SUB_COUNT];
+	const char *from;
+	struct ct_error err;
+	if (ct_store_task_subscores(s, t->task_id, sub, &from, &err) != CT_OK) {
+		cli_error("explain", "%s", err.msg);
+		return -1;
+	}
+	if (!from) {
+		printf("Reasons:\n  - No sub-scores or signals stored: unranked "
+		       "(kept at the P2 bound)\n");
+		return 0;
+	}
+	struct ct_discovery_result dr;
+	if (ct_discovery_score(&set->discovery, &set->classes, sub, &dr,
+			       &err) != CT_OK) {
+		cli_error("explain", "task %" PRId64 ": %s", t->task_id, err.msg);
+		return -1;
+	}
+	printf("Recomputed:  %.6g (%s) from the stored %s\n", dr.score,
+	       ct_class_name(dr.cls), from);
+	printf("Sub-scores:\n");
+	for (int k = 0; k < CT_SUB_COUNT; k++)
+		printf("  %-20s %.4f x %.2f\n", ct_subscore_name((ct_subscore)k),
+		       sub[k], set->discovery.weights[k]);
+	printf("Reasons:\n");
+	for (int i = 0; i < dr.reasons.n; i++)
+		reason(&dr.reasons.r[i]);
+	return 0;
+}
+
+/* The reasons of a hierarchy task: where its page score came from. */
+static void hierarchy_reasons(const struct ct_task_view *t, const char *path,
+			      const struct ct_settings *set)
+{
+	const struct ct_hierarchy_params *h = &set->hierarchy;
+	struct ct_reason r = {0};
+	if (strcmp(path, "/") == 0) {
+		r = (struct ct_reason){CT_R_HIER_ROOT, h->root, 0, NULL};
+	} else if (strcmp(t->source_type, "sitemap") == 0) {
+		r = (struct ct_reason){CT_R_HIER_SITEMAP, h->sitemap, 0, NULL};
+	} else if (strcmp(t->source_type, "link") == 0 && t->source_score >= 0) {
+		r = (struct ct_reason){CT_R_HIER_LINK, h->decay, t->source_score,
+				       t->source_path};
+	} else if (strcmp(t->source_type, "link") == 0) {
+		r = (struct ct_reason){CT_R_HIER_UNKNOWN_SRC, h->floor, 0, NULL};
+	} else {
+		r = (struct ct_reason){CT_R_HIER_OTHER, h->floor, 0, t->source_type};
+	}
+	printf("Page score:  %.3f (x 100 = %.6g)\n", t->page_score,
+	       t->page_score * 100);
+	printf("Reasons:\n");
+	reason(&r);
+	if (r.code == CT_R_HIER_LINK && h->decay * t->source_score < h->floor)
+		reason(&(struct ct_reason){CT_R_HIER_LINK_FLOOR, h->floor, 0, NULL});
+	double derived = r.code == CT_R_HIER_LINK ? h->decay * t->source_score
+						   : r.a;
+	if (t->page_score > derived + 1e-9)
+		reason(&(struct ct_reason){CT_R_HIER_KEPT, t->page_score, 0, NULL});
+}
+
+/* Print the task's place in the claim order. */
+static int position(struct ct_store *s, const struct ct_task_view *t)
+{
+	if (strcmp(t->status, "pending") != 0) {
+		printf("Queue:       not queued (%s)\n", t->status);
+		return 0;
+	}
+	if (t->job_priority > 10) {
+		printf("Queue:       held back (its job is paused)\n");
+		return 0;
+	}
+	long long all, mine;
+	bool all_b, mine_b;
+	struct ct_error err;
+	if (ct_store_queue_position(s, t->task_id, true, POSITION_LIMIT, &all,
+				    &all_b, &err) != CT_OK ||
+	    ct_store_queue_position(s, t->task_id, false, POSITION_LIMIT, &mine,
+				    &mine_b, &err) != CT_OK) {
+		cli_error("explain", "%s", err.msg);
+		return -1;
+	}
+	char a[32], m[32];
+	printf("Queue:       %s%s pending tasks ahead of it (all jobs), %s%s "
+	       "in job %s\n", grouped(all, a, sizeof a), all_b ? "+" : "",
+	       grouped(mine, m, sizeof m), mine_b ? "+" : "", t->job_name);
+	return 0;
+}
+
+/* `crawltop explain URL [--job J] [-d DSN]`. */
+static int run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"dsn", required_argument, NULL, 'd'},
+		{"job", required_argument, NULL, 'j'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *dsn = db_default_dsn(), *job = NULL;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dsn = optarg; break;
+		case 'j': job = optarg; break;
+		default:
+			cli_error("explain", "unknown option, or an option without "
+				  "its value: '%s' (crawltop explain --help)",
+				  argv[optind - 1]);
+			return DB_EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		cli_error("explain", "give one URL (crawltop explain --help)");
+		return DB_EXIT_USAGE;
+	}
+	const char *url = argv[optind];
+	char shown[URLPATH_SHOWN], host[300], path[8192], why[300];
+	urlpath_shown(url, strlen(url), shown);
+	if (!job && url_host(url, host, sizeof host) != 0) {
+		cli_error("explain", "'%s' is not an http(s) URL (a path needs "
+			  "--job)", shown);
+		return DB_EXIT_USAGE;
+	}
+	struct ct_store *s;
+	if (db_open("explain", dsn, &s) != 0)
+		return DB_EXIT_FAIL;
+	int rc = DB_EXIT_FAIL;
+	struct ct_error err;
+	struct ct_job_info ji;
+	struct ct_task_view t = {0};
+	struct ct_settings_row row = {0};
+	struct ct_settings set;
+	if (job) {
+		if (db_job("explain", s, job, &ji) != 0)
+			goto out;
+		snprintf(host, sizeof host, "%s", ji.domain);
+	}
+	if (urlpath_of(url, strlen(url), host, job != NULL, sizeof path - 1,
+		       path, sizeof path, why, sizeof why) != URLPATH_OK) {
+		cli_error("explain", "'%s': %s", shown, why);
+		goto out;
+	}
+	if (!job) {
+		int64_t ids[8];
+		size_t n;
+		if (ct_store_task_jobs(s, host, path, ids, 8, &n, &err) != CT_OK) {
+			cli_error("explain", "%s", err.msg);
+			goto out;
+		}
+		if (n == 0) {
+			cli_error("explain", "no job has a task for %s", shown);
+			goto out;
+		}
+		if (n > 1) {
+			cli_error("explain", "%zu jobs have a task for %s: name "
+				  "one with --job (job ids %" PRId64 ", %" PRId64
+				  "%s)", n, shown, ids[0], ids[1],
+				  n > 2 ? ", ..." : "");
+			goto out;
+		}
+		if (ct_store_job_get(s, ids[0], &ji, &err) != CT_OK) {
+			cli_error("explain", "%s", err.msg);
+			goto out;
+		}
+	}
+	if (ct_store_task_view(s, ji.id, path, &t, &err) != CT_OK) {
+		cli_error("explain", "%s", err.msg);
+		goto out;
+	}
+	if (ct_store_settings_get(s, 0, &row, &err) != CT_OK ||
+	    ct_settings_from_json(row.value, row.version, &set, &err) != CT_OK) {
+		cli_error("explain", "settings: %s", err.msg);
+		goto out;
+	}
+	printf("URL:         https://%s%s\n", ji.domain, path);
+	printf("Job:         %s (id %" PRId64 ", %s mode, priority %d)\n",
+	       t.job_name, t.job_id, t.mode, ji.priority);
+	printf("Task:        %" PRId64 ", %s, discovered %s, depth %s\n",
+	       t.task_id, t.status, t.created_at,
+	       t.depth < 0 ? "unknown" : (snprintf(why, sizeof why, "%d",
+						   t.depth), why));
+	printf("Score:       %.6g\n", t.score);
+	printf("Class:       %s (%s)\n", ct_class_name((ct_class)t.cls),
+	       ct_class_action((ct_class)t.cls));
+	if (t.ranked)
+		printf("Ranking:     %.6g, %s, next check %s (backoff step %d)\n",
+		       t.discovery_score, ct_class_name((ct_class)t.priority_class),
+		       *t.next_check_at ? t.next_check_at : "none", t.backoff_step);
+	else if (strcmp(t.mode, "discovery") == 0)
+		printf("Ranking:     unranked (crawltop rank)\n");
+	if (strcmp(t.mode, "discovery") == 0) {
+		if (discovery_reasons(s, &t, &set) != 0)
+			goto out;
+	} else if (strcmp(t.mode, "hierarchy") == 0) {
+		hierarchy_reasons(&t, path, &set);
+	} else if (strcmp(t.mode, "fifo") == 0) {
+		printf("Reasons:\n  - FIFO job: score 0 unless an operator "
+		       "boosted it\n");
+	} else {
+		printf("Reasons:\n  - %s job: the stored score (crawltop score "
+		       "%s recomputes it from the inputs)\n", t.mode, t.mode);
+		if (t.inputs)
+			printf("Inputs:      %s\n", t.inputs);
+	}
+	if (position(s, &t) != 0)
+		goto out;
+	rc = DB_EXIT_OK;
+out:
+	ct_task_view_free(&t);
+	ct_settings_row_free(&row);
+	ct_store_close(s);
+	return rc;
+}
+
+const struct cli_cmd cli_cmd_explain = {
+	.name = "explain",
+	.usage = "URL [-d DSN] [--job JOB]",
+	.summary = "One task's score, class, reasons and place in the queue",
+	.help = DB_HELP_DSN
+		"  URL                 the page's URL (or, with --job, its "
+		"path)\n"
+		"  --job JOB           the job whose task to explain (needed "
+		"when several\n"
+		"                      jobs have the URL)\n",
+	.run = run,
+};

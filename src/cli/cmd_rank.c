@@ -1,0 +1,141 @@
+/* cmd_rank.c: `crawltop rank`: seed 003's ranking run. Scores and classes
+ * the unfinished tasks of the discovery jobs (or of --job) with the engine
+ * under the configuration's weights and class bounds, stores their
+ * ranking record, records a run manifest and prints the seed's run
+ * statistics. Exit 0 on success, 1 when the database refused, 2 on a bad
+ * option or configuration (caught before connecting). */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "crawltop/settings.h"
+#include "dbcmd.h"
+#include "rank_ops.h"
+#include "rankfmt.h"
+
+/* `crawltop rank [-d DSN] [--job J] [--min-publish-score S]
+ * [--profile-score S] [--config FILE] [--batch N]`: on success the run's
+ * statistics on stdout and exit 0; any failure one line on stderr and a
+ * non-zero exit, with nothing written when it is caught before the first
+ * batch (options, configuration, job, permissions). */
+static int run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"dsn", required_argument, NULL, 'd'},
+		{"job", required_argument, NULL, 'j'},
+		{"min-publish-score", required_argument, NULL, 'm'},
+		{"profile-score", required_argument, NULL, 'p'},
+		{"config", required_argument, NULL, 'c'},
+		{"batch", required_argument, NULL, 'b'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *dsn = db_default_dsn(), *job = NULL, *config = NULL;
+	const char *minpub = NULL, *profile = NULL, *batch = NULL;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dsn = optarg; break;
+		case 'j': job = optarg; break;
+		case 'm': minpub = optarg; break;
+		case 'p': profile = optarg; break;
+		case 'c': config = optarg; break;
+		case 'b': batch = optarg; break;
+		default:
+			cli_error("rank", "unknown option, or an option without "
+				  "its value: '%s' (crawltop rank --help)",
+				  argv[optind - 1]);
+			return DB_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cli_error("rank", "unexpected argument '%s' (crawltop rank "
+			  "--help)", argv[optind]);
+		return DB_EXIT_USAGE;
+	}
+	struct ct_settings set;
+	if (cli_load_settings("rank", config, &set) != 0)
+		return DB_EXIT_USAGE;
+	long nbatch = 0;
+	if ((profile && db_parse_double("rank", "--profile-score", profile, 0,
+					100, &set.classes.p0) != 0) ||
+	    (minpub && db_parse_double("rank", "--min-publish-score", minpub,
+				       0, 100, &set.classes.p1) != 0) ||
+	    (batch && db_parse_long("rank", "--batch", batch, 1, 100000,
+				    &nbatch) != 0))
+		return DB_EXIT_USAGE;
+	struct ct_error err;
+	if (ct_class_bounds_check(&set.classes, &err) != CT_OK) {
+		cli_error("rank", "class bounds P0 %g, P1 %g, P2 %g (from "
+			  "--profile-score, --min-publish-score and the "
+			  "configuration): %s", set.classes.p0, set.classes.p1,
+			  set.classes.p2, err.msg);
+		return DB_EXIT_USAGE;
+	}
+
+	struct ct_store *s;
+	if (db_open("rank", dsn, &s) != 0)
+		return DB_EXIT_FAIL;
+	struct ct_job_info ji;
+	if (job && db_job("rank", s, job, &ji) != 0) {
+		ct_store_close(s);
+		return DB_EXIT_FAIL;
+	}
+	char note[512];
+	rankfmt_note(note, sizeof note, &set);
+	struct ct_rank_opts o = {.settings = &set, .job_id = job ? ji.id : 0,
+				 .batch = (size_t)nbatch, .note = note};
+	struct ct_rank_result res;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ct_status st = ct_store_rank(s, &o, &res, &err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ct_store_close(s);
+	if (st != CT_OK) {
+		cli_error("rank", "%s", err.msg);
+		if (res.ranked > 0)
+			fprintf(stderr, "crawltop rank: %ld batches (%lld tasks) "
+				"were ranked and committed before the failure; "
+				"no run manifest was recorded\n", res.batches,
+				res.ranked);
+		return DB_EXIT_FAIL;
+	}
+	double secs = (double)(t1.tv_sec - t0.tv_sec) +
+		      (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	printf("Ranked %lld URLs%s%s in %.2f s (%lld without inputs left "
+	       "unranked); run manifest %" PRId64 "\n", res.ranked,
+	       job ? " of job " : " of every discovery job", job ? ji.name : "",
+	       secs, res.unranked, res.manifest.id);
+	rankfmt_text(stdout, &res.manifest, &set.classes, false);
+	return DB_EXIT_OK;
+}
+
+const struct cli_cmd cli_cmd_rank = {
+	.name = "rank",
+	.usage = "[-d DSN] [--job JOB] [--min-publish-score S] "
+		 "[--profile-score S] [--config FILE]",
+	.summary = "Score and class the discovered URLs (seed 003), record "
+		   "the run",
+	.help = DB_HELP_DSN
+		"  --job JOB           rank this discovery job only (a name or "
+		"an id);\n"
+		"                      default: every job in discovery mode\n"
+		"  --min-publish-score S\n"
+		"                      the P1 lower bound, 0..100 (overrides "
+		"MIN_PUBLISH_SCORE\n"
+		"                      and classes.p1)\n"
+		"  --profile-score S   the P0 lower bound, 0..100 (overrides "
+		"PROFILE_SCORE\n"
+		"                      and classes.p0)\n"
+		"  --config FILE       the configuration file (weights, bounds, "
+		"backoff);\n"
+		"                      RANK_WEIGHTS_*, BACKOFF_* override it\n"
+		"  --batch N           tasks per transaction, 1..100000 (default "
+		"10000)\n",
+	.run = run,
+};

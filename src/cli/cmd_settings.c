@@ -1,0 +1,567 @@
+/* cmd_settings.c: `crawltop settings get|set|history|undo`: the engine
+ * settings the store keeps as versions of crawltop.settings.
+ *
+ * The JSON document <-> struct ct_settings mapping is settings_json.h's
+ * (the console's); writes go through ct_store_settings_put (one
+ * transaction, audited, NOTIFY by 0008). A `set` is checked whole, the
+ * way a configuration file is (every key's rule, the rules between keys,
+ * the weight sum), before anything is written: a refused value names the
+ * key, the value and the rule, and nothing changes. Exit 0, 1 when the
+ * database refused, 2 on a usage error or a refused value. */
+#include <getopt.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "config.h"
+#include "config_keys.h"
+#include "dbcmd.h"
+#include "jsonin.h"
+#include "rank_ops.h"
+#include "settings_json.h"
+#include "settings_store.h"
+#include "urlpath.h"
+
+#define DOC_MAX (1 << 20) /* a settings document's size limit here */
+
+/* Print one scalar key of s as "key = value". */
+static void print_key(const struct ct_key *k, const struct ct_settings *s)
+{
+	struct ct_settings t = *s;
+	if (k->type == CT_KEY_TOKENS) {
+		size_t *count;
+		char (*tok)[CT_NAME_LEN] = ct_key_tokens(k, &t, &count);
+		printf("%s = [", k->path);
+		for (size_t i = 0; i < *count; i++)
+			printf("%s\"%s\"", i ? ", " : "", tok[i]);
+		printf("]\n");
+	} else if (k->type == CT_KEY_BOOL) {
+		printf("%s = %s\n", k->path, ct_key_get(k, s) != 0 ? "true" : "false");
+	} else {
+		printf("%s = %.15g\n", k->path, ct_key_get(k, s));
+	}
+}
+
+/* Print the entries of an open map ("frontier.types.article = 8"). */
+static void print_map(const struct ct_map *m, const struct ct_settings *s,
+		      const char *only)
+{
+	const struct ct_frontier_params *f = &s->frontier;
+	size_t n = m->kind == CT_MAP_TYPES ? f->n_types
+		 : m->kind == CT_MAP_BONUSES ? f->n_bonuses : f->n_aliases;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = m->kind == CT_MAP_TYPES ? f->types[i].name
+				 : m->kind == CT_MAP_BONUSES ? f->bonuses[i].name
+				 : f->aliases[i].from;
+		if (only && strcmp(only, name) != 0)
+			continue;
+		if (m->kind == CT_MAP_ALIASES)
+			printf("%s.%s = \"%s\"\n", m->path, name, f->aliases[i].to);
+		else
+			printf("%s.%s = %.15g\n", m->path, name,
+			       m->kind == CT_MAP_TYPES ? f->types[i].value
+						       : f->bonuses[i].value);
+	}
+}
+
+/* The store's own keys ("store.lease_seconds") of document doc, as
+ * "key = value" lines; only the one named `only` when it is not NULL.
+ * Returns the number printed, or -1 when the query failed. */
+static int print_store_keys(struct ct_store *s, const char *doc,
+			    const char *only)
+{
+	char buf[65536];
+	struct ct_error err;
+	const char *p[] = {doc, only};
+	if (ct_store_query(s, "settings get",
+			   "SELECT coalesce(string_agg(l.path || ' = ' || "
+			   "l.value::text, E'\\n' ORDER BY l.path), '') "
+			   "FROM crawltop.jsonb_leaves($1::jsonb) l "
+			   "WHERE l.path LIKE 'store.%' "
+			   "AND ($2::text IS NULL OR l.path = $2)", 2, p, buf,
+			   sizeof buf, NULL, &err) != CT_OK) {
+		cli_error("settings", "%s", err.msg);
+		return -1;
+	}
+	if (*buf)
+		printf("%s\n", buf);
+	return *buf ? 1 : 0;
+}
+
+/* Read the current version and the settings it holds. */
+static int current(struct ct_store *s, struct ct_settings_row *row,
+		   struct ct_settings *set)
+{
+	struct ct_error err;
+	if (ct_store_settings_get(s, 0, row, &err) != CT_OK) {
+		cli_error("settings", "%s", err.msg);
+		return -1;
+	}
+	if (ct_settings_from_json(row->value, row->version, set, &err) != CT_OK) {
+		cli_error("settings", "the stored version %d does not read: %s",
+			  row->version, err.msg);
+		ct_settings_row_free(row);
+		return -1;
+	}
+	return 0;
+}
+
+/* The scalar key or map entry named by key: *k or (*m and *entry). */
+static bool find_key(const char *key, const struct ct_key **k,
+		     const struct ct_map **m, const char **entry)
+{
+	*k = NULL;
+	*m = NULL;
+	*entry = NULL;
+	if (strcmp(key, "default_priority") == 0)
+		key = "tier.default_priority";
+	if ((*k = ct_key_find(key, NULL)))
+		return true;
+	const char *dot = strrchr(key, '.');
+	if (!dot)
+		return false;
+	char parent[128];
+	if ((size_t)(dot - key) >= sizeof parent)
+		return false;
+	memcpy(parent, key, (size_t)(dot - key));
+	parent[dot - key] = '\0';
+	if ((*m = ct_map_find(parent)) && dot[1]) {
+		*entry = dot + 1;
+		return true;
+	}
+	*m = NULL;
+	return false;
+}
+
+/* Refuse an unknown key, naming the closest known one. */
+static void unknown_key(const char *key)
+{
+	char near[128];
+	ct_key_suggest(key, near, sizeof near);
+	cli_error("settings", "unknown settings key '%.80s'%s%s%s (crawltop "
+		  "settings get lists them)", key, *near ? ": did you mean '" : "",
+		  near, *near ? "'?" : "");
+}
+
+/* `settings get [KEY]`. */
+static int s_get(struct ct_store *s, int argc, char **argv)
+{
+	struct ct_settings_row row;
+	struct ct_settings set;
+	if (current(s, &row, &set) != 0)
+		return DB_EXIT_FAIL;
+	int rc = DB_EXIT_OK;
+	if (argc == 0) {
+		printf("# settings version %d, %s by %s%s%s\n", row.version,
+		       row.created_at, row.created_by, *row.note ? ": " : "",
+		       row.note);
+		for (size_t i = 0; i < ct_n_keys; i++)
+			print_key(&ct_keys[i], &set);
+		for (size_t i = 0; i < ct_n_maps; i++)
+			print_map(&ct_maps[i], &set, NULL);
+		if (print_store_keys(s, row.value, NULL) < 0)
+			rc = DB_EXIT_FAIL;
+	} else {
+		const struct ct_key *k;
+		const struct ct_map *m;
+		const char *entry;
+		const char *key = argv[0];
+		if (find_key(key, &k, &m, &entry)) {
+			if (k) {
+				print_key(k, &set);
+			} else {
+				struct ct_map mm = *m;
+				print_map(&mm, &set, entry);
+			}
+		} else if (strncmp(key, "store.", 6) == 0) {
+			int n = print_store_keys(s, row.value, key);
+			if (n == 0)
+				unknown_key(key);
+			rc = n == 1 ? DB_EXIT_OK : DB_EXIT_FAIL;
+		} else if (ct_map_find(key)) {
+			print_map(ct_map_find(key), &set, NULL);
+		} else {
+			unknown_key(key);
+			rc = DB_EXIT_USAGE;
+		}
+	}
+	ct_settings_row_free(&row);
+	return rc;
+}
+
+/* True when v is a JSON number (RFC 8259's grammar). */
+static bool json_number(const char *v)
+{
+	const char *p = v;
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		while (*p >= '0' && *p <= '9')
+			p++;
+	else
+		return false;
+	if (*p == '.') {
+		if (!(*++p >= '0' && *p <= '9'))
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!(*p >= '0' && *p <= '9'))
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	return *p == '\0';
+}
+
+/* Write the value text v for key k (NULL: a map entry or a store key) to
+ * g: true, false, a JSON number, a comma-separated token list for a
+ * token key, else a string (which the key's rule then judges). */
+static void gen_value(yajl_gen g, const struct ct_key *k, const char *v)
+{
+	if (k && k->type == CT_KEY_TOKENS) {
+		yajl_gen_array_open(g);
+		const char *p = v;
+		while (*p) {
+			const char *e = strchr(p, ',');
+			size_t n = e ? (size_t)(e - p) : strlen(p);
+			while (n && *p == ' ')
+				p++, n--;
+			while (n && p[n - 1] == ' ')
+				n--;
+			if (n)
+				yajl_gen_string(g, (const unsigned char *)p, n);
+			p += n;
+			while (*p == ' ')
+				p++;
+			if (*p == ',')
+				p++;
+		}
+		yajl_gen_array_close(g);
+	} else if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0) {
+		yajl_gen_bool(g, v[0] == 't');
+	} else if (json_number(v)) {
+		yajl_gen_number(g, v, strlen(v));
+	} else {
+		jout_string(g, v);
+	}
+}
+
+/* Write the overlay {"a": {"b": VALUE}} of one dotted key into g (an
+ * open map). The path's segments are written one nested map each. */
+static void gen_path(yajl_gen g, const char *path, const struct ct_key *k,
+		     const char *v)
+{
+	const char *dot = strchr(path, '.');
+	size_t n = dot ? (size_t)(dot - path) : strlen(path);
+	yajl_gen_string(g, (const unsigned char *)path, n);
+	if (!dot) {
+		gen_value(g, k, v);
+		return;
+	}
+	yajl_gen_map_open(g);
+	gen_path(g, dot + 1, k, v);
+	yajl_gen_map_close(g);
+}
+
+/* `settings set KEY VALUE [KEY VALUE ...] [--note TEXT]`: the new
+ * document is the current one with the values laid over it (one merge),
+ * read and checked whole, then written as a new version. */
+static int s_set(struct ct_store *s, int argc, char **argv, const char *note)
+{
+	if (argc == 0 || argc % 2) {
+		cli_error("settings", "set takes KEY VALUE pairs (crawltop "
+			  "settings --help)");
+		return DB_EXIT_USAGE;
+	}
+	for (int i = 0; i < argc; i++) {
+		size_t bad;
+		if (!urlpath_utf8_ok(argv[i], strlen(argv[i]), &bad)) {
+			char shown[URLPATH_SHOWN];
+			urlpath_shown(argv[i], strlen(argv[i]), shown);
+			cli_error("settings", "%s '%s' is not UTF-8 text (byte "
+				  "%zu): %s", i % 2 ? "value" : "key", shown,
+				  bad + 1, i % 2 ? "a value is a number, true, "
+				  "false or text" : "a key is a dotted name");
+			return DB_EXIT_USAGE;
+		}
+		for (const char *c = argv[i]; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+				char shown[URLPATH_SHOWN];
+				urlpath_shown(argv[i], strlen(argv[i]), shown);
+				cli_error("settings", "%s '%s' holds control "
+					  "characters: refused",
+					  i % 2 ? "value" : "key", shown);
+				return DB_EXIT_USAGE;
+			}
+	}
+	struct ct_settings_row row;
+	struct ct_settings set;
+	if (current(s, &row, &set) != 0)
+		return DB_EXIT_FAIL;
+	int rc = DB_EXIT_USAGE;
+	char *doc = NULL, *tmp = NULL;
+	struct ct_error err;
+	doc = malloc(DOC_MAX);
+	tmp = malloc(DOC_MAX);
+	if (!doc || !tmp) {
+		cli_error("settings", "out of memory");
+		goto out;
+	}
+	if (strlen(row.value) >= DOC_MAX - 1) {
+		cli_error("settings", "the settings document is larger than %d "
+			  "bytes", DOC_MAX - 2);
+		rc = DB_EXIT_FAIL;
+		goto out;
+	}
+	snprintf(doc, DOC_MAX, "%s", row.value);
+	for (int i = 0; i < argc; i += 2) {
+		const struct ct_key *k;
+		const struct ct_map *m;
+		const char *entry, *key = argv[i];
+		bool known = find_key(argv[i], &k, &m, &entry);
+		if (strcmp(key, "tier.default_priority") == 0)
+			key = "default_priority"; /* the store's spelling */
+		if (!known && strncmp(key, "store.", 6) == 0) {
+			char buf[16];
+			const char *p[] = {row.value, key};
+			if (ct_store_query(s, "settings set", "SELECT EXISTS (SELECT "
+					   "1 FROM crawltop.jsonb_leaves($1::jsonb) l "
+					   "WHERE l.path = $2)", 2, p, buf,
+					   sizeof buf, NULL, &err) != CT_OK) {
+				cli_error("settings", "%s", err.msg);
+				rc = DB_EXIT_FAIL;
+				goto out;
+			}
+			known = buf[0] == 't';
+		}
+		if (!known) {
+			unknown_key(argv[i]);
+			goto out;
+		}
+		/* the overlay {"a": {"b": VALUE}}, merged into the document */
+		yajl_gen g = jout_alloc();
+		if (!g) {
+			cli_error("settings", "out of memory");
+			goto out;
+		}
+		yajl_gen_map_open(g);
+		gen_path(g, key, k, argv[i + 1]);
+		yajl_gen_map_close(g);
+		const unsigned char *ov;
+		size_t ovlen;
+		yajl_gen_get_buf(g, &ov, &ovlen);
+		const char *mp[] = {doc, (const char *)ov};
+		ct_status st = ct_store_query(s, "settings set", "SELECT crawltop."
+					      "jsonb_merge($1::jsonb, $2::jsonb)"
+					      "::text", 2, mp, tmp, DOC_MAX, NULL,
+					      &err);
+		yajl_gen_free(g);
+		char *swap = doc;
+		doc = tmp;
+		tmp = swap;
+		if (st == CT_OK && strlen(doc) >= DOC_MAX - 1) {
+			cli_error("settings", "the new settings document is "
+				  "larger than %d bytes", DOC_MAX - 2);
+			rc = DB_EXIT_FAIL;
+			goto out;
+		}
+		if (st != CT_OK) {
+			cli_error("settings", "%s", err.msg);
+			rc = DB_EXIT_FAIL;
+			goto out;
+		}
+	}
+	struct ct_settings next;
+	if (ct_settings_from_json(doc, row.version + 1, &next, &err) != CT_OK) {
+		cli_error("settings", "refused, nothing written: %s", err.msg);
+		goto out;
+	}
+	int version;
+	long changed;
+	if (ct_store_settings_put(s, doc, row.version, "settings.update", note,
+				  &version, &changed, &err) != CT_OK) {
+		cli_error("settings", "%s", err.msg);
+		rc = DB_EXIT_FAIL;
+		goto out;
+	}
+	printf("settings version %d (was %d): %ld key%s changed\n", version,
+	       row.version, changed, changed == 1 ? "" : "s");
+	rc = DB_EXIT_OK;
+out:
+	free(doc);
+	free(tmp);
+	ct_settings_row_free(&row);
+	return rc;
+}
+
+/* `settings history`: every version, oldest first, with what changed. */
+static int s_history(struct ct_store *s)
+{
+	struct ct_settings_hist_list l;
+	struct ct_error err;
+	if (ct_store_settings_history(s, &l, &err) != CT_OK) {
+		cli_error("settings", "%s", err.msg);
+		return DB_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		const struct ct_settings_hist *h = &l.v[i];
+		printf("%4d  %s  %-16s %s\n", h->version, h->created_at,
+		       h->created_by, h->note);
+		if (*h->changes)
+			printf("      %s\n", h->changes);
+	}
+	ct_settings_hist_free(&l);
+	return DB_EXIT_OK;
+}
+
+/* `settings undo`: the version before the current one, checked, written
+ * as a new version (action settings.undo). */
+static int s_undo(struct ct_store *s, const char *note)
+{
+	struct ct_settings_row cur, prev;
+	struct ct_settings set;
+	struct ct_error err;
+	int pv, version;
+	long changed;
+	if (ct_store_settings_get(s, 0, &cur, &err) != CT_OK) {
+		cli_error("settings", "%s", err.msg);
+		return DB_EXIT_FAIL;
+	}
+	int rc = DB_EXIT_FAIL;
+	if (ct_store_settings_previous(s, cur.version, &pv, &err) != CT_OK ||
+	    ct_store_settings_get(s, pv, &prev, &err) != CT_OK) {
+		cli_error("settings", "%s", err.msg);
+		ct_settings_row_free(&cur);
+		return DB_EXIT_FAIL;
+	}
+	char dflt[96];
+	snprintf(dflt, sizeof dflt, "undo: version %d restored", pv);
+	if (ct_settings_from_json(prev.value, pv, &set, &err) != CT_OK)
+		cli_error("settings", "version %d does not read, not restored: "
+			  "%s", pv, err.msg);
+	else if (ct_store_settings_put(s, prev.value, cur.version,
+				       "settings.undo", note ? note : dflt,
+				       &version, &changed, &err) != CT_OK)
+		cli_error("settings", "%s", err.msg);
+	else {
+		printf("settings version %d: version %d restored (%ld key%s "
+		       "changed back from version %d)\n", version, pv, changed,
+		       changed == 1 ? "" : "s", cur.version);
+		rc = DB_EXIT_OK;
+	}
+	ct_settings_row_free(&cur);
+	ct_settings_row_free(&prev);
+	return rc;
+}
+
+/* `crawltop settings SUB ...`: parse, check the arguments, connect, run. */
+static int run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"dsn", required_argument, NULL, 'd'},
+		{"note", required_argument, NULL, 'n'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *dsn = db_default_dsn(), *note = NULL;
+	int c;
+	optind = 1;
+	opterr = 0;
+	/* "+": options before the subcommand; values may start with '-'. */
+	while ((c = getopt_long(argc, argv, "+d:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dsn = optarg; break;
+		case 'n': note = optarg; break;
+		default:
+			cli_error("settings", "unknown option, or an option "
+				  "without its value: '%s' (crawltop settings "
+				  "--help)", argv[optind - 1]);
+			return DB_EXIT_USAGE;
+		}
+	}
+	char **pos = argv + optind;
+	int npos = argc - optind;
+	/* Options after the subcommand: -d and --note, then the arguments. */
+	char *args[64];
+	int nargs = 0;
+	for (int i = 1; i < npos; i++) {
+		if ((strcmp(pos[i], "-d") == 0 || strcmp(pos[i], "--dsn") == 0 ||
+		     strcmp(pos[i], "--note") == 0) && i + 1 < npos) {
+			if (pos[i][2] == 'n')
+				note = pos[i + 1];
+			else
+				dsn = pos[i + 1];
+			i++;
+		} else if (nargs < 64) {
+			args[nargs++] = pos[i];
+		} else {
+			cli_error("settings", "too many arguments");
+			return DB_EXIT_USAGE;
+		}
+	}
+	if (npos == 0) {
+		cli_error("settings", "which subcommand? get, set, history or "
+			  "undo (crawltop settings --help)");
+		return DB_EXIT_USAGE;
+	}
+	const char *sub = pos[0];
+	int max = strcmp(sub, "get") == 0 ? 1 : strcmp(sub, "set") == 0 ? 64 : 0;
+	if (strcmp(sub, "get") && strcmp(sub, "set") && strcmp(sub, "history") &&
+	    strcmp(sub, "undo")) {
+		cli_error("settings", "unknown subcommand '%.40s': get, set, "
+			  "history or undo", sub);
+		return DB_EXIT_USAGE;
+	}
+	if (nargs > max) {
+		cli_error("settings", "%s: too many arguments (crawltop settings "
+			  "--help)", sub);
+		return DB_EXIT_USAGE;
+	}
+	struct ct_store *s;
+	if (db_open("settings", dsn, &s) != 0)
+		return DB_EXIT_FAIL;
+	int rc;
+	if (strcmp(sub, "get") == 0)
+		rc = s_get(s, nargs, args);
+	else if (strcmp(sub, "set") == 0)
+		rc = s_set(s, nargs, args, note);
+	else if (strcmp(sub, "history") == 0)
+		rc = s_history(s);
+	else
+		rc = s_undo(s, note);
+	ct_store_close(s);
+	return rc;
+}
+
+const struct cli_cmd cli_cmd_settings = {
+	.name = "settings",
+	.usage = "get [KEY] | set KEY VALUE [KEY VALUE ...] | history | undo "
+		 "[-d DSN] [--note TEXT]",
+	.summary = "Read and change the engine settings the store keeps",
+	.help = DB_HELP_DSN
+		"  get [KEY]           the current version: every key, or one "
+		"dotted key\n"
+		"                      (discovery.weights.unseen_likelihood)\n"
+		"  set KEY VALUE ...   a new version with these values; the "
+		"whole new\n"
+		"                      settings are checked first (key rules, "
+		"class bounds,\n"
+		"                      weights summing to 1): change weights "
+		"together\n"
+		"  history             every version: number, when, who, note, "
+		"what changed\n"
+		"  undo                restore the version before the current "
+		"one, as a\n"
+		"                      new version\n"
+		"  --note TEXT         the note of the new version (set, undo)\n",
+	.run = run,
+};

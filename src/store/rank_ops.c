@@ -1,0 +1,664 @@
+/* rank_ops.c: seed 003's ranking run, the run manifest, the settings
+ * history and one task's record (rank_ops.h).
+ *
+ * A ranking batch is one transaction: one SELECT locks the next tasks by
+ * id (the order complete, fail and release lock theirs) and unpacks their
+ * score inputs into columns; the engine scores them here; one UPDATE ...
+ * FROM unnest(arrays) writes them back. Every value is a parameter. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crawltop/discovery.h"
+#include "rank_ops.h"
+#include "store_int.h"
+
+#define RANK_BATCH_DEFAULT 10000
+#define RANK_BATCH_MAX 100000
+
+/* The columns every input fetch returns after its first `base` columns:
+ * has_subscores, the eight sub-scores (enum ct_subscore order),
+ * has_signals and the raw signals in this order. */
+enum icol {
+	I_HAS_SUB, I_SUB0, I_HAS_SIG = I_SUB0 + CT_SUB_COUNT, I_CT_AGE, I_NS,
+	I_ASN, I_WHOIS, I_BACKLINKS, I_FIRST_SEEN, I_RARE_TLD, I_SUBDOMAIN,
+	I_PARKING, I_DOC_PATH, I_DOC_EXT, I_VENDOR, I_SOURCE, I_AGE, I_MALWARE,
+	I_ADULT, I_FOR_SALE, I_SUSP_TLD, I_TOPIC, I_COUNT
+};
+
+/* The select list and joins that unpack t.score_inputs into enum icol's
+ * columns (sub-score names as discovery.h's ct_subscore_name). */
+#define INPUT_COLS \
+	"t.score_inputs ? 'subscores', s.unseen_likelihood, s.host_novelty, " \
+	"s.content_readiness, s.link_yield, s.source_reliability, " \
+	"s.freshness, s.quality_safety, s.topic_boost, " \
+	"t.score_inputs ? 'signals', r.ct_age_hours, r.ns_changes, " \
+	"r.asn_changes, r.whois_age_days, r.backlinks, r.first_seen_host, " \
+	"r.rare_tld, r.subdomain_depth, r.parking_score, r.document_path, " \
+	"r.document_extension, r.vendor_fingerprint, r.source, r.age_hours, " \
+	"r.malware, r.adult, r.for_sale, r.suspicious_tld, r.topic_match "
+#define INPUT_JOINS \
+	"CROSS JOIN LATERAL jsonb_to_record(coalesce(t.score_inputs->'subscores', " \
+	"'{}')) AS s(unseen_likelihood float8, host_novelty float8, " \
+	"content_readiness float8, link_yield float8, source_reliability float8, " \
+	"freshness float8, quality_safety float8, topic_boost float8) " \
+	"CROSS JOIN LATERAL jsonb_to_record(coalesce(t.score_inputs->'signals', " \
+	"'{}')) AS r(ct_age_hours float8, ns_changes integer, asn_changes integer, " \
+	"whois_age_days float8, backlinks bigint, first_seen_host boolean, " \
+	"rare_tld boolean, subdomain_depth integer, parking_score float8, " \
+	"document_path boolean, document_extension boolean, " \
+	"vendor_fingerprint boolean, source text, age_hours float8, " \
+	"malware boolean, adult boolean, for_sale boolean, " \
+	"suspicious_tld boolean, topic_match float8) "
+
+/* One batch: id, backoff_step, then the inputs. */
+static const char fetch_sql[] =
+	"SELECT t.id, t.backoff_step, " INPUT_COLS
+	"FROM crawltop.tasks t " INPUT_JOINS
+	"WHERE t.job_id = ANY ($1::bigint[]) AND t.id > $2::bigint "
+	"AND t.status IN ('pending', 'running') "
+	"ORDER BY t.id LIMIT $3::integer FOR NO KEY UPDATE OF t";
+
+static const char update_sql[] =
+	"UPDATE crawltop.tasks t SET discovery_score = u.sc, "
+	"priority_class = u.c, score = u.sc, class = u.c, ranked_at = now(), "
+	"signals = jsonb_build_object('unseen_likelihood', u.s0, "
+	"'host_novelty', u.s1, 'content_readiness', u.s2, 'link_yield', u.s3, "
+	"'source_reliability', u.s4, 'freshness', u.s5, 'quality_safety', u.s6, "
+	"'topic_boost', u.s7, 'from', u.src), "
+	"next_check_at = now() + make_interval(secs => u.h * 3600) "
+	"FROM unnest($1::bigint[], $2::float8[], $3::smallint[], $4::float8[], "
+	"$5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::float8[], "
+	"$10::float8[], $11::float8[], $12::float8[], $13::text[]) "
+	"AS u(id, sc, c, h, s0, s1, s2, s3, s4, s5, s6, s7, src) "
+	"WHERE t.id = u.id AND t.status IN ('pending', 'running')";
+
+static int is_null(const PGresult *r, int i, int c)
+{
+	return PQgetisnull(r, i, c);
+}
+
+static double num_or(const PGresult *r, int i, int c, double def)
+{
+	return is_null(r, i, c) ? def : strtod(PQgetvalue(r, i, c), NULL);
+}
+
+static long long int_or(const PGresult *r, int i, int c, long long def)
+{
+	return is_null(r, i, c) ? def : strtoll(PQgetvalue(r, i, c), NULL, 10);
+}
+
+static bool bool_or(const PGresult *r, int i, int c, bool def)
+{
+	return is_null(r, i, c) ? def : PQgetvalue(r, i, c)[0] == 't';
+}
+
+/* The sub-scores of row i, whose enum icol columns start at base: the
+ * stored sub-scores, else the raw signals through the engine. *from is
+ * "subscores", "signals", or NULL when the row has neither (then sub is
+ * untouched and CT_OK returned). */
+static ct_status row_subscores(const PGresult *r, int i, int base,
+			       double sub[CT_SUB_COUNT], const char **from,
+			       struct ct_error *err)
+{
+	*from = NULL;
+	if (bool_or(r, i, base + I_HAS_SUB, false)) {
+		for (int k = 0; k < CT_SUB_COUNT; k++) {
+			if (is_null(r, i, base + I_SUB0 + k))
+				return ct_error_set(err, CT_EINVAL, "rank: task %s: "
+						    "sub-score %s is missing",
+						    PQgetvalue(r, i, 0),
+						    ct_subscore_name((ct_subscore)k));
+			sub[k] = num_or(r, i, base + I_SUB0 + k, 0);
+		}
+		*from = "subscores";
+		return CT_OK;
+	}
+	if (!bool_or(r, i, base + I_HAS_SIG, false))
+		return CT_OK;
+	struct ct_discovery_signals g;
+	ct_discovery_signals_init(&g);
+	g.ct_age_hours = num_or(r, i, base + I_CT_AGE, g.ct_age_hours);
+	g.ns_changes = (int)int_or(r, i, base + I_NS, 0);
+	g.asn_changes = (int)int_or(r, i, base + I_ASN, 0);
+	g.whois_age_days = num_or(r, i, base + I_WHOIS, g.whois_age_days);
+	g.backlinks = (long)int_or(r, i, base + I_BACKLINKS, g.backlinks);
+	g.first_seen_host = bool_or(r, i, base + I_FIRST_SEEN, false);
+	g.rare_tld = bool_or(r, i, base + I_RARE_TLD, false);
+	g.subdomain_depth = (int)int_or(r, i, base + I_SUBDOMAIN, 0);
+	g.parking_score = num_or(r, i, base + I_PARKING, g.parking_score);
+	g.document_path = bool_or(r, i, base + I_DOC_PATH, false);
+	g.document_extension = bool_or(r, i, base + I_DOC_EXT, false);
+	g.vendor_fingerprint = bool_or(r, i, base + I_VENDOR, false);
+	if (!is_null(r, i, base + I_SOURCE) &&
+	    !ct_source_kind_parse(PQgetvalue(r, i, base + I_SOURCE), &g.source))
+		return ct_error_set(err, CT_EINVAL, "rank: task %s: signals.source "
+				    "'%.32s' is unknown", PQgetvalue(r, i, 0),
+				    PQgetvalue(r, i, base + I_SOURCE));
+	g.age_hours = num_or(r, i, base + I_AGE, g.age_hours);
+	g.malware = bool_or(r, i, base + I_MALWARE, false);
+	g.adult = bool_or(r, i, base + I_ADULT, false);
+	g.for_sale = bool_or(r, i, base + I_FOR_SALE, false);
+	g.suspicious_tld = bool_or(r, i, base + I_SUSP_TLD, false);
+	g.topic_match = num_or(r, i, base + I_TOPIC, g.topic_match);
+	ct_status st = ct_discovery_subscores(&g, sub, err);
+	if (st != CT_OK)
+		return st;
+	*from = "signals";
+	return CT_OK;
+}
+
+/* The arrays of one batch's UPDATE, as PostgreSQL array literals. */
+enum { A_ID, A_SCORE, A_CLASS, A_HOURS, A_SUB0,
+       A_FROM = A_SUB0 + CT_SUB_COUNT, A_COUNT };
+
+static void arr_sep(struct st_buf *b, int first)
+{
+	st_buf_putc(b, first ? '{' : ',');
+}
+
+/* Score row i of a fetched batch and append it to the arrays; counts it
+ * in *ranked or *unranked. */
+static ct_status rank_row(const PGresult *r, int i, const struct ct_rank_opts *o,
+			  struct st_buf a[A_COUNT], long long *n,
+			  long long *unranked, struct ct_error *err)
+{
+	double sub[CT_SUB_COUNT];
+	const char *from;
+	ct_status st = row_subscores(r, i, 2, sub, &from, err);
+	if (st != CT_OK)
+		return st;
+	if (!from) {
+		(*unranked)++;
+		return CT_OK;
+	}
+	struct ct_discovery_result dr;
+	st = ct_discovery_score(&o->settings->discovery, &o->settings->classes,
+				sub, &dr, err);
+	if (st != CT_OK)
+		return ct_error_set(err, st, "rank: task %s: %s",
+				    PQgetvalue(r, i, 0), err ? err->msg : "");
+	bool has;
+	double hours;
+	st = ct_backoff_hours(&o->settings->discovery.backoff, dr.cls,
+			      (int)int_or(r, i, 1, 0), false, &has, &hours, err);
+	if (st != CT_OK)
+		return st;
+	int first = *n == 0;
+	for (int k = 0; k < A_COUNT; k++)
+		arr_sep(&a[k], first);
+	st_buf_puts(&a[A_ID], PQgetvalue(r, i, 0));
+	st_buf_printf(&a[A_SCORE], "%.17g", dr.score);
+	st_buf_printf(&a[A_CLASS], "%d", (int)dr.cls);
+	if (has)
+		st_buf_printf(&a[A_HOURS], "%.17g", hours);
+	else
+		st_buf_puts(&a[A_HOURS], "NULL");
+	for (int k = 0; k < CT_SUB_COUNT; k++)
+		st_buf_printf(&a[A_SUB0 + k], "%.17g", sub[k]);
+	st_buf_puts(&a[A_FROM], from);
+	(*n)++;
+	return CT_OK;
+}
+
+/* The ids of the jobs a run covers, as an array literal in buf. */
+static ct_status rank_jobs(struct ct_store *s, int64_t job_id, char *buf,
+			   size_t len, struct ct_error *err)
+{
+	PGresult *r;
+	ct_status st;
+	if (job_id) {
+		char id[24];
+		snprintf(id, sizeof id, "%" PRId64, job_id);
+		const char *p[] = {id};
+		st = st_exec(s, "rank", "SELECT prioritization_mode, name FROM "
+			     "crawltop.jobs WHERE id = $1::bigint", 1, p, &r, err);
+		if (st != CT_OK)
+			return st;
+		if (PQntuples(r) == 0) {
+			PQclear(r);
+			return ct_error_set(err, CT_ENOENT, "rank: job %s does not "
+					    "exist", id);
+		}
+		if (strcmp(PQgetvalue(r, 0, 0), "discovery") != 0) {
+			st = ct_error_set(err, CT_EINVAL, "rank: job %s is in %s "
+					  "mode: rank scores the tasks of "
+					  "discovery jobs (crawltop job set-mode "
+					  "%s discovery)", PQgetvalue(r, 0, 1),
+					  PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1));
+			PQclear(r);
+			return st;
+		}
+		PQclear(r);
+		snprintf(buf, len, "{%s}", id);
+		return CT_OK;
+	}
+	st = st_exec(s, "rank", "SELECT count(*), coalesce(array_agg(id "
+		     "ORDER BY id)::text, '{}') FROM crawltop.jobs "
+		     "WHERE prioritization_mode = 'discovery'", 0, NULL, &r, err);
+	if (st != CT_OK)
+		return st;
+	if (strcmp(PQgetvalue(r, 0, 0), "0") == 0)
+		st = ct_error_set(err, CT_ENOENT, "rank: no job is in discovery "
+				  "mode: nothing to rank (create one with "
+				  "--mode discovery, or name one with --job)");
+	else if (strlen(PQgetvalue(r, 0, 1)) >= len)
+		st = ct_error_set(err, CT_ENOMEM, "rank: too many discovery jobs");
+	else
+		snprintf(buf, len, "%s", PQgetvalue(r, 0, 1));
+	PQclear(r);
+	return st;
+}
+
+/* Copy the manifest row of the first result row (manifest_cols). */
+#define MANIFEST_COLS \
+	"m.id, coalesce(m.job_id, 0), to_char(m.run_at, 'YYYY-MM-DD HH24:MI:SS'), " \
+	"m.p0_count, m.p1_count, m.p2_count, m.p3_count, m.unranked_count, " \
+	"m.avg_score, m.score_0_20, m.score_20_40, m.score_40_60, " \
+	"m.score_60_80, m.score_80_100, coalesce(m.settings_version, 0), " \
+	"coalesce(m.note, '') "
+
+static void manifest_row(const PGresult *r, struct ct_run_manifest *m)
+{
+	memset(m, 0, sizeof *m);
+	m->id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	m->job_id = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+	snprintf(m->run_at, sizeof m->run_at, "%s", PQgetvalue(r, 0, 2));
+	for (int k = 0; k < 4; k++)
+		m->count[k] = strtoll(PQgetvalue(r, 0, 3 + k), NULL, 10);
+	m->unranked = strtoll(PQgetvalue(r, 0, 7), NULL, 10);
+	m->avg_score = strtod(PQgetvalue(r, 0, 8), NULL);
+	for (int k = 0; k < 5; k++)
+		m->bucket[k] = strtoll(PQgetvalue(r, 0, 9 + k), NULL, 10);
+	m->settings_version = atoi(PQgetvalue(r, 0, 14));
+	snprintf(m->note, sizeof m->note, "%s", PQgetvalue(r, 0, 15));
+}
+
+/* Rank one batch after task *after in its own transaction; *got receives
+ * the rows fetched (0: done). */
+static ct_status rank_batch(struct ct_store *s, const struct ct_rank_opts *o,
+			    const char *jobs, int64_t *after, int *got,
+			    struct ct_rank_result *out, struct ct_error *err)
+{
+	char aft[24], lim[24];
+	snprintf(aft, sizeof aft, "%" PRId64, *after);
+	snprintf(lim, sizeof lim, "%zu", o->batch ? o->batch : RANK_BATCH_DEFAULT);
+	const char *fp[] = {jobs, aft, lim};
+	struct st_buf a[A_COUNT];
+	memset(a, 0, sizeof a);
+	PGresult *r = NULL;
+	long long n = 0, unranked = 0;
+	ct_status st = st_exec(s, "rank", "BEGIN", 0, NULL, NULL, err);
+	if (st != CT_OK)
+		return st;
+	st = st_exec(s, "rank", fetch_sql, 3, fp, &r, err);
+	if (st == CT_OK && PQnfields(r) != 2 + I_COUNT)
+		st = ct_error_set(err, CT_EIO, "rank: the input fetch returns %d "
+				  "columns, not %d", PQnfields(r), 2 + I_COUNT);
+	int rows = st == CT_OK ? PQntuples(r) : 0;
+	for (int i = 0; st == CT_OK && i < rows; i++)
+		st = rank_row(r, i, o, a, &n, &unranked, err);
+	if (st == CT_OK && rows > 0)
+		*after = strtoll(PQgetvalue(r, rows - 1, 0), NULL, 10);
+	for (int k = 0; st == CT_OK && k < A_COUNT; k++) {
+		st_buf_puts(&a[k], n ? "}" : "{}");
+		if (a[k].oom)
+			st = ct_error_set(err, CT_ENOMEM, "rank: out of memory");
+	}
+	if (st == CT_OK && n > 0) {
+		const char *up[A_COUNT];
+		for (int k = 0; k < A_COUNT; k++)
+			up[k] = a[k].p;
+		st = st_exec(s, "rank", update_sql, A_COUNT, up, NULL, err);
+	}
+	if (st == CT_OK)
+		st = st_exec(s, "rank", "COMMIT", 0, NULL, NULL, err);
+	if (st != CT_OK)
+		st_exec(s, "rank", "ROLLBACK", 0, NULL, NULL, NULL);
+	PQclear(r);
+	for (int k = 0; k < A_COUNT; k++)
+		st_buf_free(&a[k]);
+	if (st == CT_OK) {
+		*got = rows;
+		out->ranked += n;
+		out->unranked += unranked;
+		out->batches++;
+	}
+	return st;
+}
+
+ct_status ct_store_rank(struct ct_store *s, const struct ct_rank_opts *o,
+			struct ct_rank_result *out, struct ct_error *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!o || !o->settings)
+		return ct_error_set(err, CT_EINVAL, "rank: no settings given");
+	if (o->batch > RANK_BATCH_MAX)
+		return ct_error_set(err, CT_ERANGE, "rank: batch size %zu is "
+				    "outside 1..%d", o->batch, RANK_BATCH_MAX);
+	ct_status st = ct_settings_check(o->settings, err);
+	if (st != CT_OK)
+		return st;
+	if (PQtransactionStatus(s->conn) != PQTRANS_IDLE)
+		return ct_error_set(err, CT_EINVAL, "rank: the connection is "
+				    "inside a transaction: a ranking run commits "
+				    "batch by batch");
+	char jobs[65536];
+	if ((st = rank_jobs(s, o->job_id, jobs, sizeof jobs, err)) != CT_OK)
+		return st;
+	PGresult *r;
+	st = st_exec(s, "rank", "SELECT clock_timestamp()::text", 0, NULL, &r,
+		     err);
+	if (st != CT_OK)
+		return st;
+	char since[64];
+	snprintf(since, sizeof since, "%s", PQgetvalue(r, 0, 0));
+	PQclear(r);
+
+	int64_t after = 0;
+	int got;
+	do {
+		got = 0;
+		st = rank_batch(s, o, jobs, &after, &got, out, err);
+	} while (st == CT_OK && got > 0);
+	if (st != CT_OK)
+		return st;
+
+	char job[24];
+	snprintf(job, sizeof job, "%" PRId64, o->job_id);
+	const char *mp[] = {o->job_id ? job : NULL, since, o->note};
+	st = st_exec(s, "rank: run manifest", "SELECT crawltop.record_run_"
+		     "manifest($1::bigint, $2::timestamptz, $3)", 3, mp, &r, err);
+	if (st != CT_OK)
+		return st;
+	char mid[24];
+	snprintf(mid, sizeof mid, "%s", PQgetvalue(r, 0, 0));
+	PQclear(r);
+	const char *ip[] = {mid};
+	st = st_exec(s, "rank: run manifest", "SELECT " MANIFEST_COLS
+		     "FROM crawltop.run_manifest m WHERE m.id = $1::bigint", 1,
+		     ip, &r, err);
+	if (st != CT_OK)
+		return st;
+	if (PQntuples(r) == 1)
+		manifest_row(r, &out->manifest);
+	else
+		st = ct_error_set(err, CT_EIO, "rank: the run manifest was not "
+				  "recorded");
+	PQclear(r);
+	return st;
+}
+
+ct_status ct_store_run_manifest(struct ct_store *s, int64_t job_id,
+				const char *date, struct ct_run_manifest *out,
+				struct ct_error *err)
+{
+	char job[24];
+	snprintf(job, sizeof job, "%" PRId64, job_id);
+	const char *p[] = {job_id ? job : NULL, date};
+	PGresult *r;
+	ct_status st = st_exec(s, "stats: run manifest",
+		"SELECT " MANIFEST_COLS "FROM crawltop.run_manifest m "
+		"WHERE ($1::bigint IS NULL OR m.job_id = $1::bigint) "
+		"AND ($2::date IS NULL OR (m.run_at >= $2::date "
+		"AND m.run_at < $2::date + 1)) "
+		"ORDER BY m.run_at DESC, m.id DESC LIMIT 1", 2, p, &r, err);
+	if (st != CT_OK)
+		return st;
+	if (PQntuples(r) == 0)
+		st = ct_error_set(err, CT_ENOENT, "stats: no ranking run%s%s%s "
+				  "is recorded (run crawltop rank)",
+				  job_id ? " of that job" : "",
+				  date ? " on " : "", date ? date : "");
+	else
+		manifest_row(r, out);
+	PQclear(r);
+	return st;
+}
+
+/* ---- settings history --------------------------------------------------- */
+
+ct_status ct_store_settings_history(struct ct_store *s,
+				    struct ct_settings_hist_list *out,
+				    struct ct_error *err)
+{
+	memset(out, 0, sizeof *out);
+	PGresult *r;
+	ct_status st = st_exec(s, "settings history",
+		"SELECT v.version, to_char(v.created_at, 'YYYY-MM-DD HH24:MI:SS'), "
+		"v.created_by, coalesce(v.note, ''), "
+		"coalesce((SELECT string_agg(coalesce(n.path, o.path) || ': ' || "
+		"coalesce(o.value::text, '(none)') || ' -> ' || "
+		"coalesce(n.value::text, '(none)'), '; ' "
+		"ORDER BY coalesce(n.path, o.path)) "
+		"FROM crawltop.jsonb_leaves(v.value) n "
+		"FULL JOIN crawltop.jsonb_leaves(p.value) o ON o.path = n.path "
+		"WHERE p.version IS NOT NULL "
+		"AND o.value IS DISTINCT FROM n.value), '') "
+		"FROM crawltop.settings v LEFT JOIN LATERAL ("
+		"SELECT q.version, q.value FROM crawltop.settings q "
+		"WHERE q.version < v.version ORDER BY q.version DESC LIMIT 1) p "
+		"ON true ORDER BY v.version", 0, NULL, &r, err);
+	if (st != CT_OK)
+		return st;
+	int n = PQntuples(r);
+	out->v = calloc(n ? (size_t)n : 1, sizeof *out->v);
+	if (!out->v) {
+		PQclear(r);
+		return ct_error_set(err, CT_ENOMEM, "settings history: out of memory");
+	}
+	for (int i = 0; i < n; i++) {
+		struct ct_settings_hist *h = &out->v[i];
+		h->version = atoi(PQgetvalue(r, i, 0));
+		snprintf(h->created_at, sizeof h->created_at, "%s", PQgetvalue(r, i, 1));
+		snprintf(h->created_by, sizeof h->created_by, "%s", PQgetvalue(r, i, 2));
+		snprintf(h->note, sizeof h->note, "%s", PQgetvalue(r, i, 3));
+		h->changes = strdup(PQgetvalue(r, i, 4));
+		out->n++;
+		if (!h->changes) {
+			PQclear(r);
+			ct_settings_hist_free(out);
+			return ct_error_set(err, CT_ENOMEM, "settings history: out "
+					    "of memory");
+		}
+	}
+	PQclear(r);
+	return CT_OK;
+}
+
+void ct_settings_hist_free(struct ct_settings_hist_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].changes);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+ct_status ct_store_settings_previous(struct ct_store *s, int version,
+				     int *prev, struct ct_error *err)
+{
+	char v[16];
+	snprintf(v, sizeof v, "%d", version);
+	const char *p[] = {v};
+	PGresult *r;
+	ct_status st = st_exec(s, "settings undo", "SELECT max(version) FROM "
+			       "crawltop.settings WHERE version < $1::integer",
+			       1, p, &r, err);
+	if (st != CT_OK)
+		return st;
+	if (PQgetisnull(r, 0, 0))
+		st = ct_error_set(err, CT_ENOENT, "settings undo: version %d is "
+				  "the first: there is nothing to undo", version);
+	else
+		*prev = atoi(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return st;
+}
+
+/* ---- one task ----------------------------------------------------------- */
+
+void ct_task_view_free(struct ct_task_view *t)
+{
+	free(t->inputs);
+	free(t->signals);
+	t->inputs = t->signals = NULL;
+}
+
+static char *dup_or_null(const PGresult *r, int c)
+{
+	return PQgetisnull(r, 0, c) ? NULL : strdup(PQgetvalue(r, 0, c));
+}
+
+ct_status ct_store_task_view(struct ct_store *s, int64_t job_id,
+			     const char *path, struct ct_task_view *out,
+			     struct ct_error *err)
+{
+	memset(out, 0, sizeof *out);
+	char job[24];
+	snprintf(job, sizeof job, "%" PRId64, job_id);
+	const char *p[] = {job, path};
+	PGresult *r;
+	ct_status st = st_exec(s, "explain",
+		"SELECT t.id, t.job_id, t.page_id, j.name, j.prioritization_mode, "
+		"t.status, t.job_priority, t.score, t.class, t.ranked_at IS NOT NULL, "
+		"coalesce(t.discovery_score, 0), t.priority_class, "
+		"coalesce(to_char(t.next_check_at, 'YYYY-MM-DD HH24:MI:SS'), ''), "
+		"t.backoff_step, p.priority_score, t.source_type, "
+		"coalesce(sp.path, ''), coalesce(sp.priority_score, -1), "
+		"coalesce(t.depth, -1), t.score_inputs::text, t.signals::text, "
+		"to_char(t.created_at, 'YYYY-MM-DD HH24:MI:SS') "
+		"FROM crawltop.jobs j "
+		"JOIN crawltop.pages p ON p.domain_id = j.domain_id AND p.path = $2 "
+		"JOIN crawltop.tasks t ON t.job_id = j.id AND t.page_id = p.id "
+		"LEFT JOIN crawltop.pages sp ON sp.id = t.source_page_id "
+		"WHERE j.id = $1::bigint", 2, p, &r, err);
+	if (st != CT_OK)
+		return st;
+	if (PQntuples(r) == 0) {
+		PQclear(r);
+		return ct_error_set(err, CT_ENOENT, "explain: job %s has no task "
+				    "for %.200s", job, path);
+	}
+	out->task_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	out->job_id = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+	out->page_id = strtoll(PQgetvalue(r, 0, 2), NULL, 10);
+	snprintf(out->job_name, sizeof out->job_name, "%s", PQgetvalue(r, 0, 3));
+	snprintf(out->mode, sizeof out->mode, "%s", PQgetvalue(r, 0, 4));
+	snprintf(out->status, sizeof out->status, "%s", PQgetvalue(r, 0, 5));
+	out->job_priority = atoi(PQgetvalue(r, 0, 6));
+	out->score = strtod(PQgetvalue(r, 0, 7), NULL);
+	out->cls = atoi(PQgetvalue(r, 0, 8));
+	out->ranked = PQgetvalue(r, 0, 9)[0] == 't';
+	out->discovery_score = strtod(PQgetvalue(r, 0, 10), NULL);
+	out->priority_class = atoi(PQgetvalue(r, 0, 11));
+	snprintf(out->next_check_at, sizeof out->next_check_at, "%s",
+		 PQgetvalue(r, 0, 12));
+	out->backoff_step = atoi(PQgetvalue(r, 0, 13));
+	out->page_score = strtod(PQgetvalue(r, 0, 14), NULL);
+	snprintf(out->source_type, sizeof out->source_type, "%s",
+		 PQgetvalue(r, 0, 15));
+	snprintf(out->source_path, sizeof out->source_path, "%s",
+		 PQgetvalue(r, 0, 16));
+	out->source_score = strtod(PQgetvalue(r, 0, 17), NULL);
+	out->depth = atoi(PQgetvalue(r, 0, 18));
+	out->inputs = dup_or_null(r, 19);
+	out->signals = dup_or_null(r, 20);
+	snprintf(out->created_at, sizeof out->created_at, "%s",
+		 PQgetvalue(r, 0, 21));
+	PQclear(r);
+	return CT_OK;
+}
+
+ct_status ct_store_task_subscores(struct ct_store *s, int64_t task_id,
+				  double sub[CT_SUB_COUNT], const char **from,
+				  struct ct_error *err)
+{
+	char id[24];
+	snprintf(id, sizeof id, "%" PRId64, task_id);
+	const char *p[] = {id};
+	PGresult *r;
+	ct_status st = st_exec(s, "explain",
+			       "SELECT t.id, t.backoff_step, " INPUT_COLS
+			       "FROM crawltop.tasks t " INPUT_JOINS
+			       "WHERE t.id = $1::bigint", 1, p, &r, err);
+	if (st != CT_OK)
+		return st;
+	*from = NULL;
+	if (PQntuples(r) == 1)
+		st = row_subscores(r, 0, 2, sub, from, err);
+	PQclear(r);
+	return st;
+}
+
+ct_status ct_store_task_jobs(struct ct_store *s, const char *domain,
+			     const char *path, int64_t *ids, size_t max,
+			     size_t *n, struct ct_error *err)
+{
+	const char *p[] = {domain, path};
+	PGresult *r;
+	ct_status st = st_exec(s, "explain",
+		"SELECT t.job_id FROM crawltop.domains d "
+		"JOIN crawltop.pages p ON p.domain_id = d.id AND p.path = $2 "
+		"JOIN crawltop.tasks t ON t.page_id = p.id "
+		"WHERE d.name = $1 ORDER BY t.job_id", 2, p, &r, err);
+	if (st != CT_OK)
+		return st;
+	*n = (size_t)PQntuples(r);
+	for (size_t i = 0; i < *n && i < max; i++)
+		ids[i] = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
+	PQclear(r);
+	return CT_OK;
+}
+
+ct_status ct_store_queue_position(struct ct_store *s, int64_t task_id,
+				  bool all_jobs, long long limit,
+				  long long *ahead, bool *beyond,
+				  struct ct_error *err)
+{
+	/* Three index ranges of the claim order, each cut at the limit:
+	 * better job priority (or, for one job, none), higher score, then
+	 * the same score and earlier (created_at, id). */
+	static const char all_sql[] =
+		"SELECT (SELECT count(*) FROM (SELECT 1 FROM crawltop.tasks x "
+		"  WHERE x.status = 'pending' AND x.job_priority < t.job_priority "
+		"  AND x.job_priority <= 10 LIMIT $2::bigint) a) "
+		"+ (SELECT count(*) FROM (SELECT 1 FROM crawltop.tasks x "
+		"  WHERE x.status = 'pending' AND x.job_priority = t.job_priority "
+		"  AND x.score > t.score LIMIT $2::bigint) b) "
+		"+ (SELECT count(*) FROM (SELECT 1 FROM crawltop.tasks x "
+		"  WHERE x.status = 'pending' AND x.job_priority = t.job_priority "
+		"  AND x.score = t.score AND (x.created_at, x.id) < (t.created_at, t.id) "
+		"  LIMIT $2::bigint) c) "
+		"FROM crawltop.tasks t WHERE t.id = $1::bigint";
+	static const char job_sql[] =
+		"SELECT (SELECT count(*) FROM (SELECT 1 FROM crawltop.tasks x "
+		"  WHERE x.status = 'pending' AND x.job_id = t.job_id "
+		"  AND x.score > t.score LIMIT $2::bigint) b) "
+		"+ (SELECT count(*) FROM (SELECT 1 FROM crawltop.tasks x "
+		"  WHERE x.status = 'pending' AND x.job_id = t.job_id "
+		"  AND x.score = t.score AND (x.created_at, x.id) < (t.created_at, t.id) "
+		"  LIMIT $2::bigint) c) "
+		"FROM crawltop.tasks t WHERE t.id = $1::bigint";
+	char id[24], lim[24];
+	snprintf(id, sizeof id, "%" PRId64, task_id);
+	snprintf(lim, sizeof lim, "%lld", limit);
+	const char *p[] = {id, lim};
+	PGresult *r;
+	ct_status st = st_exec(s, "explain: queue position",
+			       all_jobs ? all_sql : job_sql, 2, p, &r, err);
+	if (st != CT_OK)
+		return st;
+	if (PQntuples(r) == 0) {
+		PQclear(r);
+		return ct_error_set(err, CT_ENOENT, "explain: task %s does not "
+				    "exist", id);
+	}
+	long long c = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	*beyond = c >= limit;
+	*ahead = c >= limit ? limit : c;
+	return CT_OK;
+}

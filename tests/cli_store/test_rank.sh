@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# test_rank.sh CRAWLTOP: `crawltop rank`, `stats` and `explain` against a
+# throwaway cluster: seed 003's classes for sub-scores on the bounds
+# exactly, the stored ranking record, the backoff schedule, the run
+# manifest, the statistics as text and JSON, one task explained; then bad
+# input (weights that do not sum to 1, bad bounds, unknown or non-discovery
+# jobs, a read-only role): a clear message, a non-zero exit, nothing
+# changed.
+set -u
+CT=$1
+here=$(dirname "$0")
+. "$here/../cli/tap.sh"
+. "$here/lib.sh"
+# flat: $OUT on one line, for patterns that span lines
+flat() { printf '%s' "$OUT" | tr '\n' ' '; }
+db_setup cli_rank
+export CRAWLTOP_DSN=$DSN
+export XDG_CONFIG_HOME=/nonexistent
+unset CRAWLTOP_CONFIG
+unset RANK_WEIGHTS_UNSEEN RANK_WEIGHTS_HOST_NOVELTY PROFILE_SCORE MIN_PUBLISH_SCORE
+SUBS="ARRAY['unseen_likelihood','host_novelty','content_readiness','link_yield','source_reliability','freshness','quality_safety','topic_boost']"
+
+# rank_state: state plus the ranking record and the manifests.
+rank_state() {
+	echo "$(state) $(q "SELECT count(*) FROM crawltop.run_manifest")"
+}
+
+# ---- a discovery job: every sub-score x, so the score is 100 x --------
+"$CT" job create disc --domain d.example --mode discovery >/dev/null
+"$CT" job create sig --domain s.example --mode discovery >/dev/null
+"$CT" job create hier --domain h.example >/dev/null
+q "SELECT crawltop.enqueue(1, ARRAY['/a','/b','/c','/d','/e','/f','/g','/h','/i'],
+	'link', NULL, 1, NULL, NULL, NULL, array_fill(40::float8, ARRAY[9]))" >/dev/null
+q "SELECT crawltop.set_score_inputs(1, ARRAY['/a','/b','/c','/d','/e','/f','/g','/h'],
+	(SELECT array_agg(jsonb_build_object('subscores',
+		(SELECT jsonb_object_agg(k, x) FROM unnest($SUBS) k)) ORDER BY o)
+	 FROM unnest(ARRAY[0.8, 1.0, 0.6, 0.7999, 0.4, 0.5999, 0.39, 0.0])
+	 WITH ORDINALITY AS u(x, o)))" >/dev/null
+# /f and /h have been rechecked once: backoff step 1
+q "UPDATE crawltop.tasks SET backoff_step = 1 WHERE page_id IN
+	(SELECT id FROM crawltop.pages WHERE path IN ('/f', '/h'))" >/dev/null
+# raw signals on the second job
+q "SELECT crawltop.enqueue(2, ARRAY['/doc.pdf'], 'link', NULL, 1, NULL, NULL,
+	NULL, ARRAY[40::float8])" >/dev/null
+q "SELECT crawltop.set_score_inputs(2, ARRAY['/doc.pdf'], ARRAY['{\"signals\":
+	{\"ct_age_hours\": 2, \"first_seen_host\": true, \"document_extension\": true,
+	 \"source\": \"ct\", \"age_hours\": 1, \"parking_score\": 0}}'::jsonb])" >/dev/null
+"$CT" enqueue --job hier --urls <(printf '/\n/x\n') >/dev/null
+
+# ---- bad input first: nothing may change ------------------------------
+before=$(rank_state)
+run rank --job nosuch
+ok_eq "unknown job: exit 1" "$RC" 1
+ok_eq "unknown job: names it" "$OUT" \
+	"crawltop rank: job 'nosuch' does not exist (no job has that name)"
+run rank --job hier
+ok_eq "a hierarchy job: exit 1" "$RC" 1
+ok_match "a hierarchy job: says rank needs discovery mode" "$OUT" \
+	'job hier is in hierarchy mode: rank scores the tasks of discovery jobs'
+OUT=$(RANK_WEIGHTS_UNSEEN=0.35 RANK_WEIGHTS_HOST_NOVELTY=0.25 "$CT" rank 2>&1)
+RC=$?
+ok_eq "weights summing to 1.12: exit 2" "$RC" 2
+ok_match "weights summing to 1.12: refused with the sum" "$OUT" \
+	'sum to 1\.12, not 1.*unseen_likelihood=0\.35 \(environment RANK_WEIGHTS_UNSEEN\)'
+OUT=$(RANK_WEIGHTS_UNSEEN=abc "$CT" rank 2>&1)
+RC=$?
+ok_eq "a weight that is no number: exit 2" "$RC" 2
+ok_match "a weight that is no number: names it" "$OUT" 'RANK_WEIGHTS_UNSEEN=abc'
+run rank --profile-score 120
+ok_eq "--profile-score 120: exit 2" "$RC" 2
+ok_match "--profile-score 120: the rule" "$OUT" '--profile-score 120: must be a number in 0\.\.100'
+run rank --min-publish-score 85
+ok_eq "P1 bound above P0: exit 2" "$RC" 2
+ok_match "P1 bound above P0: names the bounds" "$OUT" 'class bounds P0 80, P1 85, P2 40'
+run rank --bogus
+ok_eq "unknown option: exit 2" "$RC" 2
+psql -qc "CREATE ROLE rank_ro LOGIN IN ROLE crawltop_viewer" >/dev/null
+RO="$CT_TEST_DSN dbname=$DB user=rank_ro"
+run rank -d "$RO"
+ok_eq "read-only role: exit 1" "$RC" 1
+ok_match "read-only role: permission denied" "$OUT" 'permission denied.*SQLSTATE 42501'
+ok_eq "bad input: database unchanged" "$(rank_state)" "$before"
+
+# ---- rank: the classes on the bounds ----------------------------------
+run rank --job disc
+ok_eq "rank --job: exit 0" "$RC" 0
+ok_match "rank: summary line" "$OUT" \
+	'^Ranked 8 URLs of job disc in [0-9.]+ s \(1 without inputs left unranked\); run manifest 1'
+ok_eq "rank: the seed's run statistics" "$(printf '%s\n' "$OUT" | sed 1d)" \
+"Run Statistics:
+  P0 (≥80): 2 URLs
+  P1 (60-79): 2 URLs
+  P2 (40-59): 2 URLs
+  P3 (<40): 2 URLs
+  Average Score: 57.4"
+ok_eq "rank: score, class, discovery_score, priority_class per task" \
+	"$(q "SELECT string_agg(p.path || '=' || t.score || '/' || t.class || '/' ||
+		coalesce(t.discovery_score::text, '-') || '/' || t.priority_class, ' ' ORDER BY p.path)
+		FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE t.job_id = 1")" \
+	"/a=80/0/80/0 /b=100/0/100/0 /c=60/1/60/1 /d=79.99/1/79.99/1 /e=40/2/40/2 /f=59.99/2/59.99/2 /g=39/3/39/3 /h=0/3/0/3 /i=40/2/-/2"
+ok_eq "rank: next_check_at: none for P0/P1; P2 6 h, 12 h at step 1; P3 12 h, 24 h at step 1" \
+	"$(q "SELECT string_agg(p.path || '=' || coalesce(extract(epoch FROM
+		t.next_check_at - t.ranked_at)::bigint / 3600 || 'h', '-'), ' ' ORDER BY p.path)
+		FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE t.job_id = 1")" \
+	"/a=- /b=- /c=- /d=- /e=6h /f=12h /g=12h /h=24h /i=-"
+ok_eq "rank: signals hold the sub-scores used" \
+	"$(q "SELECT t.signals->>'unseen_likelihood' || ' ' || (t.signals->>'topic_boost') || ' ' || (t.signals->>'from')
+		FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE p.path = '/d'")" \
+	"0.7999 0.7999 subscores"
+ok_eq "rank: the run manifest row" \
+	"$(q "SELECT concat_ws(' ', job_id, p0_count, p1_count, p2_count, p3_count,
+		unranked_count, round(avg_score::numeric, 4), score_0_20, score_20_40,
+		score_40_60, score_60_80, score_80_100) FROM crawltop.run_manifest")" \
+	"1 2 2 2 2 1 57.3725 1 1 2 2 2"
+ok_eq "rank: the other discovery job untouched" \
+	"$(q "SELECT ranked_at IS NULL FROM crawltop.tasks WHERE job_id = 2")" t
+
+run rank
+ok_eq "rank (all discovery jobs): exit 0" "$RC" 0
+ok_match "rank (all): 9 URLs of every discovery job" "$OUT" '^Ranked 9 URLs of every discovery job'
+ok_eq "rank: raw signals scored through the engine" \
+	"$(q "SELECT (discovery_score > 0 AND discovery_score <= 100)::text || ' ' || (signals->>'from')
+		FROM crawltop.tasks WHERE job_id = 2")" "true signals"
+ok_eq "rank: the hierarchy job untouched" \
+	"$(q "SELECT count(*) FROM crawltop.tasks WHERE job_id = 3 AND ranked_at IS NOT NULL")" 0
+
+# bounds from the options, then from the environment
+run rank --job disc --profile-score 85 --min-publish-score 70
+ok_match "--profile-score 85 --min-publish-score 70: labels and counts" "$(flat)" \
+	'P0 \(≥85\): 1 URLs.*P1 \(70-84\): 2 URLs.*P2 \(40-69\): 3 URLs.*P3 \(<40\): 2 URLs'
+ok_eq "--profile-score: 80 is P1 now" \
+	"$(q "SELECT t.priority_class || ' ' || t.class FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE p.path = '/a'")" "1 1"
+OUT=$(PROFILE_SCORE=79.99 MIN_PUBLISH_SCORE=59.99 "$CT" rank --job disc 2>&1)
+ok_match "PROFILE_SCORE and MIN_PUBLISH_SCORE from the environment" "$(flat)" \
+	'P0 \(≥79\.99\): 3 URLs.*P1 \(59\.99-<79\.99\): 2 URLs.*P2 \(40-<59\.99\): 1 URLs'
+
+# ---- stats -------------------------------------------------------------
+"$CT" rank --job disc >/dev/null
+run stats --ranking
+ok_eq "stats --ranking: exit 0" "$RC" 0
+ok_eq "stats --ranking: the seed's layout" "$(printf '%s\n' "$OUT" | sed -n 1,20p)" \
+"Run Statistics:
+  P0 (≥80): 2 URLs
+  P1 (60-79): 2 URLs
+  P2 (40-59): 2 URLs
+  P3 (<40): 2 URLs
+  Average Score: 57.4
+
+Detailed Ranking Statistics:
+  Priority Distribution:
+    P0: 2
+    P1: 2
+    P2: 2
+    P3: 2
+  Score Distribution:
+    0-20: 1
+    20-40: 1
+    40-60: 2
+    60-80: 2
+    80-100: 2
+  Unranked: 1"
+ok_match "stats --ranking: the live counters of pending tasks (disc, sig, hier)" "$(flat)" \
+	'Live Queue \(pending tasks\): +P0: 2 +P1: 3 +P2: 2 +P3: 2 +Unranked: 3'
+run stats --ranking --json
+ok_eq "stats --json: exit 0" "$RC" 0
+ok_eq "stats --json: one object with the seed's numbers" \
+	"$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["priority_distribution"], d["score_distribution"]["80-100"], d["average_score"], d["classes"][1]["label"], d["unranked"], d["live_pending"]["P3"])')" \
+	"{'P0': 2, 'P1': 2, 'P2': 2, 'P3': 2} 2 57.3725 P1 (60-79) 1 2"
+run stats --ranking --date "$(q "SELECT to_char(now(), 'YYYY-MM-DD')")"
+ok_match "stats --date today: the latest run of the day" "$OUT" 'Average Score: 57\.4'
+run stats --ranking --date 2000-01-01
+ok_eq "stats --date without a run: exit 1" "$RC" 1
+ok_eq "stats --date without a run: says so" "$OUT" \
+	"crawltop stats: stats: no ranking run on 2000-01-01 is recorded (run crawltop rank)"
+run stats --ranking --date 2024-13-45
+ok_eq "stats --date of no calendar day: exit 1" "$RC" 1
+run stats --ranking --date yesterday
+ok_eq "stats --date not a date: exit 2" "$RC" 2
+run stats --ranking --job hier
+ok_eq "stats --ranking of a job never ranked: exit 1" "$RC" 1
+run stats
+ok_match "stats: totals by status" "$OUT" 'total +12 +12 +0 +0 +0 +0$'
+run stats --job disc --json
+ok_eq "stats --job --json: the job's totals" \
+	"$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["totals"]["jobs"], d["totals"]["pending"])')" "1 9"
+run stats --job nosuch
+ok_eq "stats of an unknown job: exit 1" "$RC" 1
+run stats --ranking -d "$RO"
+ok_eq "stats as a read-only role: exit 0" "$RC" 0
+
+# ---- explain -------------------------------------------------------------
+run explain https://d.example/d
+ok_eq "explain: exit 0" "$RC" 0
+ok_match "explain: score and class" "$(flat)" 'Score: +79\.99.*Class: +P1'
+ok_match "explain: recomputed from the stored sub-scores" "$OUT" 'Recomputed: +79\.99 \(P1\) from the stored subscores'
+ok_match "explain: the reasons" "$(flat)" '- Unseen likelihood 0\.80 x 0\.28.*- P1: list on daily discovery page'
+ok_match "explain: the queue position" "$OUT" \
+	'Queue: +3 pending tasks ahead of it \(all jobs\), 2 in job disc'
+run explain https://h.example/x
+ok_match "explain (hierarchy): page score and source" "$(flat)" 'Page score: +0\.100.*Source manual: floor 0\.100'
+run explain /e --job disc -d "$RO"
+ok_match "explain a path with --job, as a read-only role" "$OUT" 'next check 20[0-9-]+ [0-9:]+ \(backoff step 0\)'
+run explain https://d.example/nosuch
+ok_eq "explain an unknown URL: exit 1" "$RC" 1
+ok_eq "explain an unknown URL: says so" "$OUT" "crawltop explain: no job has a task for https://d.example/nosuch"
+run explain /a --job nosuch
+ok_eq "explain with an unknown job: exit 1" "$RC" 1
+run explain "$(printf 'https://d.example/\001\377')"
+ok_eq "explain binary garbage: exit 1" "$RC" 1
+ok_match "explain binary garbage: shown escaped" "$OUT" '\\x01'
+run explain not-a-url
+ok_eq "explain a non-URL: exit 2" "$RC" 2
+
+run rank --help
+ok_match "rank --help from the command table" "$OUT" '^usage: crawltop rank .*--min-publish-score'
+done_testing

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# test_settings.sh CRAWLTOP: `crawltop settings get|set|history|undo`
+# against a throwaway cluster: reading every key and one key, a change
+# written as an audited new version, the history, undo; then bad input
+# (unknown key, a value that breaks its rule, weights that no longer sum to
+# 1, binary garbage, a read-only role): a clear message, a non-zero exit,
+# nothing changed.
+set -u
+CT=$1
+here=$(dirname "$0")
+. "$here/../cli/tap.sh"
+. "$here/lib.sh"
+# flat: $OUT on one line, for patterns that span lines
+flat() { printf '%s' "$OUT" | tr '\n' ' '; }
+db_setup cli_settings
+export CRAWLTOP_DSN=$DSN
+v0=$(q "SELECT max(version) FROM crawltop.settings")
+
+# ---- get ------------------------------------------------------------------
+run settings get
+ok_eq "get: exit 0" "$RC" 0
+ok_match "get: names the version" "$(printf '%s\n' "$OUT" | head -1)" "^# settings version $v0, "
+ok_match "get: every key" "$(flat)" 'classes\.p0 = 80.*discovery\.weights\.unseen_likelihood = 0\.28.*frontier\.types\.article = 0.*store\.starvation_every = 10'
+run settings get discovery.weights.unseen_likelihood
+ok_eq "get KEY" "$OUT" "discovery.weights.unseen_likelihood = 0.28"
+run settings get default_priority
+ok_eq "get default_priority" "$OUT" "tier.default_priority = 5"
+run settings get store.starvation_seconds
+ok_eq "get a store key" "$OUT" "store.starvation_seconds = 300"
+
+# ---- bad input: nothing may change -----------------------------------------
+before=$(state)
+run settings get nosuch.key
+ok_eq "get an unknown key: exit 2" "$RC" 2
+ok_match "get an unknown key: names it" "$OUT" "unknown settings key 'nosuch\.key'"
+run settings set classes.p00 70
+ok_eq "set an unknown key: exit 2" "$RC" 2
+ok_match "set an unknown key: suggests the near one" "$OUT" "unknown settings key 'classes\.p00'.*did you mean 'classes\.p0"
+run settings set discovery.weights.unseen_likelihood 1.5
+ok_eq "set a value outside its range: exit 2" "$RC" 2
+ok_match "set a value outside its range: key, value and rule" "$OUT" \
+	'refused, nothing written: .*discovery\.weights\.unseen_likelihood = 1\.5: must be'
+run settings set discovery.weights.unseen_likelihood 0.35
+ok_eq "set one weight alone: exit 2" "$RC" 2
+ok_match "set one weight alone: refused with the sum" "$OUT" 'discovery weights sum to 1\.07, not 1'
+run settings set classes.p1 90
+ok_eq "set bounds out of order: exit 2" "$RC" 2
+ok_match "set bounds out of order: names them" "$OUT" 'classes\.p1'
+run settings set classes.p0 abc
+ok_match "set a word for a number: the rule" "$OUT" 'classes\.p0 = "abc": must be a number'
+run settings set classes.p0 "$(printf '\377\376garbage')"
+ok_eq "set binary garbage: exit 2" "$RC" 2
+ok_match "set binary garbage: not UTF-8" "$OUT" "value '\\\\xff\\\\xfegarbage' is not UTF-8 text"
+run settings set classes.p0 "$(printf '8\0010')"
+ok_eq "set control characters: exit 2" "$RC" 2
+run settings set store.starvation_every 1
+ok_eq "set a store key against its rule: exit 1" "$RC" 1
+ok_match "set a store key against its rule: the store's message" "$OUT" 'store\.starvation_every = 1 is not allowed'
+run settings set classes.p0
+ok_eq "set without a value: exit 2" "$RC" 2
+run settings frob
+ok_eq "an unknown subcommand: exit 2" "$RC" 2
+run settings set classes.p0 80
+ok_eq "set to the current value: exit 1" "$RC" 1
+ok_match "set to the current value: nothing to change" "$OUT" 'nothing to change'
+psql -qc "CREATE ROLE set_ro LOGIN IN ROLE crawltop_viewer" >/dev/null
+RO="$CT_TEST_DSN dbname=$DB user=set_ro"
+run settings get classes.p0 -d "$RO"
+ok_eq "read-only role: get works" "$OUT" "classes.p0 = 80"
+run settings set classes.p0 85 -d "$RO"
+ok_eq "read-only role: set exits 1" "$RC" 1
+ok_match "read-only role: permission denied" "$OUT" 'permission denied.*SQLSTATE 42501'
+run settings undo -d "$RO"
+ok_eq "read-only role: undo exits 1" "$RC" 1
+ok_unchanged "bad input" "$before"
+
+# ---- set, history, undo --------------------------------------------------
+run settings set classes.p0 85 --note "raise P0"
+ok_eq "set: exit 0" "$RC" 0
+ok_eq "set: the new version" "$OUT" "settings version $((v0 + 2)) (was $v0): 1 key changed"
+v1=$(q "SELECT max(version) FROM crawltop.settings")
+ok_eq "set: stored" "$(q "SELECT value->'classes'->>'p0' || ' ' || note FROM crawltop.settings WHERE version = $v1")" "85 raise P0"
+ok_eq "set: audited" "$(q "SELECT action || ' ' || (before->>'classes.p0') || ' ' || (after->>'classes.p0') FROM crawltop.audit_log ORDER BY id DESC LIMIT 1")" \
+	"settings.update 80 85"
+run settings get classes.p0
+ok_eq "get after set" "$OUT" "classes.p0 = 85"
+run settings set discovery.weights.unseen_likelihood 0.35 discovery.weights.host_novelty 0.13
+ok_eq "set weights together (sum 1): exit 0" "$RC" 0
+ok_match "set weights together: 2 keys" "$OUT" ': 2 keys changed$'
+run settings set frontier.types.article 3 frontier.total_prioritisation.country_tokens "de, fr"
+ok_eq "set a map entry and a token list: exit 0" "$RC" 0
+run settings get frontier.total_prioritisation.country_tokens
+ok_eq "get a token list" "$OUT" 'frontier.total_prioritisation.country_tokens = ["de", "fr"]'
+run settings history
+ok_eq "history: exit 0" "$RC" 0
+ok_match "history: version, when, who, note" "$OUT" "$v1  20[0-9-]+ [0-9:]+  [a-z_]+ +raise P0"
+ok_match "history: what changed" "$OUT" 'classes\.p0: 80 -> 85'
+ok_match "history: both weights" "$(flat)" 'discovery\.weights\.host_novelty: 0\.2 -> 0\.13; discovery\.weights\.unseen_likelihood: 0\.28 -> 0\.35'
+run settings undo
+ok_eq "undo: exit 0" "$RC" 0
+ok_match "undo: restores the version before" "$OUT" 'version [0-9]+ restored \(2 keys changed back'
+run settings get frontier.types.article
+ok_eq "undo: the value is back" "$OUT" "frontier.types.article = 0"
+ok_eq "undo: audited" "$(q "SELECT action FROM crawltop.audit_log ORDER BY id DESC LIMIT 1")" "settings.undo"
+run settings get discovery.weights.unseen_likelihood
+ok_eq "undo: only the last change" "$OUT" "discovery.weights.unseen_likelihood = 0.35"
+run settings --help
+ok_match "--help from the command table" "$OUT" 'get \[KEY\] \| set KEY VALUE'
+done_testing
