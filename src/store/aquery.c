@@ -3,8 +3,14 @@
  * A small state machine over libpq's asynchronous API:
  *
  *   DOWN --connect--> CONNECTING (PQconnectPoll, then the setup query:
- *   SET statement_timeout, LISTEN ...) --> READY (queued queries run one
- *   at a time) --lost--> DOWN
+ *   SET statement_timeout, LISTEN ...) --> READY (pipeline mode: every
+ *   queued query is sent at once, each followed by its own sync, and the
+ *   server runs them one at a time) --lost--> DOWN
+ *
+ * Pipelining makes a burst of queries (the console's refresh) one round
+ * trip. The sync after each query keeps errors per query: a failing query
+ * aborts nothing but itself, and each runs in its own implicit transaction
+ * as it did when sent alone.
  *
  * Results are copied out of the PGresult into one allocation of strings,
  * so the caller never sees libpq. */
@@ -48,6 +54,8 @@ struct ct_aconn {
 	int connect_want;    /* CT_AC_WANT_* the connect poll asked for */
 	int in_setup;        /* the setup query is running */
 	int want_flush;      /* PQflush still has data to send */
+	int wait_sync;       /* head finished; its PIPELINE_SYNC is due */
+	double last_done;    /* when the last query finished (for ms) */
 	struct aq_query *head, *tail; /* queue; head runs when sent_at > 0 */
 	struct aq_done *dhead, *dtail;
 	struct aq_note *nhead, *ntail;
@@ -187,15 +195,17 @@ static void done_push(struct ct_aconn *c, struct ct_arows *r)
 	c->dtail = d;
 }
 
-/* Finish the head query with a failure that did not come from a result. */
-static void fail_head(struct ct_aconn *c, const char *msg)
+/* Finish query q (queued after prev, NULL when q is the head) with a
+ * failure that did not come from a result. */
+static void fail_query(struct ct_aconn *c, struct aq_query *prev,
+		       struct aq_query *q, const char *msg)
 {
-	struct aq_query *q = c->head;
-	if (!q)
-		return;
-	c->head = q->next;
-	if (!c->head)
-		c->tail = NULL;
+	if (prev)
+		prev->next = q->next;
+	else
+		c->head = q->next;
+	if (c->tail == q)
+		c->tail = prev;
 	struct ct_arows *r = rows_empty(q->tag);
 	if (r) {
 		r->st = CT_EIO;
@@ -205,6 +215,13 @@ static void fail_head(struct ct_aconn *c, const char *msg)
 	}
 	done_push(c, r);
 	query_free(q);
+}
+
+/* Finish the head query with a failure that did not come from a result. */
+static void fail_head(struct ct_aconn *c, const char *msg)
+{
+	if (c->head)
+		fail_query(c, NULL, c->head, msg);
 }
 
 /* The connection is gone: record why, fail every query, go DOWN. */
@@ -237,6 +254,7 @@ static unsigned lose(struct ct_aconn *c, const char *why)
 	c->state = CT_AC_DOWN;
 	c->in_setup = 0;
 	c->want_flush = 0;
+	c->wait_sync = 0;
 	return ev;
 }
 
@@ -328,6 +346,7 @@ ct_status ct_aconn_connect(struct ct_aconn *c, struct ct_error *err)
 	c->connect_want = CT_AC_WANT_WRITE; /* libpq: as if POLLING_WRITING */
 	c->in_setup = 0;
 	c->want_flush = 0;
+	c->wait_sync = 0;
 	return CT_OK;
 }
 
@@ -349,6 +368,7 @@ void ct_aconn_disconnect(struct ct_aconn *c)
 	c->state = CT_AC_DOWN;
 	c->in_setup = 0;
 	c->want_flush = 0;
+	c->wait_sync = 0;
 }
 
 enum ct_aconn_state ct_aconn_state(const struct ct_aconn *c)
@@ -400,24 +420,42 @@ static int send_setup(struct ct_aconn *c)
 	return flush(c);
 }
 
-/* Send the head query if none is running. 0 ok, -1 connection failed. */
+/* Send every queued query not sent yet into the pipeline, each followed
+ * by a sync, then flush. 0 ok, -1 connection failed. */
 static int send_next(struct ct_aconn *c)
 {
-	struct aq_query *q = c->head;
-	if (c->state != CT_AC_READY || !q || q->sent_at > 0)
+	if (c->state != CT_AC_READY)
 		return 0;
-	q->sent_at = now_s();
-	if (!PQsendQueryParams(c->conn, q->sql, q->n, NULL,
-			       (const char *const *)q->params, NULL, NULL, 0)) {
-		if (PQstatus(c->conn) != CONNECTION_OK)
+	struct aq_query *prev = NULL, *q = c->head;
+	int sent = 0;
+	while (q) {
+		if (q->sent_at > 0) {
+			prev = q;
+			q = q->next;
+			continue;
+		}
+		q->sent_at = now_s();
+		if (!PQsendQueryParams(c->conn, q->sql, q->n, NULL,
+				       (const char *const *)q->params, NULL,
+				       NULL, 0)) {
+			if (PQstatus(c->conn) != CONNECTION_OK)
+				return -1;
+			/* refused locally (e.g. bad parameter count): fail
+			 * this one */
+			char msg[CT_ERROR_LEN];
+			trimmed(msg, sizeof msg, PQerrorMessage(c->conn));
+			struct aq_query *next = q->next;
+			fail_query(c, prev, q, msg);
+			q = next;
+			continue;
+		}
+		if (!PQpipelineSync(c->conn))
 			return -1;
-		/* refused locally (e.g. bad parameter count): fail this one */
-		char msg[CT_ERROR_LEN];
-		trimmed(msg, sizeof msg, PQerrorMessage(c->conn));
-		fail_head(c, msg);
-		return send_next(c);
+		sent = 1;
+		prev = q;
+		q = q->next;
 	}
-	return flush(c);
+	return sent ? flush(c) : 0;
 }
 
 /* The running query's results are all in: hand it over. */
@@ -433,6 +471,14 @@ static void finish_head(struct ct_aconn *c)
 	struct ct_arows *r;
 	if (rs == PGRES_COMMAND_OK || rs == PGRES_TUPLES_OK) {
 		r = rows_from(q->tag, res);
+	} else if (rs == PGRES_PIPELINE_ABORTED) {
+		r = rows_empty(q->tag);
+		if (r) {
+			r->st = CT_EIO;
+			snprintf(r->err, sizeof r->err,
+				 "%s: not run: an earlier statement failed",
+				 q->what);
+		}
 	} else {
 		r = rows_empty(q->tag);
 		if (r) {
@@ -456,8 +502,14 @@ static void finish_head(struct ct_aconn *c)
 			}
 		}
 	}
+	/* Pipelined queries run one after another on the server: each is
+	 * charged from its send or the previous one's end, whichever is
+	 * later, so the times of a burst add up to its wall time. */
+	double t = now_s(), from = q->sent_at > c->last_done ? q->sent_at :
+		   c->last_done;
+	c->last_done = t;
 	if (r)
-		r->ms = (now_s() - q->sent_at) * 1e3;
+		r->ms = (t - from) * 1e3;
 	PQclear(res);
 	done_push(c, r);
 	query_free(q);
@@ -487,8 +539,15 @@ static unsigned read_input(struct ct_aconn *c, int readable)
 		if (PQisBusy(c->conn))
 			break;
 		PGresult *res = PQgetResult(c->conn);
+		if (res && PQresultStatus(res) == PGRES_PIPELINE_SYNC) {
+			/* the end of a finished query's pipeline segment */
+			PQclear(res);
+			c->wait_sync = 0;
+			continue;
+		}
 		if (res) {
-			if (c->in_setup || c->head)
+			if (c->in_setup ||
+			    (c->head && c->head->sent_at > 0 && !c->wait_sync))
 				keep_result(c, res);
 			else
 				PQclear(res);
@@ -505,12 +564,18 @@ static unsigned read_input(struct ct_aconn *c, int readable)
 			c->in_setup = 0;
 			if (!ok)
 				return ev | lose(c, msg);
+			if (!PQenterPipelineMode(c->conn))
+				return ev | lose(c, NULL);
 			c->state = CT_AC_READY;
 			c->last_error[0] = '\0';
 			ev |= CT_AC_EV_CONNECTED;
-		} else if (c->head && c->head->sent_at > 0) {
+		} else if (c->head && c->head->sent_at > 0 && c->cur &&
+			   !c->wait_sync) {
+			/* a query yields at least one result before its NULL */
 			finish_head(c);
+			c->wait_sync = 1;
 			ev |= CT_AC_EV_RESULT;
+			continue;
 		} else {
 			break;
 		}

@@ -9,7 +9,10 @@
  * queries then come out of ct_aconn_take(), oldest first, as rows of
  * strings. No libpq type crosses this header.
  *
- * Queries are queued and run one at a time, in the order they were sent.
+ * Queries are queued and run one at a time, in the order they were sent;
+ * they are pipelined (each sent as soon as it is queued, with its own
+ * sync), so a burst of queries costs one round trip and a failing query
+ * fails only itself.
  * At connect the session gets statement_timeout (every query is bounded by
  * the server), application_name "crawltop" unless the DSN or PGAPPNAME
  * names one (libpq's fallback_application_name), client_encoding UTF8, and
@@ -59,7 +62,8 @@ struct ct_arows {
 	char err[CT_ERROR_LEN];   /* "what: message (SQLSTATE xxxxx)" */
 	int nrows, ncols;
 	long affected;            /* rows affected (commands), else nrows */
-	double ms;                /* from sending to the last result */
+	double ms;                /* from sending (or the end of the query
+				   * pipelined before it) to the last result */
 	char **val;               /* nrows x ncols, row-major; NULL = SQL NULL */
 };
 
