@@ -92,3 +92,24 @@ int64_t pgt_job(struct ct_store *s, const char *name, const char *domain,
 		fail_msg("%s", err.msg);
 	return id;
 }
+
+void pgt_enqueue(struct ct_store *s, int64_t job, const char *const *paths,
+		 size_t n, const double *scores)
+{
+	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
+	struct ct_enqueue_result r;
+	struct ct_error err = {{0}};
+	b.job_id = job;
+	b.paths = paths;
+	b.n = n;
+	b.scores = scores;
+	b.source = CT_SRC_SITEMAP;
+	if (ct_store_enqueue(s, &b, &r, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+}
+
+int pgt_close(void **state)
+{
+	ct_store_close(*state);
+	return 0;
+}

@@ -29,4 +29,11 @@ void pgt_exec(struct ct_store *s, const char *sql);
 int64_t pgt_job(struct ct_store *s, const char *name, const char *domain,
 		int priority, const char *mode);
 
+/* Enqueue n paths for job as sitemap pages (scores may be NULL); fails the
+ * test on error. */
+void pgt_enqueue(struct ct_store *s, int64_t job, const char *const *paths,
+		 size_t n, const double *scores);
+/* A cmocka teardown: closes the store in *state. */
+int pgt_close(void **state);
+
 #endif

@@ -25,12 +25,6 @@ static int fresh(void **state)
 	return 0;
 }
 
-static int close_store(void **state)
-{
-	ct_store_close(*state);
-	return 0;
-}
-
 static void enq(struct ct_store *s, int64_t job, const char *const *paths,
 		size_t n, const double *scores)
 {
@@ -482,13 +476,13 @@ static void bad_claim_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(claim_order_across_jobs, fresh, close_store),
-		cmocka_unit_test_setup_teardown(explain_shows_index_scan_no_sort, fresh, close_store),
-		cmocka_unit_test_setup_teardown(lease_expiry_reclaim, fresh, close_store),
-		cmocka_unit_test_setup_teardown(complete_twice_refused, fresh, close_store),
-		cmocka_unit_test_setup_teardown(fail_retries_then_failed, fresh, close_store),
-		cmocka_unit_test_setup_teardown(release_returns_task, fresh, close_store),
-		cmocka_unit_test_setup_teardown(bad_claim_refused, fresh, close_store),
+		cmocka_unit_test_setup_teardown(claim_order_across_jobs, fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(explain_shows_index_scan_no_sort, fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(lease_expiry_reclaim, fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(complete_twice_refused, fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(fail_retries_then_failed, fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(release_returns_task, fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(bad_claim_refused, fresh, pgt_close),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,27 +20,6 @@ static int fresh(void **state)
 	return 0;
 }
 
-static int close_store(void **state)
-{
-	ct_store_close(*state);
-	return 0;
-}
-
-static void enq(struct ct_store *s, int64_t job, const char *const *paths,
-		size_t n, const double *scores)
-{
-	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
-	struct ct_enqueue_result r;
-	struct ct_error err = {{0}};
-	b.job_id = job;
-	b.paths = paths;
-	b.n = n;
-	b.scores = scores;
-	b.source = CT_SRC_SITEMAP;
-	if (ct_store_enqueue(s, &b, &r, &err) != CT_OK)
-		fail_msg("%s", err.msg);
-}
-
 /* Claim one task from all jobs (or job) and return "domain path", or ""
  * when nothing is pending; the task is completed. */
 static char *next(struct ct_store *s, int64_t job)
@@ -68,8 +47,8 @@ static void set_priority_reorders(void **state)
 	int64_t a = pgt_job(s, "a", "a.example", 5, "fifo");
 	int64_t b = pgt_job(s, "b", "b.example", 6, "fifo");
 	const char *pa[] = {"/1", "/2"}, *pb[] = {"/1", "/2"};
-	enq(s, a, pa, 2, NULL);
-	enq(s, b, pb, 2, NULL);
+	pgt_enqueue(s, a, pa, 2, NULL);
+	pgt_enqueue(s, b, pb, 2, NULL);
 	assert_string_equal(next(s, 0), "a.example/1");
 	long rows = -1;
 	assert_int_equal(ct_store_job_set_priority(s, b, 1, &rows, &err), CT_OK);
@@ -104,8 +83,8 @@ static void pause_resume_cancel(void **state)
 	int64_t a = pgt_job(s, "pa", "pa.example", 1, "fifo");
 	int64_t b = pgt_job(s, "pb", "pb.example", 9, "fifo");
 	const char *p[] = {"/1", "/2", "/3"};
-	enq(s, a, p, 3, NULL);
-	enq(s, b, p, 1, NULL);
+	pgt_enqueue(s, a, p, 3, NULL);
+	pgt_enqueue(s, b, p, 1, NULL);
 	long rows;
 	assert_int_equal(ct_store_job_act(s, a, CT_JOB_PAUSE, &rows, &err), CT_OK);
 	assert_int_equal(rows, 3);
@@ -115,7 +94,7 @@ static void pause_resume_cancel(void **state)
 	assert_string_equal(next(s, 0), "");
 	/* a paused job still takes new tasks, held back too */
 	const char *q[] = {"/4"};
-	enq(s, a, q, 1, NULL);
+	pgt_enqueue(s, a, q, 1, NULL);
 	assert_string_equal(next(s, 0), "");
 	assert_int_equal(ct_store_job_act(s, a, CT_JOB_PAUSE, &rows, &err), CT_EINVAL);
 	if (!strstr(err.msg, "is paused: cannot pause") ||
@@ -143,7 +122,7 @@ static void pause_resume_cancel(void **state)
 	/* A running task of a paused job returns to pending behind the range. */
 	int64_t c = pgt_job(s, "pc", "pc.example", 2, "fifo");
 	const char *r[] = {"/r"};
-	enq(s, c, r, 1, NULL);
+	pgt_enqueue(s, c, r, 1, NULL);
 	struct ct_claim k;
 	assert_int_equal(ct_store_claim(s, "w", c, 1, 0, &k, &err), CT_OK);
 	assert_int_equal(ct_store_job_act(s, c, CT_JOB_PAUSE, &rows, &err), CT_OK);
@@ -162,7 +141,7 @@ static void boost_and_demote_by_prefix(void **state)
 	int64_t j = pgt_job(s, "bd", "bd.example", 5, "frontier");
 	const char *p[] = {"/news/1", "/news/2", "/blog/1", "/newsletter", "/x%y"};
 	double sc[] = {10, 20, 50, 40, 30};
-	enq(s, j, p, 5, sc);
+	pgt_enqueue(s, j, p, 5, sc);
 	long rows;
 	assert_int_equal(ct_store_adjust_scores(s, j, "/news/", 85, &rows, &err), CT_OK);
 	assert_int_equal(rows, 2);
@@ -206,9 +185,9 @@ static void boost_and_demote_by_prefix(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(set_priority_reorders, fresh, close_store),
-		cmocka_unit_test_setup_teardown(pause_resume_cancel, fresh, close_store),
-		cmocka_unit_test_setup_teardown(boost_and_demote_by_prefix, fresh, close_store),
+		cmocka_unit_test_setup_teardown(set_priority_reorders, fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(pause_resume_cancel, fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(boost_and_demote_by_prefix, fresh, pgt_close),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
