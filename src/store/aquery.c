@@ -53,6 +53,7 @@ struct ct_aconn {
 	enum ct_aconn_state state;
 	int connect_want;    /* CT_AC_WANT_* the connect poll asked for */
 	int in_setup;        /* the setup query is running */
+	int standby;         /* the server is a hot standby: no LISTEN */
 	int want_flush;      /* PQflush still has data to send */
 	int wait_sync;       /* head finished; its PIPELINE_SYNC is due */
 	double last_done;    /* when the last query finished (for ms) */
@@ -381,6 +382,11 @@ int ct_aconn_fd(const struct ct_aconn *c)
 	return c->conn ? PQsocket(c->conn) : -1;
 }
 
+int ct_aconn_standby(const struct ct_aconn *c)
+{
+	return c->conn && c->state == CT_AC_READY && c->standby;
+}
+
 unsigned ct_aconn_events(const struct ct_aconn *c)
 {
 	if (!c->conn)
@@ -406,7 +412,12 @@ static int send_setup(struct ct_aconn *c)
 	char sql[1024];
 	int l = snprintf(sql, sizeof sql, "SET statement_timeout = %d",
 			 c->timeout_ms);
-	for (size_t i = 0; c->listen[i] && l < (int)sizeof sql - 200; i++) {
+	/* A hot standby refuses LISTEN (and never sends notifications): the
+	 * server reports in_hot_standby at connect (PostgreSQL 14+). */
+	const char *hs = PQparameterStatus(c->conn, "in_hot_standby");
+	c->standby = hs && strcmp(hs, "on") == 0;
+	for (size_t i = 0; !c->standby && c->listen[i] &&
+	     l < (int)sizeof sql - 200; i++) {
 		char *id = PQescapeIdentifier(c->conn, c->listen[i],
 					      strlen(c->listen[i]));
 		if (!id)

@@ -16,7 +16,9 @@
  * At connect the session gets statement_timeout (every query is bounded by
  * the server), application_name "crawltop" unless the DSN or PGAPPNAME
  * names one (libpq's fallback_application_name), client_encoding UTF8, and
- * LISTENs on the channels given in the options.
+ * LISTENs on the channels given in the options, unless the server is a
+ * hot standby (read-only replica), which refuses LISTEN: there the caller
+ * polls instead (ct_aconn_standby).
  *
  * When the connection is lost (server gone, connect refused), the state
  * becomes CT_AC_DOWN, ct_aconn_step() reports CT_AC_EV_LOST once, and every
@@ -90,6 +92,8 @@ ct_status ct_aconn_connect(struct ct_aconn *c, struct ct_error *err);
 void ct_aconn_disconnect(struct ct_aconn *c);
 
 enum ct_aconn_state ct_aconn_state(const struct ct_aconn *c);
+/* 1 when connected (READY) to a hot standby: no notifications will come. */
+int ct_aconn_standby(const struct ct_aconn *c);
 /* The socket to poll, -1 when there is none (state DOWN). */
 int ct_aconn_fd(const struct ct_aconn *c);
 /* CT_AC_WANT_READ and/or CT_AC_WANT_WRITE: what to poll the fd for. */

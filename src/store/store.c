@@ -85,7 +85,8 @@ static ct_status status_of(const char *state)
 	if (strcmp(state, "22003") == 0)
 		return CT_ERANGE;
 	if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0 ||
-	    strcmp(state, "42501") == 0 || strcmp(state, "55000") == 0)
+	    strcmp(state, "42501") == 0 || strcmp(state, "55000") == 0 ||
+	    strcmp(state, "25006") == 0)
 		return CT_EINVAL;
 	if (strncmp(state, "53", 2) == 0)
 		return CT_ENOMEM;
@@ -136,6 +137,15 @@ ct_status st_exec(struct ct_store *s, const char *what, const char *sql,
 	if (state && strcmp(state, "42501") == 0 && !detail[0])
 		snprintf(detail, sizeof detail, "connected as role \"%.64s\"",
 			 PQuser(s->conn));
+	/* A write on a read-only server: say which and where to go. */
+	if (state && strcmp(state, "25006") == 0 && !detail[0]) {
+		const char *hs = PQparameterStatus(s->conn, "in_hot_standby");
+		snprintf(detail, sizeof detail, "%s",
+			 hs && strcmp(hs, "on") == 0 ?
+			 "the server is a read-only standby; changes go to "
+			 "the primary" :
+			 "the session is read-only (default_transaction_read_only)");
+	}
 	ct_status st;
 	if (PQstatus(s->conn) != CONNECTION_OK) {
 		st = CT_EIO;

@@ -10,8 +10,9 @@
  *   "enqueue: job 42 does not exist (SQLSTATE P0002)".
  * ct_store_sqlstate() returns that SQLSTATE for programs that branch on it.
  * Status mapping: SQLSTATE P0002 -> CT_ENOENT; 22003 -> CT_ERANGE; other
- * class 22 and 23, 42501 and 55000 -> CT_EINVAL; 53xxx -> CT_ENOMEM;
- * anything else (connection lost, server error) -> CT_EIO.
+ * class 22 and 23, 42501, 55000 and 25006 (a read-only server or session)
+ * -> CT_EINVAL; 53xxx -> CT_ENOMEM; anything else (connection lost,
+ * server error) -> CT_EIO.
  *
  * A store handle is one connection: use one per thread. The library never
  * prints: server notices go to the hook set with ct_store_set_notice_hook

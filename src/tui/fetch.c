@@ -178,6 +178,9 @@ static void start_refresh(struct tui *t, double now)
 	snprintf(lim, sizeof lim, "%d", TM_MAX_AUDIT);
 	const char *p4[] = {jobp, lim};
 	send_q(t, Q_AUDIT, "audit log", SQL_AUDIT, 2, p4);
+	/* a standby sends no notifications: poll the settings instead */
+	if (ct_aconn_standby(t->ac))
+		tf_load_settings(t);
 }
 
 /* A refresh is complete: its cost, the backoff, the next deadline. */

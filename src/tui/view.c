@@ -149,6 +149,8 @@ static void draw_header(struct tui *t, double now)
 		x += put(0, x, W - x, ha, FMT(b, "%s db %.0f ms ", G->dot, t->cost_ms));
 	if (t->opts.readonly)
 		x += put(0, x, W - x, ha, FMT(b, "%s read-only ", G->dot));
+	else if (t->connected && ct_aconn_standby(t->ac))
+		x += put(0, x, W - x, ha, FMT(b, "%s standby ", G->dot));
 	if (t->wprog.kind == TW_MODE || t->wprog.kind == TW_APPLY) {
 		const struct tw_progress *p = &t->wprog;
 		x += put(0, x, W - x, A(R_PAUSED), FMT(b, " RESCORE %.0f%% ",
