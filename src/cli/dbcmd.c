@@ -7,6 +7,8 @@
 
 #include "cli.h"
 #include "dbcmd.h"
+#include "settings_json.h"
+#include "settings_store.h"
 
 static const char *const modes[] = {"fifo", "hierarchy", "frontier",
 				    "discovery", "freshness", "importance"};
@@ -38,6 +40,27 @@ int db_job(const char *cmd, struct ct_store *s, const char *spec,
 		return -1;
 	}
 	return 0;
+}
+
+int db_settings(const char *cmd, struct ct_store *s, struct ct_settings *out,
+		int *version)
+{
+	struct ct_settings_row row;
+	struct ct_error err;
+	int rc = 0;
+	if (ct_store_settings_get(s, 0, &row, &err) != CT_OK) {
+		cli_error(cmd, "%s", err.msg); /* "settings: ..." */
+		rc = -1;
+	} else if (ct_settings_from_json(row.value, row.version, out, &err) !=
+		   CT_OK) {
+		cli_error(cmd, "settings: the stored version %d does not read: "
+			  "%s", row.version, err.msg);
+		rc = -1;
+	} else if (version) {
+		*version = row.version;
+	}
+	ct_settings_row_free(&row);
+	return rc;
 }
 
 int db_parse_priority(const char *cmd, const char *text, int *out)

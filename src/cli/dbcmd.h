@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cli_ops.h"
+#include "crawltop/settings.h"
 #include "store.h"
 
 /* Exit statuses of the store commands. */
@@ -35,6 +36,14 @@ int db_open(const char *cmd, const char *dsn, struct ct_store **s);
  * "crawltop CMD: job 'spec' does not exist ..." when there is none. */
 int db_job(const char *cmd, struct ct_store *s, const char *spec,
 	   struct ct_job_info *info);
+
+/* The engine settings in force in the store: its current version of
+ * crawltop.settings over the defaults (settings_json.h:
+ * ct_settings_from_json), as the console scores with them. *version (may
+ * be NULL) receives the version. Prints "crawltop CMD: settings: ..." on
+ * failure. */
+int db_settings(const char *cmd, struct ct_store *s, struct ct_settings *out,
+		int *version);
 
 /* A job priority: an integer 1..10 (SPEC.md: 0 and 11 are errors, never
  * clamped). Checked here, before anything is sent. */

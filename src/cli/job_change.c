@@ -56,14 +56,14 @@ int job_set_priority(const struct job_args *a)
 
 /* `job set-mode JOB MODE`: one transaction for the mode, then the job's
  * unfinished tasks are rescored in batches with the engine and the
- * configuration's settings (store.h: ct_store_job_set_mode). */
+ * settings in force in the store (its current crawltop.settings version),
+ * as the console's set-mode does (store.h: ct_store_job_set_mode). */
 int job_set_mode(const struct job_args *a)
 {
 	struct ct_settings set;
+	int version;
 	const char *mode = a->pos[1];
 	if (db_parse_mode("job", mode) != 0)
-		return DB_EXIT_USAGE;
-	if (cli_load_settings("job", NULL, &set) != 0)
 		return DB_EXIT_USAGE;
 	struct ct_store *s;
 	struct ct_job_info j;
@@ -73,6 +73,10 @@ int job_set_mode(const struct job_args *a)
 	memset(&r, 0, sizeof r);
 	if (open_job(a, &s, &j) != 0)
 		return DB_EXIT_FAIL;
+	if (db_settings("job", s, &set, &version) != 0) {
+		ct_store_close(s);
+		return DB_EXIT_FAIL;
+	}
 	ct_status st = ct_store_job_set_mode(s, j.id, mode, &o, &r, &err);
 	ct_store_close(s);
 	if (st != CT_OK) {
@@ -86,8 +90,13 @@ int job_set_mode(const struct job_args *a)
 		return DB_EXIT_FAIL;
 	}
 	printf("job %s (%" PRId64 "): mode %s -> %s; %zu unfinished task%s "
-	       "rescored, %zu changed\n", j.name, j.id, j.mode, mode, r.done,
-	       r.done == 1 ? "" : "s", r.changed);
+	       "rescored with settings v%d, %zu changed\n", j.name, j.id,
+	       j.mode, mode, r.done, r.done == 1 ? "" : "s", version, r.changed);
+	if (r.settings_version != version)
+		cli_error("job", "note: the settings changed to v%d meanwhile; "
+			  "the tasks are scored with v%d (run set-mode again "
+			  "to rescore them with v%d)", r.settings_version,
+			  version, r.settings_version);
 	return DB_EXIT_OK;
 }
 

@@ -93,19 +93,93 @@ int64_t pgt_job(struct ct_store *s, const char *name, const char *domain,
 	return id;
 }
 
-void pgt_enqueue(struct ct_store *s, int64_t job, const char *const *paths,
-		 size_t n, const double *scores)
+struct ct_enqueue_result pgt_enqueue_batch(struct ct_store *s,
+					   const struct ct_enqueue_batch *b)
 {
-	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
 	struct ct_enqueue_result r;
 	struct ct_error err = {{0}};
+	if (ct_store_enqueue(s, b, &r, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+	return r;
+}
+
+struct ct_enqueue_result pgt_enqueue_from(struct ct_store *s, int64_t job,
+					  const char *const *paths, size_t n,
+					  const double *scores,
+					  ct_source_type src, int64_t src_page)
+{
+	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
 	b.job_id = job;
 	b.paths = paths;
 	b.n = n;
 	b.scores = scores;
-	b.source = CT_SRC_SITEMAP;
-	if (ct_store_enqueue(s, &b, &r, &err) != CT_OK)
+	b.source = src;
+	b.source_page_id = src_page;
+	return pgt_enqueue_batch(s, &b);
+}
+
+struct ct_enqueue_result pgt_enqueue(struct ct_store *s, int64_t job,
+				     const char *const *paths, size_t n,
+				     const double *scores)
+{
+	return pgt_enqueue_from(s, job, paths, n, scores, CT_SRC_SITEMAP, 0);
+}
+
+struct ct_claim pgt_claim(struct ct_store *s, const char *worker, int64_t job,
+			  int n, double lease)
+{
+	struct ct_claim c;
+	struct ct_error err = {{0}};
+	if (ct_store_claim(s, worker, job, n, lease, &c, &err) != CT_OK)
 		fail_msg("%s", err.msg);
+	return c;
+}
+
+/* ct_store_notice_fn: keep auto_explain's notices (they hold "plan:"). A
+ * copy that fails is left out: the counts of the tests that use them fall
+ * short, and fail (no cmocka failure from inside libpq's callback). */
+static void collect_plan(void *ctx, const char *severity, const char *message)
+{
+	struct pgt_plans *p = ctx;
+	(void)severity;
+	if (p->n < PGT_PLANS_MAX && strstr(message, "plan:") &&
+	    (p->text[p->n] = strdup(message)) != NULL)
+		p->n++;
+}
+
+void pgt_plans_start(struct ct_store *s, struct pgt_plans *p)
+{
+	p->n = 0;
+	ct_store_set_notice_hook(s, collect_plan, p);
+	pgt_exec(s, "LOAD 'auto_explain'");
+	pgt_exec(s, "SET auto_explain.log_min_duration = 0;"
+		 "SET auto_explain.log_nested_statements = on;"
+		 "SET auto_explain.log_level = notice;"
+		 "SET client_min_messages = notice");
+}
+
+void pgt_plans_stop(struct ct_store *s)
+{
+	pgt_exec(s, "SET auto_explain.log_min_duration = -1");
+	ct_store_set_notice_hook(s, NULL, NULL);
+}
+
+void pgt_plans_free(struct pgt_plans *p)
+{
+	for (int i = 0; i < p->n; i++)
+		free(p->text[i]);
+	p->n = 0;
+}
+
+void pgt_assert_index_scan(const char *plan, const char *index,
+			   const char *what)
+{
+	char want[128];
+	if (strstr(plan, "Sort") || strstr(plan, "Seq Scan on tasks"))
+		fail_msg("%s plan sorts or scans the table:\n%s", what, plan);
+	snprintf(want, sizeof want, "Index Scan using %s", index);
+	if (!strstr(plan, want))
+		fail_msg("%s does not use %s:\n%s", what, index, plan);
 }
 
 int pgt_close(void **state)

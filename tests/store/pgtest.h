@@ -29,10 +29,45 @@ void pgt_exec(struct ct_store *s, const char *sql);
 int64_t pgt_job(struct ct_store *s, const char *name, const char *domain,
 		int priority, const char *mode);
 
-/* Enqueue n paths for job as sitemap pages (scores may be NULL); fails the
- * test on error. */
-void pgt_enqueue(struct ct_store *s, int64_t job, const char *const *paths,
-		 size_t n, const double *scores);
+/* Enqueue batch b; fails the test on error. Returns what it did. */
+struct ct_enqueue_result pgt_enqueue_batch(struct ct_store *s,
+					   const struct ct_enqueue_batch *b);
+/* Enqueue n paths for job (scores may be NULL) found through src on page
+ * src_page (0: unknown); fails the test on error. */
+struct ct_enqueue_result pgt_enqueue_from(struct ct_store *s, int64_t job,
+					  const char *const *paths, size_t n,
+					  const double *scores,
+					  ct_source_type src, int64_t src_page);
+/* The same, as sitemap pages. */
+struct ct_enqueue_result pgt_enqueue(struct ct_store *s, int64_t job,
+				     const char *const *paths, size_t n,
+				     const double *scores);
+
+/* Claim up to n tasks of job (0: any job) for worker; fails the test on
+ * error. Free with ct_claim_free. */
+struct ct_claim pgt_claim(struct ct_store *s, const char *worker, int64_t job,
+			  int n, double lease);
+
+/* The plans auto_explain reports while collecting: each one notice's text
+ * (query text and plan), in the order the statements ran. */
+#define PGT_PLANS_MAX 1024
+struct pgt_plans {
+	char *text[PGT_PLANS_MAX];
+	int n;
+};
+/* Collect into *p (which must be empty) the plan of every statement s runs
+ * from now on, nested ones included (the statements inside plpgsql
+ * functions): loads auto_explain, logs every plan as a NOTICE and hooks
+ * the notices. Plans past PGT_PLANS_MAX are dropped. */
+void pgt_plans_start(struct ct_store *s, struct pgt_plans *p);
+/* Stop collecting; *p keeps what was collected. */
+void pgt_plans_stop(struct ct_store *s);
+void pgt_plans_free(struct pgt_plans *p);
+/* Fail the test unless plan reads crawltop.tasks through index (a name or
+ * a prefix of one: "Index Scan using <index>...") with no Sort and no Seq
+ * Scan on tasks; what names the statement in the message. */
+void pgt_assert_index_scan(const char *plan, const char *index,
+			   const char *what);
 /* A cmocka teardown: closes the store in *state. */
 int pgt_close(void **state);
 

@@ -25,30 +25,11 @@ static int fresh(void **state)
 	return 0;
 }
 
+/* Enqueue sitemap pages; every one must be new. */
 static void enq(struct ct_store *s, int64_t job, const char *const *paths,
 		size_t n, const double *scores)
 {
-	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
-	struct ct_enqueue_result r;
-	struct ct_error err = {{0}};
-	b.job_id = job;
-	b.paths = paths;
-	b.n = n;
-	b.scores = scores;
-	b.source = CT_SRC_SITEMAP;
-	if (ct_store_enqueue(s, &b, &r, &err) != CT_OK)
-		fail_msg("%s", err.msg);
-	assert_int_equal(r.inserted, (long)n);
-}
-
-static struct ct_claim claim(struct ct_store *s, const char *worker,
-			     int64_t job, int n, double lease)
-{
-	struct ct_claim c;
-	struct ct_error err = {{0}};
-	if (ct_store_claim(s, worker, job, n, lease, &c, &err) != CT_OK)
-		fail_msg("%s", err.msg);
-	return c;
+	assert_int_equal(pgt_enqueue(s, job, paths, n, scores).inserted, (long)n);
 }
 
 static void complete_ok(struct ct_store *s, const char *worker, int64_t id)
@@ -96,7 +77,7 @@ static void claim_order_across_jobs(void **state)
 					   "/a1", "/a3", "/c2", "/a4"};
 	/* one at a time, then check the same order in batches */
 	for (size_t i = 0; i < 9; i++) {
-		struct ct_claim k = claim(s, "w1", 0, 1, 0);
+		struct ct_claim k = pgt_claim(s, "w1", 0, 1, 0);
 		assert_int_equal(k.n, 1);
 		if (strcmp(k.tasks[0].path, want[i]) != 0)
 			fail_msg("claim %zu: got %s, want %s", i + 1,
@@ -105,7 +86,7 @@ static void claim_order_across_jobs(void **state)
 		complete_ok(s, "w1", k.tasks[0].id);
 		ct_claim_free(&k);
 	}
-	struct ct_claim none = claim(s, "w1", 0, 5, 0);
+	struct ct_claim none = pgt_claim(s, "w1", 0, 5, 0);
 	assert_int_equal(none.n, 0);
 
 	/* Batches: a second set of jobs, claimed 4 at a time. */
@@ -117,7 +98,7 @@ static void claim_order_across_jobs(void **state)
 	enq(s, d, pd, 3, sd);
 	enq(s, e, pe, 2, NULL); /* 100 and 50 (sitemap) */
 	static const char *const want2[] = {"/d2", "/", "/d1", "/e1", "/d3"};
-	struct ct_claim k = claim(s, "w1", 0, 4, 0);
+	struct ct_claim k = pgt_claim(s, "w1", 0, 4, 0);
 	assert_int_equal(k.n, 4);
 	for (size_t i = 0; i < 4; i++)
 		if (strcmp(k.tasks[i].path, want2[i]) != 0)
@@ -127,7 +108,7 @@ static void claim_order_across_jobs(void **state)
 	assert_int_equal(k.tasks[0].job_priority, 2);
 	assert_int_equal(k.tasks[0].cls, 0);
 	ct_claim_free(&k);
-	k = claim(s, "w1", 0, 4, 0);
+	k = pgt_claim(s, "w1", 0, 4, 0);
 	assert_int_equal(k.n, 1);
 	assert_string_equal(k.tasks[0].path, "/d3");
 	ct_claim_free(&k);
@@ -140,29 +121,16 @@ static void claim_order_across_jobs(void **state)
 	double sf[] = {1, 3, 2}, sg[] = {99};
 	enq(s, f, pf, 3, sf);
 	enq(s, g, pg, 1, sg);
-	k = claim(s, "w1", f, 10, 0);
+	k = pgt_claim(s, "w1", f, 10, 0);
 	assert_int_equal(k.n, 3);
 	assert_string_equal(k.tasks[0].path, "/f2");
 	assert_string_equal(k.tasks[1].path, "/f3");
 	assert_string_equal(k.tasks[2].path, "/f1");
 	ct_claim_free(&k);
-	k = claim(s, "w1", 0, 10, 0);
+	k = pgt_claim(s, "w1", 0, 10, 0);
 	assert_int_equal(k.n, 1);
 	assert_string_equal(k.tasks[0].path, "/g1");
 	ct_claim_free(&k);
-}
-
-/* Notices from auto_explain: each plan as one string. */
-struct plans {
-	char *text[1024];
-	int n;
-};
-
-static void collect(void *ctx, const char *severity, const char *message)
-{
-	struct plans *p = ctx;
-	if (p->n < 1024 && strstr(message, "plan:"))
-		p->text[p->n++] = strdup(message);
 }
 
 static void explain_shows_index_scan_no_sort(void **state)
@@ -189,24 +157,18 @@ static void explain_shows_index_scan_no_sort(void **state)
 	}
 	pgt_exec(s, "ANALYZE crawltop.tasks");
 
-	struct plans p = {.n = 0};
-	ct_store_set_notice_hook(s, collect, &p);
-	pgt_exec(s, "LOAD 'auto_explain'");
-	pgt_exec(s, "SET auto_explain.log_min_duration = 0;"
-		 "SET auto_explain.log_nested_statements = on;"
-		 "SET auto_explain.log_level = notice;"
-		 "SET client_min_messages = notice");
+	struct pgt_plans p;
+	pgt_plans_start(s, &p);
 	/* more than 5 calls: plpgsql may switch to a generic plan */
 	for (int i = 0; i < 8; i++) {
-		struct ct_claim k = claim(s, "explainer", 0, 10, 0);
+		struct ct_claim k = pgt_claim(s, "explainer", 0, 10, 0);
 		assert_int_equal(k.n, 10);
 		ct_claim_free(&k);
-		k = claim(s, "explainer", job[2], 10, 0);
+		k = pgt_claim(s, "explainer", job[2], 10, 0);
 		assert_int_equal(k.n, 10);
 		ct_claim_free(&k);
 	}
-	pgt_exec(s, "SET auto_explain.log_min_duration = -1");
-	ct_store_set_notice_hook(s, NULL, NULL);
+	pgt_plans_stop(s);
 
 	/* The starvation guard's statements (0005: ordered by pending_since,
 	 * one per claim of 10) are checked as well; test_guard.c checks them
@@ -223,16 +185,14 @@ static void explain_shows_index_scan_no_sort(void **state)
 		int is_reap = strstr(t, "lease_expires_at < now()") != NULL;
 		if (!is_all && !is_one && !is_reap && !is_starve)
 			continue;
-		if (strstr(t, "Sort") || strstr(t, "Seq Scan on tasks"))
-			fail_msg("claim plan sorts or scans the table:\n%s", t);
-		if (is_all && !strstr(t, "Index Scan using tasks_claim_all"))
-			fail_msg("all-jobs claim does not use tasks_claim_all:\n%s", t);
-		if (is_one && !strstr(t, "Index Scan using tasks_claim_job"))
-			fail_msg("one-job claim does not use tasks_claim_job:\n%s", t);
-		if (is_reap && !strstr(t, "Index Scan using tasks_lease"))
-			fail_msg("reaper does not use tasks_lease:\n%s", t);
-		if (is_starve && !strstr(t, "Index Scan using tasks_starve_"))
-			fail_msg("starving path does not use tasks_starve_*:\n%s", t);
+		if (is_all)
+			pgt_assert_index_scan(t, "tasks_claim_all", "all-jobs claim");
+		if (is_one)
+			pgt_assert_index_scan(t, "tasks_claim_job", "one-job claim");
+		if (is_reap)
+			pgt_assert_index_scan(t, "tasks_lease", "reaper");
+		if (is_starve)
+			pgt_assert_index_scan(t, "tasks_starve_", "starving path");
 		all += is_all;
 		one += is_one;
 		reap += is_reap;
@@ -241,8 +201,7 @@ static void explain_shows_index_scan_no_sort(void **state)
 	if (all < 8 || one < 8 || reap < 16 || starve < 16)
 		fail_msg("expected 8, 8, 16 and 16 plans, saw %d, %d, %d, %d "
 			 "(of %d notices)", all, one, reap, starve, p.n);
-	for (int i = 0; i < p.n; i++)
-		free(p.text[i]);
+	pgt_plans_free(&p);
 }
 
 static void lease_expiry_reclaim(void **state)
@@ -253,13 +212,13 @@ static void lease_expiry_reclaim(void **state)
 	const char *p[] = {"/one", "/two"};
 	enq(s, job, p, 2, NULL);
 
-	struct ct_claim k1 = claim(s, "w1", job, 1, 0);
+	struct ct_claim k1 = pgt_claim(s, "w1", job, 1, 0);
 	assert_int_equal(k1.n, 1);
 	int64_t id = k1.tasks[0].id;
 	/* default lease: 30 s */
 	int64_t lease = k1.tasks[0].lease_expires_us - (int64_t)time(NULL) * 1000000;
 	assert_true(lease > 28000000 && lease <= 31000000);
-	struct ct_claim k2 = claim(s, "w2", job, 5, 0);
+	struct ct_claim k2 = pgt_claim(s, "w2", job, 5, 0);
 	assert_int_equal(k2.n, 1);
 	assert_true(k2.tasks[0].id != id);
 	complete_ok(s, "w2", k2.tasks[0].id);
@@ -267,7 +226,7 @@ static void lease_expiry_reclaim(void **state)
 
 	/* w1's lease runs out: w2 gets the task, w1 can no longer complete */
 	expire(s, id);
-	k2 = claim(s, "w2", job, 5, 0);
+	k2 = pgt_claim(s, "w2", job, 5, 0);
 	assert_int_equal(k2.n, 1);
 	assert_int_equal(k2.tasks[0].id, id);
 	assert_int_equal(k2.tasks[0].retry_count, 1);
@@ -286,11 +245,11 @@ static void lease_expiry_reclaim(void **state)
 	/* A real short lease, really expiring. */
 	const char *q[] = {"/three"};
 	enq(s, job, q, 1, NULL);
-	k1 = claim(s, "w3", job, 1, 0.3);
+	k1 = pgt_claim(s, "w3", job, 1, 0.3);
 	assert_int_equal(k1.n, 1);
 	struct timespec ts = {0, 450 * 1000 * 1000};
 	nanosleep(&ts, NULL);
-	k2 = claim(s, "w4", job, 1, 0);
+	k2 = pgt_claim(s, "w4", job, 1, 0);
 	assert_int_equal(k2.n, 1);
 	assert_int_equal(k2.tasks[0].id, k1.tasks[0].id);
 	complete_ok(s, "w4", k2.tasks[0].id);
@@ -305,7 +264,7 @@ static void complete_twice_refused(void **state)
 	int64_t job = pgt_job(s, "twice", "twice.example", 5, "fifo");
 	const char *p[] = {"/x", "/y", "/z"};
 	enq(s, job, p, 3, NULL);
-	struct ct_claim k = claim(s, "w1", job, 3, 0);
+	struct ct_claim k = pgt_claim(s, "w1", job, 3, 0);
 	assert_int_equal(k.n, 3);
 	int64_t ids[3] = {k.tasks[0].id, k.tasks[1].id, k.tasks[2].id};
 	complete_ok(s, "w1", ids[0]);
@@ -349,7 +308,7 @@ static void fail_retries_then_failed(void **state)
 	/* default max_retries 3: three retries with backoff 10, 20, 40 s */
 	static const double backoff[] = {10, 20, 40};
 	for (int attempt = 0; attempt < 4; attempt++) {
-		struct ct_claim k = claim(s, "w1", job, 1, 0);
+		struct ct_claim k = pgt_claim(s, "w1", job, 1, 0);
 		if (k.n != 1)
 			fail_msg("attempt %d: nothing to claim", attempt + 1);
 		if (id)
@@ -375,7 +334,7 @@ static void fail_retries_then_failed(void **state)
 		snprintf(want, sizeof want, "running true %d", (int)backoff[attempt]);
 		assert_string_equal(st, want);
 		free(st);
-		k = claim(s, "w2", job, 1, 0);
+		k = pgt_claim(s, "w2", job, 1, 0);
 		assert_int_equal(k.n, 0);
 		size_t done;
 		assert_int_equal(ct_store_complete(s, "w1", &id, 1, &done, &err),
@@ -387,7 +346,7 @@ static void fail_retries_then_failed(void **state)
 			      "FROM crawltop.tasks WHERE id = $1");
 	assert_string_equal(st, "failed 3 HTTP 503 true");
 	free(st);
-	struct ct_claim k = claim(s, "w1", job, 1, 0);
+	struct ct_claim k = pgt_claim(s, "w1", job, 1, 0);
 	assert_int_equal(k.n, 0);
 	/* failing it again is refused */
 	assert_int_equal(ct_store_fail(s, "w1", &id, 1, NULL, NULL, NULL, &err),
@@ -397,10 +356,10 @@ static void fail_retries_then_failed(void **state)
 	pgt_exec(s, "UPDATE crawltop.jobs SET max_retries = 0 WHERE name = 'flaky'");
 	const char *q[] = {"/gone"};
 	enq(s, job, q, 1, NULL);
-	k = claim(s, "w1", job, 1, 0);
+	k = pgt_claim(s, "w1", job, 1, 0);
 	assert_int_equal(k.n, 1);
 	expire(s, k.tasks[0].id);
-	struct ct_claim k2 = claim(s, "w2", job, 1, 0);
+	struct ct_claim k2 = pgt_claim(s, "w2", job, 1, 0);
 	assert_int_equal(k2.n, 0);
 	st = task_field(s, k.tasks[0].id, "SELECT status || ' ' || last_error "
 			"FROM crawltop.tasks WHERE id = $1");
@@ -416,14 +375,14 @@ static void release_returns_task(void **state)
 	int64_t job = pgt_job(s, "rel", "rel.example", 5, "fifo");
 	const char *p[] = {"/r"};
 	enq(s, job, p, 1, NULL);
-	struct ct_claim k = claim(s, "w1", job, 1, 0);
+	struct ct_claim k = pgt_claim(s, "w1", job, 1, 0);
 	int64_t id = k.tasks[0].id;
 	size_t done;
 	assert_int_equal(ct_store_release(s, "w2", &id, 1, &done, &err), CT_EINVAL);
 	assert_int_equal(ct_store_release(s, "w1", &id, 1, &done, &err), CT_OK);
 	assert_int_equal(done, 1);
 	ct_claim_free(&k);
-	k = claim(s, "w2", job, 1, 0);
+	k = pgt_claim(s, "w2", job, 1, 0);
 	assert_int_equal(k.n, 1);
 	assert_int_equal(k.tasks[0].id, id);
 	assert_int_equal(k.tasks[0].retry_count, 0);

@@ -144,16 +144,8 @@ static void workers_complete_each_task_once(void **state)
 			paths[i] = names[i];
 			scores[i] = (double)((b * 7 + i * 7919) % 10001) / 100.0;
 		}
-		struct ct_enqueue_batch eb = CT_ENQUEUE_BATCH_INIT;
-		struct ct_enqueue_result r;
-		struct ct_error err = {{0}};
-		eb.job_id = job[j];
-		eb.paths = paths;
-		eb.n = BATCH;
-		eb.source = CT_SRC_SITEMAP;
-		eb.scores = strcmp(modes[j], "frontier") == 0 ? scores : NULL;
-		if (ct_store_enqueue(s, &eb, &r, &err) != CT_OK)
-			fail_msg("%s", err.msg);
+		struct ct_enqueue_result r = pgt_enqueue(s, job[j], paths, BATCH,
+			strcmp(modes[j], "frontier") == 0 ? scores : NULL);
 		assert_int_equal(r.inserted, BATCH);
 	}
 	pgt_exec(s, "ANALYZE crawltop.tasks");

@@ -29,24 +29,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Enqueue paths; fail the test on error. */
-static struct ct_enqueue_result enq(struct ct_store *s, int64_t job,
-				    const char *const *paths, size_t n,
-				    ct_source_type src, int64_t src_page)
-{
-	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
-	struct ct_enqueue_result r;
-	struct ct_error err = {{0}};
-	b.job_id = job;
-	b.paths = paths;
-	b.n = n;
-	b.source = src;
-	b.source_page_id = src_page;
-	if (ct_store_enqueue(s, &b, &r, &err) != CT_OK)
-		fail_msg("%s", err.msg);
-	return r;
-}
-
 static int64_t page(struct ct_store *s, int64_t job, const char *path)
 {
 	int64_t id;
@@ -93,13 +75,13 @@ static void dedup_per_job(void **state)
 	int64_t b = pgt_job(s, "dedup-b", "dedup.example", 5, "fifo");
 	const char *p1[] = {"/a", "/b", "/a"};
 	const char *p2[] = {"/a", "/c"};
-	struct ct_enqueue_result r = enq(s, a, p1, 3, CT_SRC_SITEMAP, 0);
+	struct ct_enqueue_result r = pgt_enqueue(s, a, p1, 3, NULL);
 	assert_int_equal(r.inserted, 2);
-	r = enq(s, a, p2, 2, CT_SRC_SITEMAP, 0);
+	r = pgt_enqueue(s, a, p2, 2, NULL);
 	assert_int_equal(r.inserted, 1);
 	assert_int_equal(r.raised, 0);
 	/* Another job of the same domain shares the pages, not the tasks. */
-	r = enq(s, b, p2, 2, CT_SRC_SITEMAP, 0);
+	r = pgt_enqueue(s, b, p2, 2, NULL);
 	assert_int_equal(r.inserted, 2);
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks t JOIN "
 		"crawltop.jobs j ON j.id = t.job_id WHERE j.name = 'dedup-a'"), 3);
@@ -111,7 +93,7 @@ static void dedup_per_job(void **state)
 		"crawltop.domains d ON d.id = p.domain_id "
 		"WHERE d.name = 'dedup.example'"), 3);
 	/* An empty batch is fine and does nothing. */
-	r = enq(s, a, NULL, 0, CT_SRC_LINK, 0);
+	r = pgt_enqueue_from(s, a, NULL, 0, NULL, CT_SRC_LINK, 0);
 	assert_int_equal(r.inserted, 0);
 }
 
@@ -120,7 +102,7 @@ static void hierarchy_chain(void **state)
 	struct ct_store *s = *state;
 	int64_t job = pgt_job(s, "chain", "chain.example", 5, "hierarchy");
 	const char *root[] = {"/"};
-	enq(s, job, root, 1, CT_SRC_MANUAL, 0);
+	pgt_enqueue_from(s, job, root, 1, NULL, CT_SRC_MANUAL, 0);
 	int64_t prev = page(s, job, "/");
 	int cls;
 	assert_true(page_score(s, prev) == 1.0);
@@ -134,7 +116,8 @@ static void hierarchy_chain(void **state)
 		char path[32];
 		snprintf(path, sizeof path, "/l%d", k);
 		const char *p[] = {path};
-		struct ct_enqueue_result r = enq(s, job, p, 1, CT_SRC_LINK, prev);
+		struct ct_enqueue_result r =
+			pgt_enqueue_from(s, job, p, 1, NULL, CT_SRC_LINK, prev);
 		assert_int_equal(r.inserted, 1);
 		int64_t id = page(s, job, path);
 		want = fmax(0.8 * want, 0.1);
@@ -159,26 +142,27 @@ static void scores_only_increase(void **state)
 	struct ct_store *s = *state;
 	int64_t job = pgt_job(s, "up", "up.example", 5, "hierarchy");
 	const char *root[] = {"/"}, *x[] = {"/x"}, *y[] = {"/y"}, *low[] = {"/low"};
-	enq(s, job, root, 1, CT_SRC_SITEMAP, 0);
+	pgt_enqueue(s, job, root, 1, NULL);
 	int64_t home = page(s, job, "/");
 	/* "/" is the root whatever the source. */
 	assert_true(page_score(s, home) == 1.0);
 
-	enq(s, job, x, 1, CT_SRC_SITEMAP, 0);
+	pgt_enqueue(s, job, x, 1, NULL);
 	int64_t px = page(s, job, "/x");
 	assert_true(page_score(s, px) == 0.5);
 	/* A link from an unknown page: the floor, and /x keeps 0.5. */
-	struct ct_enqueue_result r = enq(s, job, x, 1, CT_SRC_LINK, 0);
+	struct ct_enqueue_result r =
+		pgt_enqueue_from(s, job, x, 1, NULL, CT_SRC_LINK, 0);
 	assert_int_equal(r.inserted, 0);
 	assert_int_equal(r.raised, 0);
 	assert_true(page_score(s, px) == 0.5);
-	enq(s, job, low, 1, CT_SRC_LINK, 0);
+	pgt_enqueue_from(s, job, low, 1, NULL, CT_SRC_LINK, 0);
 	assert_true(page_score(s, page(s, job, "/low")) == 0.1);
 	/* A link from /low (0.1 -> 0.08 -> floor) does not lower /x. */
-	enq(s, job, x, 1, CT_SRC_LINK, page(s, job, "/low"));
+	pgt_enqueue_from(s, job, x, 1, NULL, CT_SRC_LINK, page(s, job, "/low"));
 	assert_true(page_score(s, px) == 0.5);
 	/* A link from / raises /x to 0.8 and its pending task to 80. */
-	r = enq(s, job, x, 1, CT_SRC_LINK, home);
+	r = pgt_enqueue_from(s, job, x, 1, NULL, CT_SRC_LINK, home);
 	assert_int_equal(r.inserted, 0);
 	assert_int_equal(r.raised, 1);
 	assert_true(page_score(s, px) == 0.8);
@@ -186,7 +170,7 @@ static void scores_only_increase(void **state)
 	assert_true(task_score(s, job, px, &cls) == 80.0);
 	assert_int_equal(cls, 0);
 	/* Manual and other sources give the floor. */
-	enq(s, job, y, 1, CT_SRC_MANUAL, 0);
+	pgt_enqueue_from(s, job, y, 1, NULL, CT_SRC_MANUAL, 0);
 	assert_true(page_score(s, page(s, job, "/y")) == 0.1);
 	assert_true(task_score(s, job, page(s, job, "/y"), &cls) == 10.0);
 	assert_int_equal(cls, 3);
@@ -199,7 +183,7 @@ static void mode_scores(void **state)
 	int64_t fifo = pgt_job(s, "fifo", "modes.example", 5, "fifo");
 	int64_t fr = pgt_job(s, "frontier", "modes.example", 5, "frontier");
 	const char *p[] = {"/", "/a"};
-	enq(s, fifo, p, 2, CT_SRC_SITEMAP, 0);
+	pgt_enqueue(s, fifo, p, 2, NULL);
 	int cls;
 	/* FIFO: score 0, class P3, even for the homepage. */
 	assert_true(task_score(s, fifo, page(s, fifo, "/"), &cls) == 0.0);
@@ -272,7 +256,7 @@ static void bad_enqueue_refused(void **state)
 	int64_t job = pgt_job(s, "bad", "bad.example", 5, "hierarchy");
 	int64_t fr = pgt_job(s, "bad-frontier", "bad.example", 5, "frontier");
 	const char *ok[] = {"/fine"};
-	enq(s, job, ok, 1, CT_SRC_SITEMAP, 0);
+	pgt_enqueue(s, job, ok, 1, NULL);
 
 	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
 	b.job_id = 999999;
@@ -304,7 +288,7 @@ static void bad_enqueue_refused(void **state)
 	/* Quotes are fine inside a path that is otherwise valid, and reach the
 	 * database as data. */
 	const char *quoted[] = {"/it's;\"quoted\"\\"};
-	enq(s, job, quoted, 1, CT_SRC_LINK, 0);
+	pgt_enqueue_from(s, job, quoted, 1, NULL, CT_SRC_LINK, 0);
 	assert_true(page(s, job, quoted[0]) > 0);
 
 	/* Invalid UTF-8: refused by the server, reported with its SQLSTATE. */

@@ -57,27 +57,8 @@ static void enq_range(struct ct_store *s, int64_t job, const char *prefix,
 		snprintf(names[i], sizeof names[i], "/%s/%d", prefix, first + i);
 		paths[i] = names[i];
 	}
-	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
-	struct ct_enqueue_result r;
-	struct ct_error err = {{0}};
-	b.job_id = job;
-	b.paths = paths;
-	b.n = (size_t)n;
-	b.scores = scores;
-	b.source = CT_SRC_SITEMAP;
-	if (ct_store_enqueue(s, &b, &r, &err) != CT_OK)
-		fail_msg("%s", err.msg);
+	struct ct_enqueue_result r = pgt_enqueue(s, job, paths, (size_t)n, scores);
 	assert_int_equal(r.inserted, n);
-}
-
-static struct ct_claim claim(struct ct_store *s, const char *worker,
-			     int64_t job, int n, double lease)
-{
-	struct ct_claim c;
-	struct ct_error err = {{0}};
-	if (ct_store_claim(s, worker, job, n, lease, &c, &err) != CT_OK)
-		fail_msg("%s", err.msg);
-	return c;
 }
 
 static void complete_all(struct ct_store *s, const char *worker,
@@ -150,7 +131,7 @@ static int flood_round(struct ct_store *s, struct flood *f, int *got_t)
 	enq_range(s, f->flood_job, "f", f->next, 20, sc);
 	f->next += 20;
 	f->iter++;
-	struct ct_claim c = claim(s, "flooder", 0, 10, 0);
+	struct ct_claim c = pgt_claim(s, "flooder", 0, 10, 0);
 	assert_int_equal(c.n, 10);
 	int guarded = 0;
 	for (size_t i = 0; i < c.n; i++) {
@@ -286,7 +267,7 @@ static void one_in_m_slots(void **state)
 		 "WHERE path = '/o/19')");
 
 	for (int call = 1; call <= 30; call++) {
-		struct ct_claim c = claim(s, "w", 0, 1, 0);
+		struct ct_claim c = pgt_claim(s, "w", 0, 1, 0);
 		assert_int_equal(c.n, 1);
 		int want = call % 10 == 0;
 		if ((c.tasks[0].job_id == cold) != want)
@@ -297,7 +278,7 @@ static void one_in_m_slots(void **state)
 	/* 30 slots so far: 25-task claims get 2, 3, 2, 3 */
 	static const int want25[] = {2, 3, 2, 3};
 	for (int k = 0; k < 4; k++) {
-		struct ct_claim c = claim(s, "w", 0, 25, 0);
+		struct ct_claim c = pgt_claim(s, "w", 0, 25, 0);
 		assert_int_equal(c.n, 25);
 		assert_int_equal(count_of_job(&c, cold), want25[k]);
 		/* the starving ones are the oldest: cold's, in id order */
@@ -309,7 +290,7 @@ static void one_in_m_slots(void **state)
 	if (ct_store_open(pgt_dsn("ct_guard"), &s2, &err) != CT_OK)
 		fail_msg("%s", err.msg);
 	for (int call = 1; call <= 10; call++) {
-		struct ct_claim c = claim(s2, "w2", 0, 1, 0);
+		struct ct_claim c = pgt_claim(s2, "w2", 0, 1, 0);
 		assert_int_equal(c.tasks[0].job_id == cold, call == 10);
 		ct_claim_free(&c);
 	}
@@ -317,7 +298,7 @@ static void one_in_m_slots(void **state)
 
 	/* one-job claim of 10 (session s: 130 slots, so exactly one): the
 	 * job's oldest, /o/19, then SPEC.md's order /o/0 .. /o/8 */
-	struct ct_claim c = claim(s, "w", one, 10, 0);
+	struct ct_claim c = pgt_claim(s, "w", one, 10, 0);
 	assert_int_equal(c.n, 10);
 	static const char *const want_one[] = {"/o/0", "/o/1", "/o/2", "/o/3",
 		"/o/4", "/o/5", "/o/6", "/o/7", "/o/8", "/o/19"};
@@ -328,20 +309,6 @@ static void one_in_m_slots(void **state)
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks WHERE "
 		"status = 'running' AND job_id = (SELECT id FROM crawltop.jobs "
 		"WHERE name = 'cold')"), 3 + 10 + 1);
-}
-
-/* Notices from auto_explain: each plan as one string. */
-struct plans {
-	char *text[1024];
-	int n;
-};
-
-static void collect(void *ctx, const char *severity, const char *message)
-{
-	struct plans *p = ctx;
-	(void)severity;
-	if (p->n < 1024 && strstr(message, "plan:"))
-		p->text[p->n++] = strdup(message);
 }
 
 /* Both paths of both claims: index range scans, no Sort, no Seq Scan. */
@@ -368,26 +335,20 @@ static void explain_both_paths(void **state)
 		 "FROM crawltop.jobs WHERE name = 'x0')");
 	pgt_exec(s, "ANALYZE crawltop.tasks");
 
-	struct plans p = {.n = 0};
-	ct_store_set_notice_hook(s, collect, &p);
-	pgt_exec(s, "LOAD 'auto_explain'");
-	pgt_exec(s, "SET auto_explain.log_min_duration = 0;"
-		 "SET auto_explain.log_nested_statements = on;"
-		 "SET auto_explain.log_level = notice;"
-		 "SET client_min_messages = notice");
+	struct pgt_plans p;
+	pgt_plans_start(s, &p);
 	int starved_all = 0, starved_one = 0;
 	for (int i = 0; i < 8; i++) { /* past plpgsql's generic plan switch */
-		struct ct_claim k = claim(s, "explainer", 0, 10, 0);
+		struct ct_claim k = pgt_claim(s, "explainer", 0, 10, 0);
 		assert_int_equal(k.n, 10);
 		for (size_t t = 0; t < k.n; t++)
 			starved_all += k.tasks[t].job_priority > 1;
 		ct_claim_free(&k);
-		k = claim(s, "explainer", job[2], 10, 0);
+		k = pgt_claim(s, "explainer", job[2], 10, 0);
 		assert_int_equal(k.n, 10);
 		ct_claim_free(&k);
 	}
-	pgt_exec(s, "SET auto_explain.log_min_duration = -1");
-	ct_store_set_notice_hook(s, NULL, NULL);
+	pgt_plans_stop(s);
 	/* job x0 (priority 1) has 3000 tasks: only the guard hands out the
 	 * other jobs', one per claim */
 	assert_int_equal(starved_all, 8);
@@ -410,12 +371,7 @@ static void explain_both_paths(void **state)
 		for (int k = 0; k < 4; k++) {
 			if (!strstr(t, kinds[k].a) || !strstr(t, kinds[k].b))
 				continue;
-			if (strstr(t, "Sort") || strstr(t, "Seq Scan on tasks"))
-				fail_msg("claim plan sorts or scans the table:\n%s", t);
-			char want[64];
-			snprintf(want, sizeof want, "Index Scan using %s", kinds[k].index);
-			if (!strstr(t, want))
-				fail_msg("plan does not use %s:\n%s", kinds[k].index, t);
+			pgt_assert_index_scan(t, kinds[k].index, "claim");
 			seen[k]++;
 		}
 	}
@@ -423,8 +379,7 @@ static void explain_both_paths(void **state)
 		if (seen[k] < 8)
 			fail_msg("%s: expected 8 plans, saw %d (of %d notices)",
 				 kinds[k].index, seen[k], p.n);
-	for (int i = 0; i < p.n; i++)
-		free(p.text[i]);
+	pgt_plans_free(&p);
 }
 
 /* Status of a task as "status retry_count owner-is-null". */
@@ -446,7 +401,7 @@ static void expire(struct ct_store *s, int64_t id)
  * task id came out; everything claimed except id is completed. */
 static int claims_task(struct ct_store *s, int64_t id)
 {
-	struct ct_claim c = claim(s, "w1", 0, 2, 0);
+	struct ct_claim c = pgt_claim(s, "w1", 0, 2, 0);
 	int got = 0;
 	int64_t other[2];
 	size_t n = 0, done;

@@ -123,12 +123,8 @@ static void settings_and_jobs_notify(void **state)
 
 	/* enqueue moves total_pages only: no notification */
 	const char *paths[] = {"/a", "/b"};
-	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
-	struct ct_enqueue_result r;
-	b.job_id = job;
-	b.paths = paths;
-	b.n = 2;
-	assert_int_equal(ct_store_enqueue(s, &b, &r, &err), CT_OK);
+	struct ct_enqueue_result r =
+		pgt_enqueue_from(s, job, paths, 2, NULL, CT_SRC_LINK, 0);
 	assert_int_equal(r.inserted, 2);
 	expect_none(l);
 

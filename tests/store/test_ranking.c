@@ -38,16 +38,13 @@ static void enq(struct ct_store *s, int64_t job, const char *const *paths,
 		size_t n, const double *scores)
 {
 	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
-	struct ct_enqueue_result r;
-	struct ct_error err = {{0}};
 	b.job_id = job;
 	b.paths = paths;
 	b.n = n;
 	b.scores = scores;
 	b.depth = 1;
 	b.type = "article";
-	if (ct_store_enqueue(s, &b, &r, &err) != CT_OK)
-		fail_msg("%s", err.msg);
+	pgt_enqueue_batch(s, &b);
 }
 
 /* A directory holding links to migrations 0001..upto of the real one. */

@@ -129,8 +129,6 @@ static void make_job(struct ct_store *s, struct fixture *f, const char *name,
 		scores[i] = 1; /* whatever the crawler said: rescoring replaces it */
 	}
 	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
-	struct ct_enqueue_result r;
-	struct ct_error err = {{0}};
 	b.job_id = f->job;
 	b.paths = paths;
 	b.n = (size_t)n;
@@ -140,9 +138,7 @@ static void make_job(struct ct_store *s, struct fixture *f, const char *name,
 	b.depth = 2;
 	b.type = "article";
 	b.discovery_method = "sitemap";
-	if (ct_store_enqueue(s, &b, &r, &err) != CT_OK)
-		fail_msg("%s", err.msg);
-	assert_int_equal(r.inserted, n);
+	assert_int_equal(pgt_enqueue_batch(s, &b).inserted, n);
 }
 
 /* Score and class of the task at path in job, as "score class". */

@@ -97,14 +97,7 @@ static int64_t setup_job(struct ct_store *su)
 {
 	int64_t job = pgt_job(su, "r1", "r1.example", 5, "fifo");
 	const char *paths[] = {"/a", "/b", "/c", "/d"};
-	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
-	struct ct_enqueue_result r;
-	struct ct_error err = {{0}};
-	b.job_id = job;
-	b.paths = paths;
-	b.n = 4;
-	if (ct_store_enqueue(su, &b, &r, &err) != CT_OK)
-		fail_msg("%s", err.msg);
+	pgt_enqueue_from(su, job, paths, 4, NULL, CT_SRC_LINK, 0);
 	return job;
 }
 
@@ -249,12 +242,8 @@ static void worker_works_and_nothing_else(void **state)
 	struct ct_store *w = as("ct_work");
 	struct ct_error err = {{0}};
 	const char *paths[] = {"/e", "/f"};
-	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
-	struct ct_enqueue_result er;
-	b.job_id = job;
-	b.paths = paths;
-	b.n = 2;
-	assert_int_equal(ct_store_enqueue(w, &b, &er, &err), CT_OK);
+	struct ct_enqueue_result er =
+		pgt_enqueue_from(w, job, paths, 2, NULL, CT_SRC_LINK, 0);
 	assert_int_equal(er.inserted, 2);
 	struct ct_claim k;
 	assert_int_equal(ct_store_claim(w, "w1", 0, 4, 0, &k, &err), CT_OK);

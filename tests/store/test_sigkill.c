@@ -167,13 +167,7 @@ static void killed_workers_tasks_completed_once(void **state)
 		snprintf(names[i], sizeof names[i], "/t/%d", i);
 		paths[i] = names[i];
 	}
-	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
-	struct ct_enqueue_result r;
-	b.job_id = job;
-	b.paths = paths;
-	b.n = TASKS;
-	if (ct_store_enqueue(s, &b, &r, &err) != CT_OK)
-		fail_msg("%s", err.msg);
+	pgt_enqueue_from(s, job, paths, TASKS, NULL, CT_SRC_LINK, 0);
 
 	/* A claims and commits; B claims inside a transaction it never ends */
 	int64_t a_ids[BATCH], b_ids[BATCH];

@@ -61,8 +61,6 @@ static long enq(struct ct_store *s, int64_t job, const char *prefix, int n,
 		scores[i] = (double)((long)(i * score_step) % 101);
 	}
 	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
-	struct ct_enqueue_result r;
-	struct ct_error err = {{0}};
 	b.job_id = job;
 	b.paths = paths;
 	b.n = (size_t)n;
@@ -71,19 +69,7 @@ static long enq(struct ct_store *s, int64_t job, const char *prefix, int n,
 	b.depth = depth;
 	b.type = type;
 	b.discovery_method = method;
-	if (ct_store_enqueue(s, &b, &r, &err) != CT_OK)
-		fail_msg("%s", err.msg);
-	return r.inserted;
-}
-
-static struct ct_claim claim(struct ct_store *s, const char *worker,
-			     int64_t job, int n, double lease)
-{
-	struct ct_claim c;
-	struct ct_error err = {{0}};
-	if (ct_store_claim(s, worker, job, n, lease, &c, &err) != CT_OK)
-		fail_msg("%s", err.msg);
-	return c;
+	return pgt_enqueue_batch(s, &b).inserted;
 }
 
 /* ids of c[from, to) into ids; returns to - from. */
@@ -120,7 +106,7 @@ static void counters_follow_every_change(void **state)
 
 	int64_t ids[64];
 	size_t done, retried, failed;
-	struct ct_claim k = claim(s, "w1", 0, 20, 0);
+	struct ct_claim k = pgt_claim(s, "w1", 0, 20, 0);
 	assert_int_equal(k.n, 20);
 	assert_int_equal(ct_store_complete(s, "w1", ids, ids_of(&k, 0, 8, ids),
 					   &done, &err), CT_OK);
@@ -134,7 +120,7 @@ static void counters_follow_every_change(void **state)
 
 	/* failures without retries left */
 	pgt_exec(s, "UPDATE crawltop.jobs SET max_retries = 0");
-	k = claim(s, "w2", a, 5, 0);
+	k = pgt_claim(s, "w2", a, 5, 0);
 	assert_int_equal(ct_store_fail(s, "w2", ids, ids_of(&k, 0, k.n, ids), "x",
 				       &retried, &failed, &err), CT_OK);
 	assert_int_equal(failed, 5);
@@ -142,10 +128,10 @@ static void counters_follow_every_change(void **state)
 	pgt_assert_counts_exact(s, "after final failures");
 
 	/* leases that expire: the next claim reaps them */
-	k = claim(s, "w3", c, 6, 0.05);
+	k = pgt_claim(s, "w3", c, 6, 0.05);
 	ct_claim_free(&k);
 	sleep_ms(120);
-	k = claim(s, "w4", b, 2, 0);
+	k = pgt_claim(s, "w4", b, 2, 0);
 	ct_claim_free(&k);
 	pgt_assert_counts_exact(s, "after lease expiry");
 
@@ -494,7 +480,7 @@ static void writers_do_not_queue_on_counters(void **state)
 		char name[16];
 		snprintf(name, sizeof name, "open%d", i);
 		pgt_exec(c[i], "BEGIN");
-		struct ct_claim k = claim(c[i], name, job, 2, 0);
+		struct ct_claim k = pgt_claim(c[i], name, job, 2, 0);
 		assert_int_equal(k.n, 2);
 		int64_t ids[2] = {k.tasks[0].id, k.tasks[1].id};
 		size_t done;
@@ -513,7 +499,7 @@ static void writers_do_not_queue_on_counters(void **state)
 	assert_string_equal(ct_store_sqlstate(c[OPEN]), "55P03");
 	for (int i = 0; i < OPEN; i++)
 		pgt_exec(c[i], "COMMIT");
-	k = claim(c[OPEN], "late", job, 1, 0);
+	k = pgt_claim(c[OPEN], "late", job, 1, 0);
 	assert_int_equal(k.n, 1);
 	ct_claim_free(&k);
 	for (int i = 0; i <= OPEN; i++)
@@ -524,18 +510,6 @@ static void writers_do_not_queue_on_counters(void **state)
 }
 
 /* ---- plans ---------------------------------------------------------------- */
-
-struct plans {
-	char *text[512];
-	int n;
-};
-
-static void collect(void *ctx, const char *severity, const char *message)
-{
-	struct plans *p = ctx;
-	if (p->n < 512 && strstr(message, "plan:"))
-		p->text[p->n++] = strdup(message);
-}
 
 static double ms_since(const struct timespec *t0)
 {
@@ -555,17 +529,12 @@ static void reads_never_scan_tasks(void **state)
 		enq(s, job[b % 2], prefix, 1000, 1.37, b % 5, b % 3 ? "article" : "hub",
 		    b % 4 ? "sitemap" : "link");
 	}
-	struct ct_claim k = claim(s, "x", 0, 100, 0);
+	struct ct_claim k = pgt_claim(s, "x", 0, 100, 0);
 	ct_claim_free(&k);
 	pgt_exec(s, "ANALYZE crawltop.tasks; ANALYZE crawltop.task_counts");
 
-	struct plans p = {0};
-	ct_store_set_notice_hook(s, collect, &p);
-	pgt_exec(s, "LOAD 'auto_explain'");
-	pgt_exec(s, "SET auto_explain.log_min_duration = 0;"
-		 "SET auto_explain.log_nested_statements = on;"
-		 "SET auto_explain.log_level = notice;"
-		 "SET client_min_messages = notice");
+	struct pgt_plans p;
+	pgt_plans_start(s, &p);
 	/* more than 5 calls: plpgsql may switch to generic plans */
 	for (int i = 0; i < 8; i++) {
 		struct ct_stat_cells c;
@@ -584,8 +553,7 @@ static void reads_never_scan_tasks(void **state)
 	int reads = p.n;
 	/* the slow way, for contrast: its plans do scan tasks */
 	pgt_exec(s, "SELECT count(*) FROM crawltop.dashboard_cells_exact(NULL)");
-	pgt_exec(s, "SET auto_explain.log_min_duration = -1");
-	ct_store_set_notice_hook(s, NULL, NULL);
+	pgt_plans_stop(s);
 
 	int counters = 0;
 	for (int i = 0; i < reads; i++) {
@@ -602,8 +570,7 @@ static void reads_never_scan_tasks(void **state)
 	for (int i = reads; i < p.n; i++)
 		exact += strstr(p.text[i], " on tasks") != NULL;
 	assert_true(exact >= 1);
-	for (int i = 0; i < p.n; i++)
-		free(p.text[i]);
+	pgt_plans_free(&p);
 
 	/* and what that is worth at 10,000 tasks (shown, not asserted) */
 	struct timespec t0;
@@ -639,7 +606,7 @@ static void rates_count_and_ticks_stay_bounded(void **state)
 	long long mine = pgt_int(s, "SELECT pg_backend_pid() % 32 + 1");
 	/* a new second for the shard: its writer drops its old seconds */
 	sleep_ms(1100);
-	struct ct_claim k = claim(s, "r", job, 7, 0);
+	struct ct_claim k = pgt_claim(s, "r", job, 7, 0);
 	int64_t ids[7];
 	size_t done;
 	assert_int_equal(ct_store_complete(s, "r", ids, ids_of(&k, 0, 5, ids),
@@ -702,7 +669,7 @@ static void rates_count_and_ticks_stay_bounded(void **state)
 
 	/* a steady stream: rows stay within shards x seconds x jobs */
 	for (int i = 0; i < 15; i++) {
-		k = claim(s, "r", 0, 1, 0);
+		k = pgt_claim(s, "r", 0, 1, 0);
 		if (k.n)
 			assert_int_equal(ct_store_complete(s, "r", &k.tasks[0].id, 1,
 							   &done, &err), CT_OK);
@@ -751,7 +718,7 @@ static void next_tasks_follow_claim_order(void **state)
 	assert_true(n.tasks[0].discovered_us > 0);
 	/* claims one by one hand out the same tasks in the same order */
 	for (size_t i = 0; i < n.n; i++) {
-		struct ct_claim k = claim(s, "n", 0, 1, 0);
+		struct ct_claim k = pgt_claim(s, "n", 0, 1, 0);
 		assert_int_equal(k.n, 1);
 		if (k.tasks[0].id != n.tasks[i].task_id)
 			fail_msg("claim %zu handed out task %lld, next_tasks said "
@@ -768,7 +735,7 @@ static void next_tasks_follow_claim_order(void **state)
 	/* one job: its own order */
 	assert_int_equal(ct_store_next_tasks(s, a, 5, &n, &err), CT_OK);
 	assert_int_equal(n.n, 5);
-	struct ct_claim k = claim(s, "n", a, 5, 0);
+	struct ct_claim k = pgt_claim(s, "n", a, 5, 0);
 	for (size_t i = 0; i < 5; i++)
 		assert_int_equal(k.tasks[i].id, n.tasks[i].task_id);
 	ct_claim_free(&k);
