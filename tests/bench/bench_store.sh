@@ -10,7 +10,11 @@
 #   counter reads beside GROUP BY at 1M and BIG_TASKS (default 10M) tasks;
 #   claim throughput with the counter triggers on and off.
 # Environment: SECS (seconds per measurement, default 5), BIG_TASKS
-# (default 10000000; 0 skips the big load).
+# (default 10000000; 0 skips the big load), REPS (default 3), PARTS (the
+# sections to run, default "claims counters enqueue reads"), POINTS (claim
+# points as BATCH:CONNS, default "1:1 1:4 1:16 100:1 100:4 100:16"), ORDERS
+# (default "fifo prio view"), CT_PG_CONF (extra server settings, see
+# tests/store/pg-cluster.sh).
 set -euo pipefail
 build=$(cd "$1" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,6 +24,11 @@ if [ "${2:-}" != --inner ]; then
 fi
 
 SECS=${SECS:-5}
+REPS=${REPS:-3}
+PARTS=" ${PARTS:-claims counters enqueue reads} "
+POINTS=${POINTS:-1:1 1:4 1:16 100:1 100:4 100:16}
+ORDERS=${ORDERS:-fifo prio view}
+part() { [[ $PARTS == *" $1 "* ]]; }
 BIG=${BIG_TASKS:-10000000}
 TASKS=${TASKS:-1000000}
 B=$build/tests/bench/bench_store
@@ -31,7 +40,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "load at start: $(uptime | sed 's/.*load average/load average/')"
-echo "server: $(sql 'SHOW server_version'), fsync=$(sql 'SHOW fsync'), synchronous_commit=$(sql 'SHOW synchronous_commit'), $SECS s per measurement, median of 3"
+echo "server: $(sql 'SHOW server_version'), fsync=$(sql 'SHOW fsync'), synchronous_commit=$(sql 'SHOW synchronous_commit'), shared_buffers=$(sql 'SHOW shared_buffers'), wal_compression=$(sql 'SHOW wal_compression'), max_wal_size=$(sql 'SHOW max_wal_size'); $SECS s per measurement, median of $REPS"
 "$build/src/cli/crawltop" migrate -d "$DSN" >/dev/null
 
 # ---- data ----------------------------------------------------------------
@@ -168,34 +177,35 @@ cc() { # ORDER N: one statement (one transaction) that claims N and completes th
 }
 
 declare -A R
-echo "== claim+complete (tasks/s, median of 3; each point: all three orders back to back)"
-for rep in 1 2 3; do
-	for n in 1 100; do
-		for conns in 1 4 16; do
-			for o in fifo prio view; do
-				reset
-				r=$("$B" rate "$DSN" "$SECS" "$conns" "$(cc $o $n)" | cut -d' ' -f1)
-				R[$o,$n,$conns]+="$r "
-				echo "   rep $rep batch $n conns $conns $o: $r" >&2
-			done
+if part claims; then
+echo "== claim+complete (tasks/s, median of $REPS; each point: the orders back to back)"
+for rep in $(seq 1 "$REPS"); do
+	for pt in $POINTS; do
+		n=${pt%:*} conns=${pt#*:}
+		for o in $ORDERS; do
+			reset
+			r=$("$B" rate "$DSN" "$SECS" "$conns" "$(cc $o $n)" | cut -d' ' -f1)
+			R[$o,$n,$conns]+="$r "
+			echo "   rep $rep batch $n conns $conns $o: $r" >&2
 		done
 	done
 done
 printf '%-28s %12s %12s %12s %10s %10s\n' "batch / connections" "FIFO" "priority" "seed000 view" "prio/FIFO" "prio/view"
-for n in 1 100; do
-	for conns in 1 4 16; do
-		f=$(echo ${R[fifo,$n,$conns]} | tr ' ' '\n' | med)
-		p=$(echo ${R[prio,$n,$conns]} | tr ' ' '\n' | med)
-		v=$(echo ${R[view,$n,$conns]} | tr ' ' '\n' | med)
-		printf '%-28s %12s %12s %12s %10s %10s\n' "$n per txn, $conns conn" "$f" "$p" "$v" "$(ratio "$p" "$f")" "$(ratio "$p" "$v")"
-	done
+for pt in $POINTS; do
+	n=${pt%:*} conns=${pt#*:}
+	f=$(echo ${R[fifo,$n,$conns]:-} | tr ' ' '\n' | med)
+	p=$(echo ${R[prio,$n,$conns]:-} | tr ' ' '\n' | med)
+	v=$(echo ${R[view,$n,$conns]:-} | tr ' ' '\n' | med)
+	printf '%-28s %12s %12s %12s %10s %10s\n' "$n per txn, $conns conn" "${f:--}" "${p:--}" "${v:--}" "$(ratio "${p:-0}" "${f:-0}")" "$(ratio "${p:-0}" "${v:-0}")"
 done
+fi
 sql "DROP INDEX crawltop.tasks_fifo"
 
 # ---- counters on and off ---------------------------------------------------
+if part counters; then
 echo "== claim+complete with the live counters on and off (crawltop.claim, tasks/s)"
 declare -A C
-for rep in 1 2 3; do
+for rep in $(seq 1 "$REPS"); do
 	for n in 1 100; do
 		for mode in on off; do
 			reset
@@ -213,9 +223,11 @@ for n in 1 100; do
 		"$(awk -v a="$on" -v b="$off" 'BEGIN{printf "%.1f", (1 - a / b) * 100}')"
 done
 reset
+fi
 
 # ---- enqueue ---------------------------------------------------------------
-echo "== enqueue, batches of 1,000 new paths (tasks/s, median of 3)"
+if part enqueue; then
+echo "== enqueue, batches of 1,000 new paths (tasks/s, median of $REPS)"
 sql "SELECT crawltop.create_job('enq', 'enq.example', 5, 'hierarchy')" >/dev/null
 src=$(sql "SELECT (crawltop.enqueue(j.id, ARRAY['/', '/src'], 'sitemap')).inserted, 0 FROM crawltop.jobs j WHERE j.name = 'enq'" >/dev/null;
       sql "SELECT p.id FROM crawltop.pages p JOIN crawltop.domains d ON d.id = p.domain_id WHERE d.name = 'enq.example' AND p.path = '/src'")
@@ -289,7 +301,7 @@ SEEDQ="WITH pg AS (INSERT INTO seed0.pages (domain_id, path)
 	SELECT 1, pg.id, 'link', 's1.example/src' FROM pg RETURNING 1)
 	SELECT count(*) FROM t"
 declare -A E
-for rep in 1 2 3; do
+for rep in $(seq 1 "$REPS"); do
 	E[ours]+="$("$B" enqueue "$DSN" 20 "$(echo "$ENQ" | sed "s/'\/e\/'/'\/e$rep\/'/")" | cut -d' ' -f1) "
 	E[seed]+="$("$B" enqueue "$DSN" 1 "$(echo "$SEEDQ" | sed "s/'\/e\/'/'\/e$rep\/'/")" | cut -d' ' -f1) "
 done
@@ -304,6 +316,7 @@ sitemap_t=$(
 		ARRAY(SELECT '/sm/' || g FROM generate_series(1, 50000) g), 'sitemap')" >/dev/null
 	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')
 echo "   one sitemap of 50,000 new paths in one call: $sitemap_t s"
+fi
 
 # ---- counter reads ---------------------------------------------------------
 counters() {
@@ -314,10 +327,12 @@ counters() {
 	exact=$("$B" latency "$DSN" 3 "SELECT count(*) FROM crawltop.dashboard_cells_exact(NULL)")
 	echo "   $tasks tasks: dashboard_cells median ${live% *} ms (p95 ${live#* }), GROUP BY (dashboard_cells_exact) median ${exact% *} ms, ratio $(ratio "${exact% *}" "${live% *}")"
 }
+if part reads; then
 echo "== counter reads, all jobs (ms)"
 counters
 if [ "$BIG" -gt "$TASKS" ]; then
 	load $((BIG - $(sql 'SELECT count(*) FROM crawltop.tasks'))) 2>&1
 	counters
+fi
 fi
 echo "load at end: $(uptime | sed 's/.*load average/load average/')"

@@ -16,6 +16,8 @@
 # with fsync and synchronous_commit on, in UTF8 with the C locale. When run as
 # root, the server runs as the `postgres` user (runuser), which owns the dir.
 # PostgreSQL binaries: $PG_BINDIR, else /usr/lib/postgresql/15/bin, else PATH.
+# CT_PG_CONF: extra server settings, ';'-separated ("shared_buffers = 2GB;
+# wal_compression = lz4"), appended after the defaults (benchmarks only).
 set -euo pipefail
 
 PG_BINDIR=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
@@ -58,6 +60,8 @@ max_wal_size = 1GB
 log_min_messages = warning
 log_line_prefix = '%m [%p] %a '
 EOF
+	[ -n "${CT_PG_CONF:-}" ] && printf '%s\n' "${CT_PG_CONF//;/$'\n'}" |
+		sed 's/^ *//' >>"$dir/data/postgresql.conf"
 	as_pg "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
 		start >/dev/null || {
 		cat "$dir/server.log" >&2
