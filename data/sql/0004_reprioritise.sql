@@ -5,6 +5,17 @@
 -- database role, application_name, what, before, after, rows affected.
 -- Running tasks keep their lease; they pick up the job's state when they
 -- return to pending (reap_expired and release recompute job_priority).
+--
+-- set_job_priority and adjust_scores change many pending tasks of a job
+-- (so does set_job_state, which also restarts the starvation clock and so
+-- is defined in 0005_claims_and_modes.sql, with tasks.pending_since).
+-- complete, fail and release lock a worker's tasks in task id order; so
+-- that a worker finishing some of them cannot deadlock with the operator,
+-- each of these first locks the rows it will change in task id order
+-- (PERFORM ... ORDER BY t.id FOR NO KEY UPDATE, as enqueue does for
+-- pages); rows a worker holds are waited for, rows that stop being pending
+-- meanwhile are left out. (Inline rather than a helper: a helper would
+-- need grants of its own.)
 
 -- Lock job p_job_id and return it; P0002 when it does not exist.
 CREATE FUNCTION crawltop.lock_job(p_job_id bigint) RETURNS crawltop.jobs
@@ -21,8 +32,10 @@ BEGIN
 END $$;
 
 -- Set a job's priority (1..10); its pending tasks follow at once (a
--- paused job's stay 100 further back). Returns the pending tasks moved.
-CREATE FUNCTION crawltop.set_job_priority(p_job_id bigint, p_priority integer)
+-- paused job's stay 100 further back), locked in task id order first.
+-- Returns the pending tasks moved.
+CREATE FUNCTION crawltop.set_job_priority(p_job_id bigint,
+		p_priority integer)
 	RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
 	j crawltop.jobs;
@@ -32,6 +45,9 @@ BEGIN
 	j := crawltop.lock_job(p_job_id);
 	UPDATE crawltop.jobs SET priority = p_priority, updated_at = now()
 	WHERE id = j.id;
+	PERFORM 1 FROM crawltop.tasks t
+	WHERE t.job_id = j.id AND t.status = 'pending'
+	ORDER BY t.id FOR NO KEY UPDATE;
 	UPDATE crawltop.tasks
 	SET job_priority = p_priority + CASE WHEN j.status = 'paused' THEN 100 ELSE 0 END
 	WHERE job_id = j.id AND status = 'pending';
@@ -42,54 +58,13 @@ BEGIN
 	RETURN n;
 END $$;
 
--- Change a job's state: 'pause' (pending/running -> paused: its pending
--- tasks move out of every claim's range), 'resume' (paused -> running),
--- 'cancel' (any but completed -> cancelled: pending tasks are skipped,
--- running ones finish or expire into skipped). Returns the pending tasks
--- changed. A transition that does not apply is refused (55000).
-CREATE FUNCTION crawltop.set_job_state(p_job_id bigint, p_action text)
-	RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE
-	j crawltop.jobs;
-	v_to text;
-	n bigint;
-BEGIN
-	IF p_action IS NULL OR p_action NOT IN ('pause', 'resume', 'cancel') THEN
-		RAISE EXCEPTION 'job action % is unknown: use pause, resume or cancel',
-			crawltop.shown(p_action) USING ERRCODE = '22023';
-	END IF;
-	j := crawltop.lock_job(p_job_id);
-	v_to := CASE p_action WHEN 'pause' THEN 'paused' WHEN 'resume' THEN 'running'
-		ELSE 'cancelled' END;
-	IF (p_action = 'pause' AND j.status NOT IN ('pending', 'running'))
-	   OR (p_action = 'resume' AND j.status <> 'paused')
-	   OR (p_action = 'cancel' AND j.status IN ('completed', 'cancelled')) THEN
-		RAISE EXCEPTION 'job % (%) is %: cannot %', j.id, j.name, j.status,
-			p_action USING ERRCODE = '55000';
-	END IF;
-	UPDATE crawltop.jobs SET status = v_to, updated_at = now() WHERE id = j.id;
-	IF p_action = 'cancel' THEN
-		UPDATE crawltop.tasks SET status = 'skipped', completed_at = now()
-		WHERE job_id = j.id AND status = 'pending';
-	ELSE
-		UPDATE crawltop.tasks
-		SET job_priority = j.priority + CASE WHEN p_action = 'pause' THEN 100 ELSE 0 END
-		WHERE job_id = j.id AND status = 'pending';
-	END IF;
-	GET DIAGNOSTICS n = ROW_COUNT;
-	INSERT INTO crawltop.audit_log (action, job_id, before, after, rows_affected)
-	VALUES ('job.' || p_action, j.id, jsonb_build_object('status', j.status),
-		jsonb_build_object('status', v_to), n);
-	RETURN n;
-END $$;
-
 -- Add p_delta (-100..100, finite) to the score of job p_job_id's pending
 -- tasks whose path starts with p_prefix (compared as a plain string: no
 -- wildcards), clamped to 0..100 as the scale requires; the class follows.
--- A positive delta boosts, a negative one demotes. Returns the tasks
--- changed.
-CREATE FUNCTION crawltop.adjust_scores(p_job_id bigint, p_prefix text,
-		p_delta double precision)
+-- A positive delta boosts, a negative one demotes. The matching pending
+-- tasks are locked in task id order first. Returns the tasks changed.
+CREATE FUNCTION crawltop.adjust_scores(p_job_id bigint,
+		p_prefix text, p_delta double precision)
 	RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
 	j crawltop.jobs;
@@ -105,6 +80,11 @@ BEGIN
 			USING ERRCODE = '22003';
 	END IF;
 	j := crawltop.lock_job(p_job_id);
+	PERFORM 1 FROM crawltop.tasks t
+	JOIN crawltop.pages p ON p.id = t.page_id
+	WHERE t.job_id = j.id AND t.status = 'pending'
+	  AND left(p.path, length(p_prefix)) = p_prefix
+	ORDER BY t.id FOR NO KEY UPDATE OF t;
 	UPDATE crawltop.tasks t
 	SET score = least(100, greatest(0, t.score + p_delta)),
 	    class = crawltop.class_of(least(100, greatest(0, t.score + p_delta)),

@@ -3,23 +3,25 @@
 -- the two SQL halves of a batched rescore whose scores the C engine
 -- computes.
 --
--- Functions of 0003 and 0004 that change here are replaced whole (CREATE
--- OR REPLACE, same arguments, so grants made later still apply):
---   reap_expired   sets pending_since when a task returns to pending
---   release        sets pending_since
---   set_job_state  resume sets pending_since of the job's pending tasks
+-- The guard adds tasks.pending_since, so the functions that maintain it
+-- are defined here rather than in 0003 and 0004:
+--   reap_expired   returns expired leases to pending (0003's lease cycle)
+--                  and sets pending_since
+--   release        gives a worker's tasks back, sets pending_since
+--   set_job_state  pause, resume, cancel (0004's operator changes); resume
+--                  sets pending_since of the job's pending tasks
 --   claim          takes starving tasks first, within their share
---   complete, fail, release
---                  lock the worker's rows in task id order first
---   set_job_priority, adjust_scores, set_job_state
---                  lock the job's pending tasks in task id order first
--- so that the functions that wait for many task rows all take them in
--- task id order and cannot deadlock with one another (claim and the reaper
--- never wait: SKIP LOCKED). Left as it was: enqueue's ON CONFLICT locks a
--- duplicate's existing task in page id order (0002).
--- claim, the workers' hot path, calls no new function, so the grants 0009
--- makes for it suffice; the functions added here are granted in
--- 0010_claims_grants.sql (the roles do not exist yet at this point).
+-- release and set_job_state lock the task rows they wait for in task id
+-- order first, as complete and fail (0003) and set_job_priority and
+-- adjust_scores (0004) do, so that the functions that wait for many task
+-- rows all take them in task id order and cannot deadlock with one
+-- another (claim and the reaper never wait: SKIP LOCKED). Left as it was:
+-- enqueue's ON CONFLICT locks a duplicate's existing task in page id order
+-- (0002).
+-- The roles do not exist yet at this point: claim, reap_expired, release
+-- and set_job_state are granted in 0009_roles.sql with the other worker
+-- and operator functions, the functions of sections 2 and 3 in
+-- 0010_claims_grants.sql.
 
 
 -- ==== 1. The starvation guard ==========================================
@@ -127,9 +129,15 @@ SELECT s.value || jsonb_build_object('store',
 	'starvation guard defaults (0005_claims_and_modes.sql)'
 FROM crawltop.settings s ORDER BY s.version DESC LIMIT 1;
 
--- Return up to p_limit expired leases to pending: as in 0003, and the
--- task's pending_since is now.
-CREATE OR REPLACE FUNCTION crawltop.reap_expired(p_limit integer DEFAULT 100)
+-- Return up to p_limit expired leases (oldest first; rows other sessions
+-- hold are skipped) to pending. An expired lease WITH an owner was a
+-- worker that vanished: it counts as a failed attempt (retry_count + 1, or
+-- failed when the job's max_retries are used up). One WITHOUT owner is a
+-- retry whose backoff is over. A cancelled job's task becomes skipped.
+-- job_priority is recomputed from the job (+ 100 while paused); a task
+-- back in pending has pending_since now. Returns the number of tasks
+-- changed.
+CREATE FUNCTION crawltop.reap_expired(p_limit integer DEFAULT 100)
 	RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
 	n integer;
@@ -170,10 +178,11 @@ BEGIN
 	RETURN n;
 END $$;
 
--- Give tasks leased to p_worker back without counting an attempt: as in
--- 0003, locking them in task id order first (see complete), and their
--- pending_since is now.
-CREATE OR REPLACE FUNCTION crawltop.release(p_worker text, p_task_ids bigint[])
+-- Give tasks leased to p_worker back without counting an attempt: they are
+-- pending again at once (skipped if their job was cancelled), with
+-- pending_since now. They are locked in task id order first (see complete,
+-- 0003). Returns the ids released.
+CREATE FUNCTION crawltop.release(p_worker text, p_task_ids bigint[])
 	RETURNS SETOF bigint LANGUAGE sql AS $$
 	WITH mine AS (
 		SELECT t.id FROM crawltop.tasks t
@@ -193,142 +202,15 @@ CREATE OR REPLACE FUNCTION crawltop.release(p_worker text, p_task_ids bigint[])
 	RETURNING t.id
 $$;
 
--- Complete (as in 0003), locking the worker's rows in task id order first.
--- 0003's single UPDATE locked them in whatever order its plan met them
--- (through tasks_lease: lease expiry order), which could deadlock with
--- anyone locking many tasks in id order. One statement still.
-CREATE OR REPLACE FUNCTION crawltop.complete(p_worker text, p_task_ids bigint[])
-	RETURNS SETOF bigint LANGUAGE sql AS $$
-	WITH mine AS (
-		SELECT t.id FROM crawltop.tasks t
-		WHERE t.id = ANY (p_task_ids) AND t.status = 'running'
-		  AND t.lease_owner = p_worker AND t.lease_expires_at > now()
-		ORDER BY t.id
-		FOR NO KEY UPDATE
-	)
-	UPDATE crawltop.tasks t
-	SET status = 'completed', completed_at = now(),
-	    lease_owner = NULL, lease_expires_at = NULL
-	FROM mine WHERE t.id = mine.id
-	RETURNING t.id
-$$;
-
--- Record a failed attempt (as in 0003), the worker's rows locked in task
--- id order first.
-CREATE OR REPLACE FUNCTION crawltop.fail(p_worker text, p_task_ids bigint[],
-		p_error text DEFAULT NULL)
-	RETURNS TABLE (task_id bigint, status text, retry_at timestamptz)
-	LANGUAGE plpgsql AS $$
-#variable_conflict use_column
-DECLARE
-	v_base double precision := coalesce(
-		(crawltop.setting('{store,retry_base_seconds}'))::double precision, 10);
-	v_max double precision := coalesce(
-		(crawltop.setting('{store,retry_max_seconds}'))::double precision, 600);
-BEGIN
-	PERFORM 1 FROM crawltop.tasks t
-	WHERE t.id = ANY (p_task_ids) AND t.status = 'running'
-	  AND t.lease_owner = p_worker AND t.lease_expires_at > now()
-	ORDER BY t.id FOR NO KEY UPDATE;
-	RETURN QUERY
-	UPDATE crawltop.tasks t
-	SET status = CASE WHEN t.retry_count < j.max_retries THEN 'running'
-			  ELSE 'failed' END,
-	    retry_count = t.retry_count + CASE WHEN t.retry_count < j.max_retries
-		THEN 1 ELSE 0 END,
-	    lease_owner = NULL,
-	    lease_expires_at = CASE WHEN t.retry_count < j.max_retries
-		THEN now() + make_interval(secs => least(v_base * 2 ^ t.retry_count, v_max))
-		END,
-	    completed_at = CASE WHEN t.retry_count < j.max_retries THEN NULL
-		ELSE now() END,
-	    last_error = left(p_error, 2000)
-	FROM crawltop.jobs j
-	WHERE j.id = t.job_id AND t.id = ANY (p_task_ids) AND t.status = 'running'
-	  AND t.lease_owner = p_worker AND t.lease_expires_at > now()
-	RETURNING t.id, t.status, t.lease_expires_at;
-END $$;
-
--- set_job_priority, adjust_scores and set_job_state change many pending
--- tasks of a job. 0004 updated them in table order, while complete, fail
--- and release lock theirs in id order: a worker finishing some of them
--- could deadlock with the operator. Here each first locks the rows it will
--- change in task id order (PERFORM ... ORDER BY t.id FOR NO KEY UPDATE,
--- as enqueue does for pages); rows a worker holds are waited for, rows
--- that stop being pending meanwhile are left out. (Inline rather than a
--- helper: a helper would need grants of its own.)
-
--- Set a job's priority: as in 0004, with the pending tasks locked in id
--- order first.
-CREATE OR REPLACE FUNCTION crawltop.set_job_priority(p_job_id bigint,
-		p_priority integer)
-	RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE
-	j crawltop.jobs;
-	n bigint;
-BEGIN
-	PERFORM crawltop.check_priority(p_priority);
-	j := crawltop.lock_job(p_job_id);
-	UPDATE crawltop.jobs SET priority = p_priority, updated_at = now()
-	WHERE id = j.id;
-	PERFORM 1 FROM crawltop.tasks t
-	WHERE t.job_id = j.id AND t.status = 'pending'
-	ORDER BY t.id FOR NO KEY UPDATE;
-	UPDATE crawltop.tasks
-	SET job_priority = p_priority + CASE WHEN j.status = 'paused' THEN 100 ELSE 0 END
-	WHERE job_id = j.id AND status = 'pending';
-	GET DIAGNOSTICS n = ROW_COUNT;
-	INSERT INTO crawltop.audit_log (action, job_id, before, after, rows_affected)
-	VALUES ('job.priority', j.id, jsonb_build_object('priority', j.priority),
-		jsonb_build_object('priority', p_priority), n);
-	RETURN n;
-END $$;
-
--- Boost or demote by path prefix: as in 0004, with the matching pending
--- tasks locked in id order first.
-CREATE OR REPLACE FUNCTION crawltop.adjust_scores(p_job_id bigint,
-		p_prefix text, p_delta double precision)
-	RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE
-	j crawltop.jobs;
-	c jsonb := crawltop.setting('{classes}');
-	n bigint;
-BEGIN
-	IF p_prefix IS NULL OR left(p_prefix, 1) <> '/' OR NOT crawltop.path_ok(p_prefix) THEN
-		RAISE EXCEPTION 'path prefix % is not a page path prefix (it starts with ''/'')',
-			crawltop.shown(p_prefix) USING ERRCODE = '22023';
-	END IF;
-	IF p_delta IS NULL OR NOT (p_delta >= -100 AND p_delta <= 100) THEN
-		RAISE EXCEPTION 'score change % is outside -100..100', coalesce(p_delta::text, 'NULL')
-			USING ERRCODE = '22003';
-	END IF;
-	j := crawltop.lock_job(p_job_id);
-	PERFORM 1 FROM crawltop.tasks t
-	JOIN crawltop.pages p ON p.id = t.page_id
-	WHERE t.job_id = j.id AND t.status = 'pending'
-	  AND left(p.path, length(p_prefix)) = p_prefix
-	ORDER BY t.id FOR NO KEY UPDATE OF t;
-	UPDATE crawltop.tasks t
-	SET score = least(100, greatest(0, t.score + p_delta)),
-	    class = crawltop.class_of(least(100, greatest(0, t.score + p_delta)),
-		(c->>'p0')::double precision, (c->>'p1')::double precision,
-		(c->>'p2')::double precision)
-	FROM crawltop.pages p
-	WHERE t.job_id = j.id AND t.status = 'pending' AND p.id = t.page_id
-	  AND left(p.path, length(p_prefix)) = p_prefix;
-	GET DIAGNOSTICS n = ROW_COUNT;
-	INSERT INTO crawltop.audit_log (action, job_id, before, after, rows_affected)
-	VALUES (CASE WHEN p_delta >= 0 THEN 'tasks.boost' ELSE 'tasks.demote' END,
-		j.id, jsonb_build_object('prefix', p_prefix),
-		jsonb_build_object('prefix', p_prefix, 'delta', p_delta), n);
-	RETURN n;
-END $$;
-
--- Pause, resume or cancel a job: as in 0004, with the pending tasks locked
--- in id order first; resuming also restarts the starvation
--- clock of the job's pending tasks (time spent paused does not count as
--- waiting).
-CREATE OR REPLACE FUNCTION crawltop.set_job_state(p_job_id bigint, p_action text)
+-- Change a job's state: 'pause' (pending/running -> paused: its pending
+-- tasks move out of every claim's range), 'resume' (paused -> running),
+-- 'cancel' (any but completed -> cancelled: pending tasks are skipped,
+-- running ones finish or expire into skipped). The pending tasks are
+-- locked in task id order first (see 0004); resuming also restarts the
+-- starvation clock of the job's pending tasks (time spent paused does not
+-- count as waiting). Returns the pending tasks changed. A transition that
+-- does not apply is refused (55000). One audit_log row, as in 0004.
+CREATE FUNCTION crawltop.set_job_state(p_job_id bigint, p_action text)
 	RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
 	j crawltop.jobs;
@@ -371,15 +253,16 @@ END $$;
 
 -- Claim up to p_n tasks for worker p_worker, from job p_job_id or (NULL)
 -- from all jobs, under a lease of p_lease_seconds (NULL: setting
--- store.lease_seconds, 30), as in 0003, with the starvation guard: the
--- claim's starving slots (one in store.starvation_every of this session's
--- slots, counted in crawltop.claim_slots) first take the oldest starving
--- tasks (pending for more than store.starvation_seconds), then the rest of
--- the batch follows SPEC.md's order. Both are index range scans with
--- LIMIT and SKIP LOCKED; nothing sorts the pending set. A paused,
+-- store.lease_seconds, 30). Expired leases are reaped first. The claim's
+-- starving slots (one in store.starvation_every of this session's slots,
+-- counted in crawltop.claim_slots) first take the oldest starving tasks
+-- (pending for more than store.starvation_seconds), then the rest of the
+-- batch follows SPEC.md's order (0003). Both are index range scans with
+-- LIMIT and SKIP LOCKED: rows other workers are claiming are skipped,
+-- never waited for, and nothing sorts the pending set. A paused,
 -- cancelled or completed job hands out nothing and uses no slot. Returns
 -- the rows in no particular order (the C API sorts them).
-CREATE OR REPLACE FUNCTION crawltop.claim(p_worker text, p_n integer DEFAULT 1,
+CREATE FUNCTION crawltop.claim(p_worker text, p_n integer DEFAULT 1,
 		p_job_id bigint DEFAULT NULL,
 		p_lease_seconds double precision DEFAULT NULL)
 	RETURNS TABLE (task_id bigint, job_id bigint, page_id bigint,

@@ -135,8 +135,9 @@ GRANT EXECUTE ON FUNCTION
 
 -- Not granted to anyone (they run as triggers, or only inside the
 -- triggers): counter_shard, tasks_count, tasks_count_truncate,
--- notify_settings, notify_jobs, audit_log_append_only. (0005's functions
--- are granted by 0010_claims_grants.sql.)
+-- notify_settings, notify_jobs, audit_log_append_only. (The functions
+-- 0005 adds for score inputs, job modes and rescoring are granted by
+-- 0010_claims_grants.sql.)
 
 -- ---- audit_log: append-only -------------------------------------------
 

@@ -1,9 +1,10 @@
--- 0010_claims_grants.sql: privileges on the functions 0005 added, for the
--- roles of 0009 (0005 runs before those roles exist; 0009 revoked every
--- function from PUBLIC). The functions 0005 replaced (claim, release,
--- reap_expired, set_job_state) keep their signatures and so the grants of
--- 0009; claim calls no new helper. The settings_check trigger needs no
--- grant: a trigger function is not checked for EXECUTE where it fires.
+-- 0010_claims_grants.sql: privileges on the functions 0005 added for
+-- score inputs, job modes and rescoring, for the roles of 0009 (0005 runs
+-- before those roles exist; 0009 revoked every function from PUBLIC). The
+-- other functions of 0005 (claim, release, reap_expired, set_job_state)
+-- are granted in 0009 with the rest of the worker and operator calls.
+-- The settings_check trigger needs no grant: a trigger function is not
+-- checked for EXECUTE where it fires.
 
 -- Pure helpers, used by set_score_inputs (and by anyone checking inputs).
 GRANT EXECUTE ON FUNCTION

@@ -1,5 +1,6 @@
 /* claim.c: claim, complete, fail and release, as thin calls of the SQL
- * functions in data/sql/0003_claim.sql. */
+ * functions in data/sql/0003_claim.sql (complete, fail) and
+ * 0005_claims_and_modes.sql (claim, release, with the starvation guard). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* test_claim.c: claim, complete, fail, release and leases (0003_claim.sql).
+/* test_claim.c: claim, complete, fail, release and leases (0003_claim.sql, 0005_claims_and_modes.sql).
  *
  * SPEC.md's order across jobs and scores; EXPLAIN (through auto_explain, on
  * the statements the claim function really runs, the starvation guard's
