@@ -1,6 +1,7 @@
 /* test_reprio.c: reprioritisation (0004_reprioritise.sql; set_job_state
- * in 0005_claims_and_modes.sql): set priority, pause, resume, cancel, boost and demote by path prefix; each change is
- * one transaction with one audit_log row, and bad input changes nothing. */
+ * in 0005_claims_and_modes.sql): set priority, pause, resume, cancel,
+ * boost and demote by path prefix; each change is one transaction with one
+ * audit_log row, and bad input changes nothing. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
