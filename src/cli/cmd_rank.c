@@ -18,8 +18,8 @@
 #include "rankfmt.h"
 
 /* `crawltop rank [-d DSN] [--job J] [--min-publish-score S]
- * [--profile-score S] [--config FILE] [--batch N]`: on success the run's
- * statistics on stdout and exit 0; any failure one line on stderr and a
+ * [--profile-score S] [--config FILE] [--batch N] [--connections N]`: on
+ * success the run's statistics on stdout and exit 0; any failure one line on stderr and a
  * non-zero exit, with nothing written when it is caught before the first
  * batch (options, configuration, job, permissions). */
 static int run(int argc, char **argv)
@@ -31,10 +31,12 @@ static int run(int argc, char **argv)
 		{"profile-score", required_argument, NULL, 'p'},
 		{"config", required_argument, NULL, 'c'},
 		{"batch", required_argument, NULL, 'b'},
+		{"connections", required_argument, NULL, 'n'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *dsn = db_default_dsn(), *job = NULL, *config = NULL;
 	const char *minpub = NULL, *profile = NULL, *batch = NULL;
+	const char *conns = NULL;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -46,6 +48,7 @@ static int run(int argc, char **argv)
 		case 'p': profile = optarg; break;
 		case 'c': config = optarg; break;
 		case 'b': batch = optarg; break;
+		case 'n': conns = optarg; break;
 		default:
 			cli_error("rank", "unknown option, or an option without "
 				  "its value: '%s' (crawltop rank --help)",
@@ -61,13 +64,15 @@ static int run(int argc, char **argv)
 	struct ct_settings set;
 	if (cli_load_settings("rank", config, &set) != 0)
 		return DB_EXIT_USAGE;
-	long nbatch = 0;
+	long nbatch = 0, nconn = 2;
 	if ((profile && db_parse_double("rank", "--profile-score", profile, 0,
 					100, &set.classes.p0) != 0) ||
 	    (minpub && db_parse_double("rank", "--min-publish-score", minpub,
 				       0, 100, &set.classes.p1) != 0) ||
 	    (batch && db_parse_long("rank", "--batch", batch, 1, 100000,
-				    &nbatch) != 0))
+				    &nbatch) != 0) ||
+	    (conns && db_parse_long("rank", "--connections", conns, 1,
+				    CT_RANK_MAX_CONNS, &nconn) != 0))
 		return DB_EXIT_USAGE;
 	struct ct_error err;
 	if (ct_class_bounds_check(&set.classes, &err) != CT_OK) {
@@ -86,15 +91,28 @@ static int run(int argc, char **argv)
 		ct_store_close(s);
 		return DB_EXIT_FAIL;
 	}
+	struct ct_store *extra[CT_RANK_MAX_CONNS];
+	size_t n_extra = 0;
+	for (; n_extra + 1 < (size_t)nconn; n_extra++) {
+		if (db_open("rank", dsn, &extra[n_extra]) != 0) {
+			while (n_extra > 0)
+				ct_store_close(extra[--n_extra]);
+			ct_store_close(s);
+			return DB_EXIT_FAIL;
+		}
+	}
 	char note[512];
 	rankfmt_note(note, sizeof note, &set);
 	struct ct_rank_opts o = {.settings = &set, .job_id = job ? ji.id : 0,
-				 .batch = (size_t)nbatch, .note = note};
+				 .batch = (size_t)nbatch, .note = note,
+				 .extra = extra, .n_extra = n_extra};
 	struct ct_rank_result res;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ct_status st = ct_store_rank(s, &o, &res, &err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	while (n_extra > 0)
+		ct_store_close(extra[--n_extra]);
 	ct_store_close(s);
 	if (st != CT_OK) {
 		cli_error("rank", "%s", err.msg);
@@ -118,7 +136,8 @@ static int run(int argc, char **argv)
 const struct cli_cmd cli_cmd_rank = {
 	.name = "rank",
 	.usage = "[-d DSN] [--job JOB] [--min-publish-score S] "
-		 "[--profile-score S] [--config FILE]",
+		 "[--profile-score S] [--config FILE] [--batch N] "
+		 "[--connections N]",
 	.summary = "Score and class the discovered URLs (seed 003), record "
 		   "the run",
 	.help = DB_HELP_DSN
@@ -136,6 +155,9 @@ const struct cli_cmd cli_cmd_rank = {
 		"backoff);\n"
 		"                      RANK_WEIGHTS_*, BACKOFF_* override it\n"
 		"  --batch N           tasks per transaction, 1..100000 (default "
-		"10000)\n",
+		"10000)\n"
+		"  --connections N     rank with N connections in parallel, each "
+		"a stripe of\n"
+		"                      the task ids, 1..16 (default 2)\n",
 	.run = run,
 };

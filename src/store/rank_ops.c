@@ -4,9 +4,14 @@
  * A ranking batch is one transaction: one SELECT locks the next tasks by
  * id (the order complete, fail and release lock theirs) and unpacks their
  * score inputs into columns; the engine scores them here; one UPDATE ...
- * FROM unnest(arrays) writes them back. Every value is a parameter. */
+ * FROM unnest(arrays) writes them back. Every value is a parameter.
+ * With several connections, the task id range is cut into one stripe per
+ * connection, each ranked by its own thread: the stripes are disjoint, so
+ * the threads never wait for each other's rows. */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +63,7 @@ static const char fetch_sql[] =
 	"SELECT t.id, t.backoff_step, " INPUT_COLS
 	"FROM crawltop.tasks t " INPUT_JOINS
 	"WHERE t.job_id = ANY ($1::bigint[]) AND t.id > $2::bigint "
-	"AND t.status IN ('pending', 'running') "
+	"AND t.id <= $4::bigint AND t.status IN ('pending', 'running') "
 	"ORDER BY t.id LIMIT $3::integer FOR NO KEY UPDATE OF t";
 
 static const char update_sql[] =
@@ -276,16 +281,18 @@ static void manifest_row(const PGresult *r, struct ct_run_manifest *m)
 	snprintf(m->note, sizeof m->note, "%s", PQgetvalue(r, 0, 15));
 }
 
-/* Rank one batch after task *after in its own transaction; *got receives
- * the rows fetched (0: done). */
+/* Rank one batch of the tasks after *after, up to task id hi, in its own
+ * transaction; *got receives the rows fetched (0: done). */
 static ct_status rank_batch(struct ct_store *s, const struct ct_rank_opts *o,
-			    const char *jobs, int64_t *after, int *got,
-			    struct ct_rank_result *out, struct ct_error *err)
+			    const char *jobs, int64_t *after, int64_t hi,
+			    int *got, struct ct_rank_result *out,
+			    struct ct_error *err)
 {
-	char aft[24], lim[24];
+	char aft[24], lim[24], top[24];
 	snprintf(aft, sizeof aft, "%" PRId64, *after);
 	snprintf(lim, sizeof lim, "%zu", o->batch ? o->batch : RANK_BATCH_DEFAULT);
-	const char *fp[] = {jobs, aft, lim};
+	snprintf(top, sizeof top, "%" PRId64, hi);
+	const char *fp[] = {jobs, aft, lim, top};
 	struct st_buf a[A_COUNT];
 	memset(a, 0, sizeof a);
 	PGresult *r = NULL;
@@ -293,7 +300,7 @@ static ct_status rank_batch(struct ct_store *s, const struct ct_rank_opts *o,
 	ct_status st = st_exec(s, "rank", "BEGIN", 0, NULL, NULL, err);
 	if (st != CT_OK)
 		return st;
-	st = st_exec(s, "rank", fetch_sql, 3, fp, &r, err);
+	st = st_exec(s, "rank", fetch_sql, 4, fp, &r, err);
 	if (st == CT_OK && PQnfields(r) != 2 + I_COUNT)
 		st = ct_error_set(err, CT_EIO, "rank: the input fetch returns %d "
 				  "columns, not %d", PQnfields(r), 2 + I_COUNT);
@@ -329,6 +336,67 @@ static ct_status rank_batch(struct ct_store *s, const struct ct_rank_opts *o,
 	return st;
 }
 
+/* One stripe of a run: task ids in (lo, hi], ranked batch by batch on
+ * one connection until done, an error, or another stripe's error. */
+struct stripe {
+	struct ct_store *s;
+	const struct ct_rank_opts *o;
+	const char *jobs;
+	int64_t lo, hi;
+	atomic_int *failed;
+	struct ct_rank_result res;
+	ct_status st;
+	struct ct_error err;
+};
+
+static void *stripe_run(void *arg)
+{
+	struct stripe *w = arg;
+	int64_t after = w->lo;
+	int got;
+	w->st = CT_OK;
+	do {
+		if (atomic_load(w->failed)) /* another stripe failed: stop */
+			break;
+		got = 0;
+		w->st = rank_batch(w->s, w->o, w->jobs, &after, w->hi, &got,
+				   &w->res, &w->err);
+	} while (w->st == CT_OK && got > 0);
+	if (w->st != CT_OK)
+		atomic_store(w->failed, 1);
+	return NULL;
+}
+
+/* Rank every stripe: stripe 0 on this thread, the others on threads of
+ * their own. Sums the results into out; the first failure wins. */
+static ct_status rank_stripes(struct stripe *w, size_t n,
+			      struct ct_rank_result *out, struct ct_error *err)
+{
+	pthread_t th[CT_RANK_MAX_CONNS];
+	bool started[CT_RANK_MAX_CONNS] = {false};
+	for (size_t i = 1; i < n; i++)
+		started[i] = pthread_create(&th[i], NULL, stripe_run, &w[i]) == 0;
+	for (size_t i = 1; i < n; i++)
+		if (!started[i])
+			stripe_run(&w[i]); /* no thread: run it here, in turn */
+	stripe_run(&w[0]);
+	for (size_t i = 1; i < n; i++)
+		if (started[i])
+			pthread_join(th[i], NULL);
+	ct_status st = CT_OK;
+	for (size_t i = 0; i < n; i++) {
+		out->ranked += w[i].res.ranked;
+		out->unranked += w[i].res.unranked;
+		out->batches += w[i].res.batches;
+		if (st == CT_OK && w[i].st != CT_OK) {
+			st = w[i].st;
+			if (err)
+				*err = w[i].err;
+		}
+	}
+	return st;
+}
+
 ct_status ct_store_rank(struct ct_store *s, const struct ct_rank_opts *o,
 			struct ct_rank_result *out, struct ct_error *err)
 {
@@ -338,13 +406,24 @@ ct_status ct_store_rank(struct ct_store *s, const struct ct_rank_opts *o,
 	if (o->batch > RANK_BATCH_MAX)
 		return ct_error_set(err, CT_ERANGE, "rank: batch size %zu is "
 				    "outside 1..%d", o->batch, RANK_BATCH_MAX);
+	size_t nconn = 1 + o->n_extra;
+	if (nconn > CT_RANK_MAX_CONNS)
+		return ct_error_set(err, CT_ERANGE, "rank: %zu connections, at "
+				    "most %d", nconn, CT_RANK_MAX_CONNS);
+	for (size_t i = 0; i < o->n_extra; i++)
+		if (!o->extra || !o->extra[i] || o->extra[i] == s)
+			return ct_error_set(err, CT_EINVAL, "rank: extra "
+					    "connection %zu is missing or is "
+					    "the main one", i + 1);
 	ct_status st = ct_settings_check(o->settings, err);
 	if (st != CT_OK)
 		return st;
-	if (PQtransactionStatus(s->conn) != PQTRANS_IDLE)
-		return ct_error_set(err, CT_EINVAL, "rank: the connection is "
-				    "inside a transaction: a ranking run commits "
-				    "batch by batch");
+	for (size_t i = 0; i < nconn; i++)
+		if (PQtransactionStatus((i ? o->extra[i - 1] : s)->conn) !=
+		    PQTRANS_IDLE)
+			return ct_error_set(err, CT_EINVAL, "rank: the connection "
+					    "is inside a transaction: a ranking "
+					    "run commits batch by batch");
 	char jobs[65536];
 	if ((st = rank_jobs(s, o->job_id, jobs, sizeof jobs, err)) != CT_OK)
 		return st;
@@ -357,12 +436,30 @@ ct_status ct_store_rank(struct ct_store *s, const struct ct_rank_opts *o,
 	snprintf(since, sizeof since, "%s", PQgetvalue(r, 0, 0));
 	PQclear(r);
 
-	int64_t after = 0;
-	int got;
-	do {
-		got = 0;
-		st = rank_batch(s, o, jobs, &after, &got, out, err);
-	} while (st == CT_OK && got > 0);
+	/* the stripes: the id range of the table (two primary key probes),
+	 * cut into nconn equal parts */
+	int64_t lo = 0, hi = INT64_MAX;
+	if (nconn > 1) {
+		st = st_exec(s, "rank", "SELECT coalesce(min(id), 0) - 1, "
+			     "coalesce(max(id), 0) FROM crawltop.tasks", 0, NULL,
+			     &r, err);
+		if (st != CT_OK)
+			return st;
+		lo = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+		hi = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+		PQclear(r);
+	}
+	struct stripe w[CT_RANK_MAX_CONNS];
+	atomic_int failed = 0;
+	int64_t span = (hi - lo) / (int64_t)nconn + 1;
+	for (size_t i = 0; i < nconn; i++) {
+		w[i] = (struct stripe){.s = i ? o->extra[i - 1] : s, .o = o,
+				       .jobs = jobs, .failed = &failed};
+		w[i].lo = nconn == 1 ? 0 : lo + (int64_t)i * span;
+		w[i].hi = nconn == 1 || i == nconn - 1 ? INT64_MAX :
+			  lo + (int64_t)(i + 1) * span;
+	}
+	st = rank_stripes(w, nconn, out, err);
 	if (st != CT_OK)
 		return st;
 

@@ -24,7 +24,15 @@ struct ct_rank_opts {
 	int64_t job_id;   /* 0: every job in discovery mode */
 	size_t batch;     /* tasks per transaction; 0: 10,000 */
 	const char *note; /* the manifest's note; may be NULL */
+	/* More connections to rank with in parallel (n_extra of them, each
+	 * its own ct_store, none the main one; borrowed): the task id range
+	 * is cut into 1 + n_extra stripes, each ranked on its own thread. */
+	struct ct_store *const *extra;
+	size_t n_extra;
 };
+
+/* At most this many connections (the main one included) rank at once. */
+#define CT_RANK_MAX_CONNS 16
 
 /* One run_manifest row. */
 struct ct_run_manifest {
@@ -60,7 +68,8 @@ struct ct_rank_result {
  * (crawltop.record_run_manifest) and read back into out->manifest.
  * Refused before anything is written when there is no discovery job, or
  * when a connection is inside a transaction. An error in a batch rolls
- * that batch back; batches committed before it stay (out->batches). */
+ * that batch back and stops the other stripes after their current batch;
+ * batches committed before it stay (out->batches, out->ranked). */
 ct_status ct_store_rank(struct ct_store *s, const struct ct_rank_opts *o,
 			struct ct_rank_result *out, struct ct_error *err);
 

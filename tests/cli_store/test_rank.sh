@@ -211,6 +211,31 @@ ok_match "explain binary garbage: shown escaped" "$OUT" '\\x01'
 run explain not-a-url
 ok_eq "explain a non-URL: exit 2" "$RC" 2
 
+# ---- parallel stripes: the same ranking over 1 and 5 connections ----------
+ranked() {
+	q "SELECT string_agg(concat_ws('/', t.id, t.score, t.class, t.discovery_score,
+		t.priority_class, t.signals::text, extract(epoch FROM t.next_check_at - t.ranked_at)),
+		' ' ORDER BY t.id) FROM crawltop.tasks t WHERE t.job_id IN (1, 2)"
+}
+unrank() {
+	q "UPDATE crawltop.tasks SET ranked_at = NULL, discovery_score = NULL, signals = NULL,
+		next_check_at = NULL, score = 0, class = 3 WHERE job_id IN (1, 2)" >/dev/null
+}
+unrank
+run rank --connections 1
+ok_match "rank --connections 1: 9 URLs" "$OUT" '^Ranked 9 URLs of every discovery job'
+one=$(ranked)
+unrank
+ok_eq "unranked again before the parallel run" "$(q "SELECT count(*) FROM crawltop.tasks WHERE ranked_at IS NOT NULL")" 0
+run rank --connections 5
+ok_match "rank --connections 5: 9 URLs" "$OUT" '^Ranked 9 URLs of every discovery job'
+ok_eq "rank --connections 5: every task ranked as with one connection" "$(ranked)" "$one"
+run rank --connections 0
+ok_eq "--connections 0: exit 2" "$RC" 2
+run rank --connections 17
+ok_eq "--connections 17: exit 2" "$RC" 2
+ok_match "--connections 17: the range" "$OUT" '--connections 17: must be .*1\.\.16'
+
 run rank --help
 ok_match "rank --help from the command table" "$OUT" '^usage: crawltop rank .*--min-publish-score'
 done_testing
