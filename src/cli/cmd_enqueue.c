@@ -211,7 +211,7 @@ static int enqueue(const char *dsn, const char *job, const char *file,
 		cli_error("enqueue", "%s", err.msg);
 		goto fail_closed;
 	}
-	if (urlscore_init(&us, "enqueue", e.job.mode, e.job.domain) != 0)
+	if (urlscore_init(&us, "enqueue", s, e.job.mode, e.job.domain) != 0)
 		goto fail_closed;
 	e.max_bytes = (size_t)max;
 	e.path = malloc(e.max_bytes + 1);
@@ -332,6 +332,7 @@ const struct cli_cmd cli_cmd_enqueue = {
 		"not at all: one transaction, committed after the last URL. A\n"
 		"URL of another host, malformed XML or a line over the store's\n"
 		"limit (2048 bytes) refuses the whole file with its line number.\n"
+		SCORED_WITH_STORED_SETTINGS
 		"\nExit status: 0 enqueued, 1 refused (nothing changed), 2 bad\n"
 		"usage.\n",
 	.run = run,

@@ -281,7 +281,7 @@ static int simulate(const struct sim_opts *o)
 		default_domain(o->graph, domain, sizeof domain);
 	if (db_open("simulate", o->dsn, &s) != 0 ||
 	    setup_job(s, o, domain, &j) != 0 ||
-	    urlscore_init(&us, "simulate", j.mode, j.domain) != 0)
+	    urlscore_init(&us, "simulate", s, j.mode, j.domain) != 0)
 		goto out;
 	sim = (struct sim){
 		.dsn = o->dsn, .job_id = j.id, .g = &g, .us = &us,
@@ -472,6 +472,7 @@ const struct cli_cmd cli_cmd_simulate = {
 		DB_HELP_DSN
 		"\nThe crawl ends when the job has no pending or running task.\n"
 		"Ctrl-C stops it: the workers release the tasks they hold.\n"
+		SCORED_WITH_STORED_SETTINGS
 		"Exit status: 0 done, 1 error, 2 bad usage, 130 interrupted.\n",
 	.run = run,
 };

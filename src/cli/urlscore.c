@@ -3,13 +3,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
 #include "crawltop/freshness.h"
 #include "crawltop/frontier.h"
+#include "dbcmd.h"
 #include "urlscore.h"
 
-int urlscore_init(struct urlscore *u, const char *cmd, const char *mode,
-		  const char *domain)
+int urlscore_init(struct urlscore *u, const char *cmd, struct ct_store *s,
+		  const char *mode, const char *domain)
 {
 	memset(u, 0, sizeof *u);
 	snprintf(u->mode, sizeof u->mode, "%s", mode);
@@ -22,7 +22,7 @@ int urlscore_init(struct urlscore *u, const char *cmd, const char *mode,
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	u->now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-	return cli_load_settings(cmd, NULL, &u->st);
+	return db_settings(cmd, s, &u->st, NULL);
 }
 
 const char *urlscore_method(ct_source_type src)

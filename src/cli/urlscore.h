@@ -13,8 +13,10 @@
  * the same tasks, which carry the same depth and discovery method
  * (pathbatch.c) and no score inputs.
  * fifo and hierarchy are scored by the store, importance takes none: for
- * those no score is computed. The engine's settings come from the
- * configuration (crawltop.conf, lookup order of the config layer). */
+ * those no score is computed. The engine's settings are the ones in force
+ * in the store (dbcmd.h: db_settings, its current crawltop.settings
+ * version), which the console, `crawltop job set-mode` and a rescore use
+ * too; a configuration file does not change these scores. */
 #ifndef CRAWLTOP_URLSCORE_H
 #define CRAWLTOP_URLSCORE_H
 
@@ -22,6 +24,15 @@
 
 #include "crawltop/hierarchy.h"
 #include "crawltop/settings.h"
+
+struct ct_store;
+
+/* The help paragraph of the commands that score with urlscore_of. */
+#define SCORED_WITH_STORED_SETTINGS \
+	"\nThe tasks of a frontier, discovery or freshness job are scored\n" \
+	"with the settings the store keeps (its current version: crawltop\n" \
+	"settings get), as a rescore scores them; the configuration file\n" \
+	"($CRAWLTOP_CONFIG, crawltop.conf) does not change them.\n"
 
 struct urlscore {
 	int needed;             /* 1: the mode wants a score per path */
@@ -31,10 +42,10 @@ struct urlscore {
 	int64_t now_ms;
 };
 
-/* Prepare for job mode and domain; loads the settings when the mode needs
- * scores (prints the configuration's error as cmd and returns -1). */
-int urlscore_init(struct urlscore *u, const char *cmd, const char *mode,
-		  const char *domain);
+/* Prepare for job mode and domain; reads the store's settings from s when
+ * the mode needs scores (prints the error as cmd and returns -1). */
+int urlscore_init(struct urlscore *u, const char *cmd, struct ct_store *s,
+		  const char *mode, const char *domain);
 
 /* The score (0..100) of path found through src at depth (-1: unknown);
  * -1 with the engine's message in why (n bytes) when it refuses. */

@@ -6,6 +6,8 @@
 # garbage in files and on stdin, missing, empty and compressed files, an
 # unknown job, a read-only role. Refusals come after full batches were
 # sent, so "database unchanged" shows the whole file is one transaction.
+# Last, frontier, freshness and discovery jobs' tasks are scored with the
+# store's settings version, not with the configuration file's.
 set -u
 CT=$1
 here=$(dirname "$0")
@@ -206,4 +208,32 @@ ok_unchanged "read-only role" "$before"
 psql -qc "CREATE ROLE cli_enq_worker LOGIN IN ROLE crawltop_worker" >/dev/null
 run enqueue --job site --urls <(echo /by-worker) -d "$CT_TEST_DSN dbname=$DB user=cli_enq_worker"
 ok_eq "a crawltop_worker role may enqueue" "$RC" 0
+
+# ---- scores from the store's settings, not the configuration file -------
+# A frontier, freshness or discovery job's new tasks are scored with the
+# settings version the store keeps, as a rescore (set-mode, the console)
+# scores them; the configuration file changes nothing (lib.sh:
+# stored_settings lists the scores under each).
+stored_settings "$T"
+for m in frontier freshness discovery; do
+	"$CT" job create "st-$m" --domain st.example --mode "$m" >/dev/null
+	CRAWLTOP_CONFIG=$CONF run enqueue --job "st-$m" --urls <(printf '/u/1\n/u/2\n')
+	ok_eq "stored settings, $m job: --urls exit 0" "$RC" 0
+done
+CRAWLTOP_CONFIG=$CONF run enqueue --job st-frontier --sitemap <(urlset 2 st.example)
+ok_eq "stored settings, frontier job: --sitemap exit 0" "$RC" 0
+ok_eq "frontier job: scores and classes from the stored version, not the file" \
+	"$(scores st-frontier)" \
+	"/s-1/p-1.html 64.2857 P1; /s-2/p-2.html 64.2857 P1; /u/1 50.0000 P1; /u/2 50.0000 P1"
+ok_eq "freshness job: never visited, scored with the stored version" \
+	"$(scores st-freshness)" "/u/1 88.0000 P0; /u/2 88.0000 P0"
+ok_eq "discovery job: unranked at the stored P2 bound" \
+	"$(scores st-discovery)" "/u/1 35.0000 P2; /u/2 35.0000 P2"
+run enqueue --job st-frontier --urls <(echo /u/3) -d "$CT_TEST_DSN dbname=$DB user=cli_enq_worker"
+ok_eq "a crawltop_worker role may read the stored settings to score" "$RC" 0
+ok_eq "the worker's task scored with the stored version" \
+	"$(scores st-frontier | sed 's/.*; //')" "/u/3 50.0000 P1"
+for m in frontier freshness discovery; do
+	ok_rescore_agrees "st-$m"
+done
 done_testing

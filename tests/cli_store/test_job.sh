@@ -154,33 +154,23 @@ ok_match "--help lists every subcommand" "$OUT" \
 
 # ---- set-mode scores with the stored settings ----------------------------
 # set-mode rescores with the settings the store keeps (its current version,
-# as the console does), not with a configuration file's. The file says
-# frontier.types.default = 20; the stored version says 0, with classes.p1
-# 45. A task of no type, no depth and no discovery method (a --urls line)
-# has priority = default weight; a sitemap task gets the sitemap bonus (10)
-# off it. Frontier score: 50 x 25 / (p + 25) for p >= 0, 100 - 50 x 25 /
-# (25 - p) below.
-#   stored (0, p1 45):  urls p 0 -> 50 P1;     sitemap p -10 -> 64.2857 P1
-#   file (20, p1 60):   urls p 20 -> 27.7778 P3; sitemap p 10 -> 35.7143 P3
-conf=$(mktemp)
-trap 'rm -f "$conf"' EXIT
-echo 'frontier = { types = { default = 20.0; }; };' >"$conf"
+# as the console does), not with a configuration file's (lib.sh:
+# stored_settings, which lists the scores under each).
+T=$(mktemp -d "${TMPDIR:-/tmp}/ct-job.XXXXXX")
+trap 'rm -rf "$T"' EXIT
 "$CT" job create tuned --domain tuned.example >/dev/null
 "$CT" enqueue --job tuned --urls <(printf '/\n/a\n') >/dev/null
 "$CT" enqueue --job tuned --sitemap <(urlset 2 tuned.example) >/dev/null
-"$CT" settings set frontier.types.default 0 classes.p1 45 >/dev/null
-sv=$(q "SELECT max(version) FROM crawltop.settings")
-CRAWLTOP_CONFIG=$conf run job set-mode tuned frontier
+stored_settings "$T"
+CRAWLTOP_CONFIG=$CONF run job set-mode tuned frontier
 ok_eq "set-mode with stored settings: exit 0" "$RC" 0
 ok_match "set-mode: names the stored settings version" "$OUT" \
-	"mode hierarchy -> frontier; 4 unfinished tasks rescored with settings v$sv, 4 changed"
+	"mode hierarchy -> frontier; 4 unfinished tasks rescored with settings v$SV, 4 changed"
 ok_eq "set-mode: scores and classes from the stored settings, not the file" \
-	"$(q "SELECT string_agg(p.path || ' ' || round(t.score::numeric, 4) || ' P' || t.class, '; ' ORDER BY p.path)
-		FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id
-		WHERE t.job_id = (SELECT id FROM crawltop.jobs WHERE name = 'tuned')")" \
+	"$(scores tuned)" \
 	"/ 50.0000 P1; /a 50.0000 P1; /s-1/p-1.html 64.2857 P1; /s-2/p-2.html 64.2857 P1"
 ok_eq "set-mode: the rescore's audit row names that version" \
 	"$(q "SELECT after->>'settings_version' FROM crawltop.audit_log
-		WHERE action = 'tasks.rescore' ORDER BY id DESC LIMIT 1")" "$sv"
+		WHERE action = 'tasks.rescore' ORDER BY id DESC LIMIT 1")" "$SV"
 
 done_testing
