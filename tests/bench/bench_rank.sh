@@ -5,7 +5,8 @@
 # tasks are loaded set-based with raw signals (half) or sub-scores (half)
 # as score inputs, then ranked three times; prints each time and the
 # median (target: under 20 s for 1,000,000). RANK_N and RANK_RUNS
-# change the size and the number of runs.
+# change the size and the number of runs; RANK_CONNS the connection
+# counts compared side by side in each run (default "1 2").
 set -euo pipefail
 build=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,7 +21,8 @@ export CRAWLTOP_DSN="$CT_TEST_DSN dbname=bench_rank"
 q() { psql -qAtd bench_rank -c "$1"; }
 "$CT" migrate >/dev/null
 "$CT" job create disc --domain bench.example --mode discovery >/dev/null
-echo "machine: $(nproc) cores; loading $n discovery tasks ..."
+echo "machine: $(nproc) cores; load $(uptime | sed 's/.*load average: //'); server: shared_buffers=$(q 'SHOW shared_buffers'), wal_compression=$(q 'SHOW wal_compression')"
+echo "loading $n discovery tasks ..."
 t0=$(date +%s.%N)
 q "INSERT INTO crawltop.pages (domain_id, path)
 	SELECT j.domain_id, '/p/' || g FROM crawltop.jobs j, generate_series(1, $n) g
@@ -47,15 +49,24 @@ q "UPDATE crawltop.jobs SET total_pages = $n WHERE name = 'disc'"
 q "VACUUM ANALYZE crawltop.tasks"
 echo "loaded in $(echo "$(date +%s.%N) - $t0" | bc) s"
 runs=${RANK_RUNS:-3}
-times=()
+conns_list=${RANK_CONNS:-1 2}
+declare -A times
 for i in $(seq 1 "$runs"); do
-	t0=$(date +%s.%N)
-	"$CT" rank >"/tmp/bench_rank.$$"
-	t=$(echo "$(date +%s.%N) - $t0" | bc)
-	times+=("$t")
-	echo "run $i: $t s: $(head -1 "/tmp/bench_rank.$$")"
+	for c in $conns_list; do
+		# every run starts from the same table: the last run's dead row
+		# versions vacuumed away (not timed)
+		q "VACUUM crawltop.tasks"
+		t0=$(date +%s.%N)
+		"$CT" rank --connections "$c" >"/tmp/bench_rank.$$"
+		t=$(echo "$(date +%s.%N) - $t0" | bc)
+		times[$c]+="$t "
+		echo "run $i, $c connection(s): $t s: $(head -1 "/tmp/bench_rank.$$")"
+	done
 done
 sed 1d "/tmp/bench_rank.$$"
 rm -f "/tmp/bench_rank.$$"
-median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(((runs + 1) / 2))p")
-echo "crawltop rank over $n discovered URLs: median of $runs = $median s (target < 20 s)"
+for c in $conns_list; do
+	median=$(printf '%s\n' ${times[$c]} | sort -n | sed -n "$(((runs + 1) / 2))p")
+	echo "crawltop rank --connections $c over $n discovered URLs: median of $runs = $median s (target < 20 s)"
+done
+echo "load at end: $(uptime | sed 's/.*load average/load average/')"
