@@ -425,9 +425,33 @@ BEGIN
 	ORDER BY r.dim_ord, r.key_ord, r.key;
 END $$;
 
--- One row per job (by id): its settings, its tasks by status (counters),
--- and claims and completions per second averaged over the last 60 seconds
--- (the current second included).
+-- The status a job is shown with, by every read (dashboard_jobs: the
+-- console and `top`; `crawltop job list` and `job show`; `stats`), from
+-- its stored jobs.status (the operator's state) and its task counts:
+-- paused, cancelled and completed are shown as stored; a pending or
+-- running one (running is what resume stores) shows 'running' while a task
+-- is running or some are pending and some finished (completed, failed or
+-- skipped), 'completed' when it has tasks and none is pending or running,
+-- else 'pending'. Derived on every read, never stored: claims and
+-- completions do not write the job's row (no hot row, no race), and claim
+-- and enqueue go by the stored state (a job shown completed still takes
+-- new tasks, and shows running or pending again when it gets them).
+CREATE FUNCTION crawltop.job_status_shown(p_stored text, p_pending bigint,
+		p_running bigint, p_finished bigint)
+	RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+	SELECT CASE
+		WHEN p_stored NOT IN ('pending', 'running') THEN p_stored
+		WHEN coalesce(p_running, 0) > 0 OR (coalesce(p_pending, 0) > 0
+			AND coalesce(p_finished, 0) > 0) THEN 'running'
+		WHEN coalesce(p_pending, 0) = 0 AND coalesce(p_finished, 0) > 0
+			THEN 'completed'
+		ELSE 'pending' END
+$$;
+
+-- One row per job (by id): its settings, its shown status
+-- (job_status_shown), its tasks by status (counters), and claims and
+-- completions per second averaged over the last 60 seconds (the current
+-- second included).
 CREATE FUNCTION crawltop.dashboard_jobs()
 	RETURNS TABLE (job_id bigint, name text, domain text, mode text,
 		priority smallint, status text, total_pages integer,
@@ -435,7 +459,10 @@ CREATE FUNCTION crawltop.dashboard_jobs()
 		skipped bigint, claims_per_s double precision,
 		completions_per_s double precision)
 	LANGUAGE sql STABLE AS $$
-	SELECT j.id, j.name, d.name, j.prioritization_mode, j.priority, j.status,
+	SELECT j.id, j.name, d.name, j.prioritization_mode, j.priority,
+	       crawltop.job_status_shown(j.status, c.pending, c.running,
+		       coalesce(c.completed, 0) + coalesce(c.failed, 0)
+		       + coalesce(c.skipped, 0)),
 	       j.total_pages,
 	       coalesce(c.pending, 0), coalesce(c.running, 0),
 	       coalesce(c.completed, 0), coalesce(c.failed, 0),

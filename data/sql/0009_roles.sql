@@ -97,7 +97,8 @@ GRANT EXECUTE ON FUNCTION
 	crawltop.counter_lock_key(),
 	crawltop.task_cells(text, smallint, integer, text, text, smallint,
 		double precision, timestamptz, smallint),
-	crawltop.dashboard_keys()
+	crawltop.dashboard_keys(),
+	crawltop.job_status_shown(text, bigint, bigint, bigint)
 	TO crawltop_viewer, crawltop_operator, crawltop_worker;
 
 -- Reads.

@@ -263,6 +263,10 @@ const struct cli_cmd cli_cmd_job = {
 		"                             points (0..100) to the score of the\n"
 		"                             pending tasks under /PATH\n"
 		DB_HELP_DSN
+		"\nStatus: paused and cancelled as stored; otherwise running while\n"
+		"a task runs or some are pending and some finished, completed\n"
+		"when it has tasks and none pending or running, else pending\n"
+		"(a completed job still takes new tasks).\n"
 		"\nExit status: 0 done, 1 refused by the database (nothing\n"
 		"changed), 2 bad usage or value (nothing sent).\n",
 	.run = run,

@@ -101,10 +101,12 @@ static int setup_job(struct ct_store *s, const struct sim_opts *o,
 			  j->domain, o->domain);
 		return -1;
 	}
-	if (strcmp(j->status, "cancelled") == 0 ||
-	    strcmp(j->status, "completed") == 0) {
+	/* the stored state, as enqueue checks it: a job shown completed (its
+	 * tasks all done) still takes new tasks */
+	if (strcmp(j->stored_status, "cancelled") == 0 ||
+	    strcmp(j->stored_status, "completed") == 0) {
 		cli_error("simulate", "job %s is %s: it takes no new tasks",
-			  j->name, j->status);
+			  j->name, j->stored_status);
 		return -1;
 	}
 	return 0;

@@ -9,15 +9,19 @@
 #include "cli_ops.h"
 #include "store_int.h"
 
-/* The columns of one job row with its counts; $1 NULL selects every job. */
+/* The columns of one job row with its counts; $1 NULL selects every job.
+ * The status is the shown one (crawltop.job_status_shown, 0007), from the
+ * same counts the row carries; the stored one comes last. */
 static const char job_sql[] =
-	"SELECT j.id, j.name, d.name, j.prioritization_mode, j.status, "
+	"SELECT j.id, j.name, d.name, j.prioritization_mode, "
+	"crawltop.job_status_shown(j.status, c.pending, c.running, "
+	"c.completed + c.failed + c.skipped), "
 	"j.priority, j.max_retries, j.total_pages, "
 	"c.pending, c.running, c.completed, c.failed, c.skipped, "
 	"to_char(j.created_at AT TIME ZONE 'UTC', "
 	"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
 	"to_char(j.updated_at AT TIME ZONE 'UTC', "
-	"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') "
+	"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), j.status "
 	"FROM crawltop.jobs j "
 	"JOIN crawltop.domains d ON d.id = j.domain_id "
 	"CROSS JOIN LATERAL (SELECT "
@@ -49,6 +53,8 @@ static void job_row(const PGresult *r, int row, struct ct_job_info *o)
 	o->skipped = strtoll(PQgetvalue(r, row, 12), NULL, 10);
 	snprintf(o->created, sizeof o->created, "%s", PQgetvalue(r, row, 13));
 	snprintf(o->updated, sizeof o->updated, "%s", PQgetvalue(r, row, 14));
+	snprintf(o->stored_status, sizeof o->stored_status, "%s",
+		 PQgetvalue(r, row, 15));
 }
 
 /* True when spec is 1..18 decimal digits: a possible job id. */

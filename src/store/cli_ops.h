@@ -21,7 +21,9 @@ struct ct_job_info {
 	char name[65];
 	char domain[260];
 	char mode[16];
-	char status[16];
+	char status[16];        /* shown: crawltop.job_status_shown() */
+	char stored_status[16]; /* jobs.status, the operator's state: what
+				 * claim and enqueue go by */
 	int priority;         /* 1..10 */
 	int max_retries;
 	long total_pages;

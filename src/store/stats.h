@@ -34,7 +34,8 @@ struct ct_job_stats {
 	const char *name, *domain;
 	const char *mode;         /* fifo, hierarchy, frontier, ... */
 	int priority;             /* 1..10 */
-	const char *status;       /* pending, running, paused, completed, cancelled */
+	const char *status;       /* shown (crawltop.job_status_shown): pending,
+				   * running, paused, completed, cancelled */
 	long total_pages;
 	int64_t pending, running, completed, failed, skipped;
 	double claims_per_s;      /* averaged over the last 60 s */

@@ -259,7 +259,10 @@ static int k_priority(struct tui *t, int key)
 	return TUI_REDRAW;
 }
 
-/* Pause a pending or running job, resume a paused one. */
+/* Pause a pending, running or completed job, resume a paused one. The
+ * status is the shown one (crawltop.job_status_shown): a job shown
+ * completed is stored pending or running and may still get tasks, so the
+ * database decides (it refuses a stored completed one, with its reason). */
 static int k_job_pause(struct tui *t, int key)
 {
 	const struct tm_job *j = change_target(t);
@@ -268,7 +271,8 @@ static int k_job_pause(struct tui *t, int key)
 	if (strcmp(j->status, "paused") == 0)
 		tf_act(t, TUI_ACT_RESUME, j->id, 0, NULL, 0);
 	else if (strcmp(j->status, "pending") == 0 ||
-		 strcmp(j->status, "running") == 0)
+		 strcmp(j->status, "running") == 0 ||
+		 strcmp(j->status, "completed") == 0)
 		tf_act(t, TUI_ACT_PAUSE, j->id, 0, NULL, 0);
 	else
 		tui_msg(t, 1, "job %s is %s: it cannot be paused or resumed",
@@ -276,14 +280,15 @@ static int k_job_pause(struct tui *t, int key)
 	return TUI_REDRAW;
 }
 
-/* Ask before cancelling: the question names the job and its pending count. */
+/* Ask before cancelling: the question names the job and its pending count.
+ * A job shown completed may still get tasks (see k_job_pause): cancelling
+ * it is the database's call. */
 static int k_cancel(struct tui *t, int key)
 {
 	const struct tm_job *j = change_target(t);
 	if (!j)
 		return TUI_REDRAW;
-	if (strcmp(j->status, "cancelled") == 0 ||
-	    strcmp(j->status, "completed") == 0) {
+	if (strcmp(j->status, "cancelled") == 0) {
 		tui_msg(t, 1, "job %s is %s already", j->name, j->status);
 		return TUI_REDRAW;
 	}
@@ -465,13 +470,15 @@ static int k_confirm_yes(struct tui *t, int key)
 
 /* ---- set mode ---------------------------------------------------------- */
 
-/* Choose the selected job's mode: the chooser starts at the current one. */
+/* Choose the selected job's mode: the chooser starts at the current one.
+ * A job shown completed may still get tasks (see k_job_pause): its mode is
+ * the database's call. */
 static int k_mode(struct tui *t, int key)
 {
 	const struct tm_job *j = change_target(t);
 	if (!j)
 		return TUI_REDRAW;
-	if (!strcmp(j->status, "completed") || !strcmp(j->status, "cancelled")) {
+	if (!strcmp(j->status, "cancelled")) {
 		tui_msg(t, 1, "job %s is %s: its mode cannot change", j->name,
 			j->status);
 		return TUI_REDRAW;

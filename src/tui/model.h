@@ -25,7 +25,7 @@ struct tm_job {
 	char domain[256];
 	char mode[16];
 	int priority;
-	char status[16];
+	char status[16]; /* shown: crawltop.job_status_shown() */
 	long long total, pending, running, completed, failed, skipped;
 	double claims_s, completions_s;
 };

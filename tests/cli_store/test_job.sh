@@ -142,11 +142,55 @@ ok_eq "a crawltop_operator role may reprioritise" "$RC" 0
 
 # ---- cancel for good ---------------------------------------------------
 run job cancel news --yes
-ok_match "cancel --yes" "$OUT" 'cancelled \(was running\); 4 pending tasks skipped'
+# (resumed, it stores running, but shows pending: nothing claimed yet)
+ok_match "cancel --yes" "$OUT" 'cancelled \(was pending\); 4 pending tasks skipped'
 ok_eq "cancel: tasks skipped" "$(q "SELECT string_agg(DISTINCT status, ',') FROM crawltop.tasks")" skipped
 run enqueue --job news --urls <(echo /new)
 ok_eq "enqueue into a cancelled job: exit 1" "$RC" 1
 ok_match "enqueue into a cancelled job: says so" "$OUT" 'is cancelled: it takes no new tasks'
+
+# ---- the status shown follows the tasks -------------------------------
+# jobs.status keeps the operator's state; job list, job show and stats
+# show running while tasks are claimed (or some are done and some pending),
+# completed when all are done, paused and cancelled as stored.
+shown() { # JOB: the status job show, job list and stats show, "|"-joined
+	local id
+	id=$(q "SELECT id FROM crawltop.jobs WHERE name = '$1'")
+	printf '%s|%s|%s' \
+		"$("$CT" job show "$1" | awk '$1 == "status" { print $2 }')" \
+		"$("$CT" job list | awk -v id="$id" '$1 == id { print $6 }')" \
+		"$("$CT" stats --job "$1" | awk -v id="$id" '$1 == id { print $4 }')"
+}
+claim() { # JOB N: claim N of its tasks as worker w1; their ids, comma-separated
+	q "SELECT string_agg(task_id::text, ',') FROM crawltop.claim('w1', $2,
+		(SELECT id FROM crawltop.jobs WHERE name = '$1'))"
+}
+"$CT" job create flow --domain flow.example >/dev/null
+"$CT" enqueue --job flow --urls <(printf '/\n/a\n/b\n') >/dev/null
+ok_eq "status: tasks, none claimed: pending" "$(shown flow)" "pending|pending|pending"
+ids=$(claim flow 1)
+ok_eq "status: a task claimed: running" "$(shown flow)" "running|running|running"
+q "SELECT count(*) FROM crawltop.complete('w1', '{$ids}')" >/dev/null
+ok_eq "status: one done, two pending: running" "$(shown flow)" "running|running|running"
+ids=$(claim flow 5)
+q "SELECT count(*) FROM crawltop.complete('w1', '{$ids}')" >/dev/null
+ok_eq "status: every task done: completed" "$(shown flow)" "completed|completed|completed"
+ok_eq "status: stored status unchanged" "$(q "SELECT status FROM crawltop.jobs WHERE name = 'flow'")" pending
+run stats --job flow --json
+ok_match "status: stats --json too" "$OUT" '"status":"completed"'
+run enqueue --job flow --urls <(echo /c)
+ok_eq "status: a completed job still takes tasks: exit 0" "$RC" 0
+ok_eq "status: one more enqueued: running again" "$(shown flow)" "running|running|running"
+run job pause flow
+ok_match "status: pause names the status shown" "$OUT" 'paused \(was running\)'
+ids=$(claim flow 1)
+ok_eq "status: a paused job hands nothing out" "$ids" ""
+ok_eq "status: paused stays paused" "$(shown flow)" "paused|paused|paused"
+run job resume flow
+ids=$(claim flow 1)
+q "SELECT count(*) FROM crawltop.complete('w1', '{$ids}')" >/dev/null
+ok_eq "status: resumed (stored running), every task done: completed" \
+	"$(shown flow)" "completed|completed|completed"
 
 run job --help
 ok_match "--help lists every subcommand" "$OUT" \

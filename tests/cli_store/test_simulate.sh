@@ -54,6 +54,12 @@ ok_eq "1 worker: 41 pages, each once" "$(sort -u "$T/o1" | wc -l) $(wc -l <"$T/o
 ok_eq "1 worker: depth never decreases (all depth 1 before depth 2 before depth 3)" \
 	"$(depth <"$T/o1" | sort -n | tr '\n' ' ')" "$(depth <"$T/o1" | tr '\n' ' ')"
 ok_eq "1 worker: the store agrees" "$(counts tree1)" "41 41 0 0 0"
+ok_eq "1 worker: the job shows completed" \
+	"$("$CT" job show tree1 | awk '$1 == "status" { print $2 }')" completed
+# it is stored pending: simulate goes by that, as enqueue does
+run simulate --graph "$T/tree.tsv" --job tree1 --workers 1 --latency-ms 1
+ok_eq "a job shown completed is simulated again, not refused: exit 0" "$RC" 0
+ok_eq "again: nothing new to fetch" "$(counts tree1)" "41 41 0 0 0"
 
 # ---- two workers, a sitemap -------------------------------------------
 run simulate --graph "$T/tree.tsv" --sitemap "$T/tree.sitemap" --job tree2 \

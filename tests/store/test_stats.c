@@ -10,7 +10,9 @@
  * each other's counter rows. The reads never touch tasks (auto_explain on
  * the statements they run). Rates count claims and completions per second
  * and rate_ticks stays bounded. next_tasks lists what claims hand out. The
- * result shapes are the documented ones. */
+ * result shapes are the documented ones. Every read shows a job's status
+ * derived from its tasks (running, completed), paused and cancelled as
+ * stored. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include "cli_ops.h"
 #include "counts.h"
 #include "pgtest.h"
 #include "stats.h"
@@ -586,6 +589,157 @@ static void reads_never_scan_tasks(void **state)
 		      "%.2f ms\n", fast, slow);
 }
 
+/* ---- a job's shown status ------------------------------------------------ */
+
+/* Fail unless every read shows job with status want: dashboard_jobs
+ * (console, `top -b`, `stats`), and the job rows of `job show` and
+ * `job list`. */
+static void assert_shown(struct ct_store *s, int64_t job, const char *want,
+			 const char *when)
+{
+	struct ct_error err = {{0}};
+	/* what dashboard_jobs, job show and job list show ("" for no row) */
+	char got[3][16] = {"", "", ""};
+	static const char *const reads[3] = {"dashboard_jobs", "job show",
+					     "job list"};
+	struct ct_job_stats_list l;
+	assert_int_equal(ct_store_stats_jobs(s, &l, &err), CT_OK);
+	for (size_t i = 0; i < l.n; i++)
+		if (l.jobs[i].job_id == job)
+			snprintf(got[0], sizeof got[0], "%s", l.jobs[i].status);
+	ct_job_stats_list_free(&l);
+	struct ct_job_info j;
+	assert_int_equal(ct_store_job_get(s, job, &j, &err), CT_OK);
+	snprintf(got[1], sizeof got[1], "%s", j.status);
+	struct ct_job_info_list jl;
+	assert_int_equal(ct_store_job_list(s, &jl, &err), CT_OK);
+	for (size_t i = 0; i < jl.n; i++)
+		if (jl.jobs[i].id == job)
+			snprintf(got[2], sizeof got[2], "%s", jl.jobs[i].status);
+	ct_job_info_list_free(&jl);
+	for (int k = 0; k < 3; k++)
+		if (strcmp(got[k], want) != 0)
+			fail_msg("%s: %s shows job %lld '%s', expected %s", when,
+				 reads[k], (long long)job, got[k], want);
+}
+
+/* jobs.status as stored. */
+static void assert_stored(struct ct_store *s, int64_t job, const char *want)
+{
+	char id[24];
+	snprintf(id, sizeof id, "%lld", (long long)job);
+	const char *params[] = {id};
+	char *got = pgt_text(s, "SELECT status FROM crawltop.jobs WHERE id = "
+			     "$1::bigint", 1, params);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* Claim n tasks of job for worker w and complete them all. */
+static void claim_complete(struct ct_store *s, const char *w, int64_t job,
+			   int n)
+{
+	struct ct_error err = {{0}};
+	int64_t ids[16];
+	size_t done;
+	struct ct_claim k = pgt_claim(s, w, job, n, 0);
+	assert_int_equal(k.n, n);
+	assert_int_equal(ct_store_complete(s, w, ids, ids_of(&k, 0, k.n, ids),
+					   &done, &err), CT_OK);
+	assert_int_equal(done, (size_t)n);
+	ct_claim_free(&k);
+}
+
+/* jobs.status stays the operator's state; every read shows it derived
+ * from the counters (crawltop.job_status_shown): running while tasks are
+ * claimed or some are done and some pending, completed when all are
+ * done; paused and cancelled as stored. Claim and enqueue still go by the
+ * stored state. */
+static void job_status_follows_tasks(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t ids[16];
+	size_t done, retried, failed;
+	long rows;
+	int64_t a = pgt_job(s, "a", "a.example", 5, "fifo");
+	int64_t e = pgt_job(s, "empty", "e.example", 5, "fifo");
+	assert_shown(s, a, "pending", "no tasks");
+	enq(s, a, "/a/", 3, 0, 0, "article", "sitemap");
+	assert_shown(s, a, "pending", "3 tasks, none claimed");
+
+	struct ct_claim k = pgt_claim(s, "w1", a, 1, 0);
+	assert_int_equal(k.n, 1);
+	assert_shown(s, a, "running", "one task claimed");
+	assert_int_equal(ct_store_complete(s, "w1", ids, ids_of(&k, 0, 1, ids),
+					   &done, &err), CT_OK);
+	ct_claim_free(&k);
+	assert_shown(s, a, "running", "one done, two pending");
+	claim_complete(s, "w1", a, 2);
+	assert_shown(s, a, "completed", "every task done");
+	assert_stored(s, a, "pending");
+	assert_shown(s, e, "pending", "a job without tasks");
+
+	/* a job shown completed still takes tasks (enqueue goes by the
+	 * stored state) and hands them out */
+	enq(s, a, "/more/", 1, 0, 1, "article", "link");
+	assert_shown(s, a, "running", "one more enqueued after completion");
+	pgt_exec(s, "UPDATE crawltop.jobs SET max_retries = 0 WHERE name = 'a'");
+	k = pgt_claim(s, "w1", a, 5, 0);
+	assert_int_equal(k.n, 1);
+	assert_int_equal(ct_store_fail(s, "w1", ids, ids_of(&k, 0, 1, ids), "x",
+				       &retried, &failed, &err), CT_OK);
+	assert_int_equal(failed, 1);
+	ct_claim_free(&k);
+	assert_shown(s, a, "completed", "the last task failed for good");
+
+	/* paused stays paused, whatever its tasks do */
+	int64_t p = pgt_job(s, "p", "p.example", 5, "fifo");
+	enq(s, p, "/p/", 3, 0, 0, "article", "sitemap");
+	k = pgt_claim(s, "w2", p, 1, 0);
+	assert_int_equal(ct_store_job_act(s, p, CT_JOB_PAUSE, &rows, &err), CT_OK);
+	assert_shown(s, p, "paused", "paused with a task running");
+	assert_int_equal(ct_store_complete(s, "w2", ids, ids_of(&k, 0, 1, ids),
+					   &done, &err), CT_OK);
+	ct_claim_free(&k);
+	assert_shown(s, p, "paused", "paused, one done, two pending");
+	k = pgt_claim(s, "w2", p, 5, 0);
+	assert_int_equal(k.n, 0); /* the claim still skips a paused job */
+	ct_claim_free(&k);
+
+	/* resume stores running: still derived */
+	assert_int_equal(ct_store_job_act(s, p, CT_JOB_RESUME, &rows, &err), CT_OK);
+	assert_stored(s, p, "running");
+	assert_shown(s, p, "running", "resumed, one done, two pending");
+	claim_complete(s, "w2", p, 2);
+	assert_shown(s, p, "completed", "resumed, every task done");
+	int64_t r = pgt_job(s, "r", "r.example", 5, "fifo");
+	enq(s, r, "/r/", 2, 0, 0, "article", "sitemap");
+	assert_int_equal(ct_store_job_act(s, r, CT_JOB_PAUSE, &rows, &err), CT_OK);
+	assert_int_equal(ct_store_job_act(s, r, CT_JOB_RESUME, &rows, &err), CT_OK);
+	assert_shown(s, r, "pending", "resumed, nothing claimed yet");
+
+	/* cancelled stays cancelled: its pending tasks are skipped */
+	assert_int_equal(ct_store_job_act(s, r, CT_JOB_CANCEL, &rows, &err), CT_OK);
+	assert_shown(s, r, "cancelled", "cancelled");
+
+	/* the rule itself: a stored completed is shown as stored */
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM (VALUES "
+		"('completed', 5, 0, 0, 'completed'), "
+		"('cancelled', 0, 2, 0, 'cancelled'), "
+		"('paused', 0, 0, 4, 'paused'), "
+		"('pending', 0, 0, 0, 'pending'), "
+		"('running', 0, 0, 0, 'pending'), "
+		"('pending', 7, 0, 0, 'pending'), "
+		"('pending', 7, 1, 0, 'running'), "
+		"('pending', 7, 0, 1, 'running'), "
+		"('pending', 0, 1, 0, 'running'), "
+		"('pending', 0, 0, 1, 'completed'), "
+		"('running', 0, 0, 9, 'completed')) v (st, p, r, f, want) "
+		"WHERE crawltop.job_status_shown(v.st, v.p, v.r, v.f) "
+		"IS DISTINCT FROM v.want"), 0);
+}
+
 /* ---- rates -------------------------------------------------------------- */
 
 static void rates_count_and_ticks_stay_bounded(void **state)
@@ -861,6 +1015,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(rates_count_and_ticks_stay_bounded, fresh, close_store),
 		cmocka_unit_test_setup_teardown(next_tasks_follow_claim_order, fresh, close_store),
 		cmocka_unit_test_setup_teardown(read_api_shapes, fresh, close_store),
+		cmocka_unit_test_setup_teardown(job_status_follows_tasks, fresh, close_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,7 +24,10 @@ ok_match "depth buckets" "$out" '^Depth: +0 2 1 5 2 3 3\+ 0 unknown 2'
 ok_match "priority histogram" "$out" '^Priority: 1 0 2 0 3 5 4 0 5 5 6 0 7 2 8 0 9 0 10 0'
 ok_match "heatmap cells" "$out" '^Heatmap: .*link\|article 8'
 ok_match "job rows, in priority order" "$out" \
-	'1 alpha +alpha\.example\.com +hierarchy +3 +(pending|running) +7 +0 +5 +2 +0'
+	'1 alpha +alpha\.example\.com +hierarchy +3 +running +7 +0 +5 +2 +0'
+ok_match "status: alpha (2 of 7 claimed) running, beta and gamma pending" \
+	"$(printf '%s\n' "$out" | awk '$1 ~ /^[123]$/ && $2 ~ /^(alpha|beta|gamma)$/ { print $2, $6 }' | sort -u | tr '\n' ,)" \
+	'^alpha running,beta pending,gamma pending,$'
 ok_match "next up: task, job, class, score, path and why" "$out" \
 	'P2 +50\.00  /blog +prio 3, waited [0-9]+s, depth 0, sitemap/page'
 
@@ -39,9 +42,10 @@ got=$(printf '%s' "$out" | python3 -c '
 import json, sys
 d = json.loads(sys.stdin.read())
 print(len(d["jobs"]), d["totals"]["pending"], d["queue"]["class"]["P3"],
-      d["next"][0]["path"], d["state"], d["errors"])')
+      d["next"][0]["path"], d["state"], d["errors"],
+      ",".join(j["status"] for j in d["jobs"]))')
 ok_eq "--json: one parseable object with jobs, totals, queue, next" "$got" \
-	"3 12 7 /blog LIVE {}"
+	"3 12 7 /blog LIVE {} running,pending,pending"
 out=$("$CT" top -b -n 2 -i 0.5 --json -d "$DSN" 2>&1)
 ok_eq "--json -n 2: one line per snapshot" "$(printf '%s\n' "$out" | grep -c '^{')" 2
 

@@ -48,6 +48,10 @@ ok_match "heatmap cells with counts" "$SCREEN" 'link +[^ ]+ +8'
 ok_match "next up lists alpha's tasks first, with why" "$SCREEN" \
 	'P2 +50\.0 /blog +prio 3, age [0-9]'
 ok_match "the selected row is marked" "$SCREEN" '▶ +1 alpha'
+ok_match "status: alpha (2 tasks claimed) shows running" "$SCREEN" \
+	'1 alpha\.example\.com +[a-z]+ +3 +running '
+ok_match "status: beta (nothing claimed) shows pending" "$SCREEN" \
+	'2 beta\.example\.org +[a-z]+ +5 +pending '
 
 # ---- navigate, filter, focus ------------------------------------------------
 tm_keys j
@@ -91,9 +95,12 @@ tm_keys p
 ok_screen "p pauses beta" 'job beta: pause: done'
 ok_sql "beta is paused in the database" \
 	"SELECT status FROM crawltop.jobs WHERE name = 'beta'" paused
-ok_screen "audit panel shows the pause" 'job\.pause +2 +5 +status: (pending|running) → status: paused'
+ok_screen "audit panel shows the pause" 'job\.pause +2 +5 +status: pending → status: paused'
+ok_screen "the jobs row shows beta paused" '▶ +2 beta\.example\.org +fifo +4 +paused '
 tm_keys p
 ok_sql "p again resumes it" "SELECT status FROM crawltop.jobs WHERE name = 'beta'" running
+ok_screen "resumed, beta shows pending again (nothing claimed)" \
+	'▶ +2 beta\.example\.org +fifo +4 +pending '
 
 tm_keys G C
 ok_screen "C asks, naming the job and its pending count" \

@@ -338,6 +338,30 @@ static void keys_changes_refused_and_why(void **state)
 	tui_key(t, 'n');
 	assert_int_equal(t->mode, TUI_NORMAL);
 	assert_string_equal(t->message, "nothing changed");
+	/* a job shown completed (its tasks all done) is stored pending or
+	 * running and may still get tasks: cancel and mode are the
+	 * database's call; a cancelled one is refused here */
+	struct tm_job *g = NULL;
+	for (int i = 0; i < t->model.n_jobs; i++)
+		if (t->model.jobs[i].id == 3)
+			g = &t->model.jobs[i];
+	assert_non_null(g);
+	snprintf(g->status, sizeof g->status, "completed");
+	tui_key(t, 'C');
+	assert_int_equal(t->mode, TUI_CONFIRM);
+	tui_key(t, 'n');
+	tui_key(t, 'm');
+	assert_int_equal(t->mode, TUI_MODESEL);
+	tui_key(t, TK_ESC);
+	assert_int_equal(t->mode, TUI_NORMAL);
+	snprintf(g->status, sizeof g->status, "cancelled");
+	tui_key(t, 'C');
+	assert_int_equal(t->mode, TUI_NORMAL);
+	assert_non_null(strstr(t->message, "job gamma is cancelled already"));
+	tui_key(t, 'm');
+	assert_int_equal(t->mode, TUI_NORMAL);
+	assert_non_null(strstr(t->message, "its mode cannot change"));
+	snprintf(g->status, sizeof g->status, "running");
 	/* priority at the end of the range: refused with the rule */
 	tui_key(t, ']');
 	assert_non_null(strstr(t->message, "at priority 1 already"));
