@@ -75,10 +75,13 @@ GRANT INSERT ON crawltop.settings, crawltop.audit_log, crawltop.domains,
 GRANT UPDATE ON crawltop.jobs, crawltop.tasks, crawltop.pages
 	TO crawltop_operator;
 
--- Workers: what enqueue, claim, complete, fail and release read and write.
--- Of a job they may only move the task count (enqueue).
+-- Workers: what enqueue, claim, complete, fail and release read and write,
+-- and the job counters a worker program reads to find its job (read only:
+-- only the counter triggers write them). Of a job they may only move the
+-- task count (enqueue).
 GRANT SELECT ON crawltop.jobs, crawltop.domains, crawltop.pages,
-	crawltop.tasks, crawltop.settings TO crawltop_worker;
+	crawltop.tasks, crawltop.settings, crawltop.task_counts
+	TO crawltop_worker;
 GRANT INSERT, UPDATE ON crawltop.pages, crawltop.tasks TO crawltop_worker;
 GRANT UPDATE (total_pages, updated_at) ON crawltop.jobs TO crawltop_worker;
 
