@@ -148,6 +148,8 @@ DECLARE
 	v_src double precision;   -- source page score; NULL when unknown
 	v_new double precision;   -- hierarchy score of a non-root page
 	v_now timestamptz := clock_timestamp();
+	v_distinct bigint;        -- distinct paths in the batch
+	v_created bigint;         -- of them, pages this call created
 	v_i bigint;
 	v_bad text;
 	v_badf double precision;
@@ -247,20 +249,27 @@ BEGIN
 	-- two batches) with their score already set, then raise the scores of
 	-- the pages that existed, locking rows in id order first. (Creating
 	-- them at 0 and raising them after wrote every new page twice.)
-	INSERT INTO crawltop.pages (domain_id, path, priority_score)
-	SELECT j.domain_id, u.p, CASE WHEN u.p = '/' THEN v_root ELSE v_new END
-	FROM (SELECT DISTINCT p FROM unnest(p_paths) p) u
-	ORDER BY u.p
-	ON CONFLICT (domain_id, path) DO NOTHING;
+	WITH u AS (SELECT DISTINCT p FROM unnest(p_paths) p), ins AS (
+		INSERT INTO crawltop.pages (domain_id, path, priority_score)
+		SELECT j.domain_id, u.p, CASE WHEN u.p = '/' THEN v_root ELSE v_new END
+		FROM u ORDER BY u.p
+		ON CONFLICT (domain_id, path) DO NOTHING
+		RETURNING 1)
+	SELECT (SELECT count(*) FROM u), (SELECT count(*) FROM ins)
+	INTO v_distinct, v_created;
 
-	PERFORM 1 FROM crawltop.pages pg
-	WHERE pg.domain_id = j.domain_id AND pg.path = ANY (p_paths)
-	  AND pg.priority_score < CASE WHEN pg.path = '/' THEN v_root ELSE v_new END
-	ORDER BY pg.id FOR NO KEY UPDATE;
-	UPDATE crawltop.pages pg
-	SET priority_score = CASE WHEN pg.path = '/' THEN v_root ELSE v_new END
-	WHERE pg.domain_id = j.domain_id AND pg.path = ANY (p_paths)
-	  AND pg.priority_score < CASE WHEN pg.path = '/' THEN v_root ELSE v_new END;
+	-- When every page of the batch was new, each already has its score:
+	-- the two look-ups below (two index probes per path) are skipped.
+	IF v_created < v_distinct THEN
+		PERFORM 1 FROM crawltop.pages pg
+		WHERE pg.domain_id = j.domain_id AND pg.path = ANY (p_paths)
+		  AND pg.priority_score < CASE WHEN pg.path = '/' THEN v_root ELSE v_new END
+		ORDER BY pg.id FOR NO KEY UPDATE;
+		UPDATE crawltop.pages pg
+		SET priority_score = CASE WHEN pg.path = '/' THEN v_root ELSE v_new END
+		WHERE pg.domain_id = j.domain_id AND pg.path = ANY (p_paths)
+		  AND pg.priority_score < CASE WHEN pg.path = '/' THEN v_root ELSE v_new END;
+	END IF;
 
 	-- Tasks: one per (job, page); a duplicate raises a pending task's score.
 	WITH input AS (

@@ -11,7 +11,10 @@
 #include "store.h"
 #include "urlscore.h"
 
-#define PATHBATCH_SIZE 1000
+/* Paths per call of crawltop.enqueue. A 50,000-URL sitemap took 3.0 s in
+ * batches of 1,000 and 2.3 s in batches of 5,000 or 10,000 (each call has
+ * a fixed cost in the server; 50,000 in one call: 2.5 s). */
+#define PATHBATCH_SIZE 10000
 
 struct pathbatch {
 	struct ct_store *s;         /* borrowed */
