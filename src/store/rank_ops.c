@@ -451,7 +451,9 @@ ct_status ct_store_rank(struct ct_store *s, const struct ct_rank_opts *o,
 	}
 	struct stripe w[CT_RANK_MAX_CONNS];
 	atomic_int failed = 0;
-	int64_t span = (hi - lo) / (int64_t)nconn + 1;
+	/* (one connection: one stripe over every id; hi - lo fits, as lo
+	 * is at least -1 and hi at most the largest id) */
+	int64_t span = nconn > 1 ? (hi - lo) / (int64_t)nconn + 1 : 0;
 	for (size_t i = 0; i < nconn; i++) {
 		w[i] = (struct stripe){.s = i ? o->extra[i - 1] : s, .o = o,
 				       .jobs = jobs, .failed = &failed};
