@@ -4,6 +4,7 @@
  * 1, 0.8, 0.64, ... down to the 0.1 floor; scores only increase; source
  * page found by id), per-mode task scores, total_pages, and bad input
  * refused with a clear error and nothing changed. */
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -385,6 +386,74 @@ static void bad_job_refused(void **state)
 		"AND after->>'domain' = 'jobs.example'"), 1);
 }
 
+/* A direct statement that breaks a reference: refused with 23503 and a
+ * message fragment, and nothing changed. */
+static void ref_refused(struct ct_store *s, const char *sql, const char *frag)
+{
+	struct ct_error err = {{0}};
+	char *before = fingerprint(s);
+	ct_status st = ct_store_exec(s, "direct", sql, &err);
+	if (st == CT_OK || strcmp(ct_store_sqlstate(s), "23503") != 0 ||
+	    !strstr(err.msg, frag))
+		fail_msg("%s: want 23503 and '%s', got %s/%s: %s", sql, frag,
+			 ct_status_str(st), ct_store_sqlstate(s), err.msg);
+	char *after = fingerprint(s);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
+/* References to pages and domains, checked per statement (0001): a task
+ * or page naming a missing row is refused, and pages and domains are never
+ * deleted, truncated or renumbered, so what a statement found stays. */
+static void references_hold(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t job = pgt_job(s, "refs", "refs.example", 5, "hierarchy");
+	const char *ok[] = {"/", "/a", "/b"};
+	pgt_enqueue(s, job, ok, 3, NULL);
+	char sql[512];
+	long long page = pgt_int(s, "SELECT max(id) FROM crawltop.pages");
+	snprintf(sql, sizeof sql, "INSERT INTO crawltop.tasks (job_id, page_id, "
+		 "job_priority) VALUES (%" PRId64 ", %lld, 5)", job, page + 1000);
+	ref_refused(s, sql, "page 1");
+	/* a page of the domain that no task names yet */
+	pgt_exec(s, "INSERT INTO crawltop.pages (domain_id, path) SELECT id, '/c' "
+		 "FROM crawltop.domains WHERE name = 'refs.example'");
+	const char *page_c = "(SELECT p.id FROM crawltop.pages p JOIN "
+		"crawltop.domains d ON d.id = p.domain_id WHERE d.name = "
+		"'refs.example' AND p.path = '/c')";
+	/* one good row and one bad: the statement is refused as a whole */
+	snprintf(sql, sizeof sql, "INSERT INTO crawltop.tasks (job_id, page_id, "
+		 "job_priority) SELECT %" PRId64 ", %s, 5 UNION ALL SELECT %"
+		 PRId64 ", %lld, 5", job, page_c, job, page + 7);
+	ref_refused(s, sql, "does not exist");
+	snprintf(sql, sizeof sql, "INSERT INTO crawltop.tasks (job_id, page_id, "
+		 "source_page_id, job_priority) SELECT %" PRId64 ", %s, %lld, 5",
+		 job, page_c, page + 9);
+	ref_refused(s, sql, "does not exist");
+	ref_refused(s, "INSERT INTO crawltop.pages (domain_id, path) VALUES "
+		    "(987654, '/x')", "domain 987654 does not exist");
+	snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET page_id = %lld "
+		 "WHERE id = (SELECT min(id) FROM crawltop.tasks WHERE job_id = %"
+		 PRId64 ")", page + 1000, job);
+	ref_refused(s, sql, "page 1");
+	ref_refused(s, "DELETE FROM crawltop.pages WHERE path = '/a'",
+		    "never deleted");
+	ref_refused(s, "TRUNCATE crawltop.pages CASCADE", "never deleted");
+	ref_refused(s, "DELETE FROM crawltop.domains WHERE name = 'refs.example'",
+		    "never deleted");
+	ref_refused(s, "UPDATE crawltop.pages SET domain_id = domain_id + 1 "
+		    "WHERE path = '/a'", "keep their ids");
+	ref_refused(s, "UPDATE crawltop.domains SET id = DEFAULT WHERE name = "
+		    "'refs.example'", "keep their ids");
+	/* changing other columns is fine, and so is a page that exists */
+	pgt_exec(s, "UPDATE crawltop.pages SET priority_score = 1 WHERE path = '/a'");
+	snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET source_page_id = "
+		 "page_id WHERE job_id = %" PRId64, job);
+	pgt_exec(s, sql);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +463,7 @@ int main(void)
 		cmocka_unit_test(mode_scores),
 		cmocka_unit_test(bad_enqueue_refused),
 		cmocka_unit_test(bad_job_refused),
+		cmocka_unit_test(references_hold),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
