@@ -716,6 +716,102 @@ BEGIN
 	SELECT max(s.version) INTO settings_version FROM crawltop.settings s;
 END $$;
 
+-- A task's discovery inputs (seed 003) as columns: whether it has
+-- sub-scores and the eight of them, whether it has raw signals and the
+-- signals. Absent keys are NULL. Read by the ranking run
+-- (src/store/rank_ops.c) and, inside score_input_columns, by rescores and
+-- the console's preview. Plain SQL, inlined into the query that calls it.
+CREATE FUNCTION crawltop.discovery_input_columns(p_inputs jsonb)
+	RETURNS TABLE (
+		has_subscores boolean,
+		unseen_likelihood double precision, host_novelty double precision,
+		content_readiness double precision, link_yield double precision,
+		source_reliability double precision, freshness double precision,
+		quality_safety double precision, topic_boost double precision,
+		has_signals boolean,
+		ct_age_hours double precision, ns_changes integer,
+		asn_changes integer, whois_age_days double precision,
+		backlinks bigint, first_seen_host boolean, rare_tld boolean,
+		subdomain_depth integer, parking_score double precision,
+		document_path boolean, document_extension boolean,
+		vendor_fingerprint boolean, source text, age_hours double precision,
+		malware boolean, adult boolean, for_sale boolean,
+		suspicious_tld boolean, topic_match double precision)
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+	SELECT coalesce(p_inputs ? 'subscores', false),
+	       s.unseen_likelihood, s.host_novelty, s.content_readiness,
+	       s.link_yield, s.source_reliability, s.freshness, s.quality_safety,
+	       s.topic_boost,
+	       coalesce(p_inputs ? 'signals', false),
+	       r.ct_age_hours, r.ns_changes, r.asn_changes, r.whois_age_days,
+	       r.backlinks, r.first_seen_host, r.rare_tld, r.subdomain_depth,
+	       r.parking_score, r.document_path, r.document_extension,
+	       r.vendor_fingerprint, r.source, r.age_hours, r.malware, r.adult,
+	       r.for_sale, r.suspicious_tld, r.topic_match
+	FROM jsonb_to_record(coalesce(p_inputs->'subscores', '{}')) AS s(
+		unseen_likelihood double precision, host_novelty double precision,
+		content_readiness double precision, link_yield double precision,
+		source_reliability double precision, freshness double precision,
+		quality_safety double precision, topic_boost double precision)
+	CROSS JOIN jsonb_to_record(coalesce(p_inputs->'signals', '{}')) AS r(
+		ct_age_hours double precision, ns_changes integer,
+		asn_changes integer, whois_age_days double precision,
+		backlinks bigint, first_seen_host boolean, rare_tld boolean,
+		subdomain_depth integer, parking_score double precision,
+		document_path boolean, document_extension boolean,
+		vendor_fingerprint boolean, source text, age_hours double precision,
+		malware boolean, adult boolean, for_sale boolean,
+		suspicious_tld boolean, topic_match double precision)
+$$;
+
+-- All of a task's score inputs as columns, in the order rescore_fetch
+-- returns them after the task's own columns (also the console's preview,
+-- 0011): the one place, with discovery_input_columns, that unpacks the
+-- shapes score_input_spec() checks. Plain SQL, inlined.
+CREATE FUNCTION crawltop.score_input_columns(p_inputs jsonb)
+	RETURNS TABLE (
+		-- frontier
+		bias double precision, cluster_occurrences bigint,
+		classification text, knowledge_reuse double precision,
+		estimated_cost_ms double precision, gap_confidence double precision,
+		gap_lift double precision,
+		-- discovery sub-scores (all or none)
+		has_subscores boolean,
+		unseen_likelihood double precision, host_novelty double precision,
+		content_readiness double precision, link_yield double precision,
+		source_reliability double precision, freshness double precision,
+		quality_safety double precision, topic_boost double precision,
+		-- discovery raw signals
+		has_signals boolean,
+		ct_age_hours double precision, ns_changes integer,
+		asn_changes integer, whois_age_days double precision,
+		backlinks bigint, first_seen_host boolean, rare_tld boolean,
+		subdomain_depth integer, parking_score double precision,
+		document_path boolean, document_extension boolean,
+		vendor_fingerprint boolean, source text, age_hours double precision,
+		malware boolean, adult boolean, for_sale boolean,
+		suspicious_tld boolean, topic_match double precision,
+		-- freshness
+		visits bigint, last_visited bigint, last_changed bigint,
+		topic_relevance double precision, hub_depth integer, is_hub boolean)
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+	SELECT f.bias, f."clusterOccurrences", f.classification,
+	       m."knowledgeReuse", m."estimatedCostMs", g.confidence, g.lift,
+	       d.*,
+	       f.visits, f."lastVisited", f."lastChanged", f."topicRelevance",
+	       f."hubDepth", f."isHub"
+	FROM jsonb_to_record(coalesce(p_inputs, '{}')) AS f(
+		bias double precision, "clusterOccurrences" bigint,
+		classification text, visits bigint, "lastVisited" bigint,
+		"lastChanged" bigint, "topicRelevance" double precision,
+		"hubDepth" integer, "isHub" boolean)
+	CROSS JOIN jsonb_to_record(coalesce(p_inputs->'meta', '{}')) AS m(
+		"knowledgeReuse" double precision, "estimatedCostMs" double precision)
+	CROSS JOIN jsonb_to_record(coalesce(p_inputs->'gap', '{}')) AS g(
+		confidence double precision, lift double precision)
+	CROSS JOIN crawltop.discovery_input_columns(p_inputs) AS d
+$$;
+
 -- One batch: lock job p_job_id (FOR SHARE; 55000 when its mode is no
 -- longer p_mode) and its next p_n (1..100000) unfinished tasks with a
 -- page id above p_after_page, and return them in task id order with every
@@ -781,47 +877,11 @@ BEGIN
 		LIMIT p_n) b;
 	RETURN QUERY
 	SELECT t.id, t.page_id, t.score, t.class, d.name, p.path,
-	       p.priority_score, t.type, t.depth, t.discovery_method,
-	       f.bias, f."clusterOccurrences", f.classification,
-	       m."knowledgeReuse", m."estimatedCostMs", g.confidence, g.lift,
-	       t.score_inputs ? 'subscores',
-	       s.unseen_likelihood, s.host_novelty, s.content_readiness,
-	       s.link_yield, s.source_reliability, s.freshness, s.quality_safety,
-	       s.topic_boost,
-	       t.score_inputs ? 'signals',
-	       r.ct_age_hours, r.ns_changes, r.asn_changes, r.whois_age_days,
-	       r.backlinks, r.first_seen_host, r.rare_tld, r.subdomain_depth,
-	       r.parking_score, r.document_path, r.document_extension,
-	       r.vendor_fingerprint, r.source, r.age_hours, r.malware, r.adult,
-	       r.for_sale, r.suspicious_tld, r.topic_match,
-	       f.visits, f."lastVisited", f."lastChanged", f."topicRelevance",
-	       f."hubDepth", f."isHub"
+	       p.priority_score, t.type, t.depth, t.discovery_method, x.*
 	FROM crawltop.tasks t
 	JOIN crawltop.pages p ON p.id = t.page_id
 	JOIN crawltop.domains d ON d.id = p.domain_id
-	CROSS JOIN LATERAL jsonb_to_record(coalesce(t.score_inputs, '{}')) AS f(
-		bias double precision, "clusterOccurrences" bigint,
-		classification text, visits bigint, "lastVisited" bigint,
-		"lastChanged" bigint, "topicRelevance" double precision,
-		"hubDepth" integer, "isHub" boolean)
-	CROSS JOIN LATERAL jsonb_to_record(coalesce(t.score_inputs->'meta', '{}')) AS m(
-		"knowledgeReuse" double precision, "estimatedCostMs" double precision)
-	CROSS JOIN LATERAL jsonb_to_record(coalesce(t.score_inputs->'gap', '{}')) AS g(
-		confidence double precision, lift double precision)
-	CROSS JOIN LATERAL jsonb_to_record(coalesce(t.score_inputs->'subscores', '{}')) AS s(
-		unseen_likelihood double precision, host_novelty double precision,
-		content_readiness double precision, link_yield double precision,
-		source_reliability double precision, freshness double precision,
-		quality_safety double precision, topic_boost double precision)
-	CROSS JOIN LATERAL jsonb_to_record(coalesce(t.score_inputs->'signals', '{}')) AS r(
-		ct_age_hours double precision, ns_changes integer,
-		asn_changes integer, whois_age_days double precision,
-		backlinks bigint, first_seen_host boolean, rare_tld boolean,
-		subdomain_depth integer, parking_score double precision,
-		document_path boolean, document_extension boolean,
-		vendor_fingerprint boolean, source text, age_hours double precision,
-		malware boolean, adult boolean, for_sale boolean,
-		suspicious_tld boolean, topic_match double precision)
+	CROSS JOIN LATERAL crawltop.score_input_columns(t.score_inputs) x
 	WHERE t.id = ANY (v_ids)
 	  AND t.status IN ('pending', 'running')
 	ORDER BY t.id

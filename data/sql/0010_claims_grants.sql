@@ -6,10 +6,13 @@
 -- The settings_check trigger needs no grant: a trigger function is not
 -- checked for EXECUTE where it fires.
 
--- Pure helpers, used by set_score_inputs (and by anyone checking inputs).
+-- Pure helpers, used by set_score_inputs, rescores, the console's preview
+-- and ranking runs (and by anyone checking or reading inputs).
 GRANT EXECUTE ON FUNCTION
 	crawltop.score_input_spec(),
 	crawltop.score_inputs_problem(jsonb),
+	crawltop.score_input_columns(jsonb),
+	crawltop.discovery_input_columns(jsonb),
 	crawltop.jsonb_array(text[], text)
 	TO crawltop_viewer, crawltop_operator, crawltop_worker;
 

@@ -158,25 +158,7 @@ BEGIN
 	OPEN c NO SCROLL FOR
 		SELECT t.id AS task_id, t.page_id, t.score, t.class,
 		       d.name AS domain, p.path, p.priority_score AS page_score,
-		       t.type, t.depth, t.discovery_method,
-		       f.bias, f."clusterOccurrences" AS cluster_occurrences,
-		       f.classification, m."knowledgeReuse" AS knowledge_reuse,
-		       m."estimatedCostMs" AS estimated_cost_ms,
-		       g.confidence AS gap_confidence, g.lift AS gap_lift,
-		       t.score_inputs ? 'subscores' AS has_subscores,
-		       s.unseen_likelihood, s.host_novelty, s.content_readiness,
-		       s.link_yield, s.source_reliability, s.freshness,
-		       s.quality_safety, s.topic_boost,
-		       t.score_inputs ? 'signals' AS has_signals,
-		       r.ct_age_hours, r.ns_changes, r.asn_changes, r.whois_age_days,
-		       r.backlinks, r.first_seen_host, r.rare_tld, r.subdomain_depth,
-		       r.parking_score, r.document_path, r.document_extension,
-		       r.vendor_fingerprint, r.source, r.age_hours, r.malware, r.adult,
-		       r.for_sale, r.suspicious_tld, r.topic_match,
-		       f.visits, f."lastVisited" AS last_visited,
-		       f."lastChanged" AS last_changed,
-		       f."topicRelevance" AS topic_relevance,
-		       f."hubDepth" AS hub_depth, f."isHub" AS is_hub
+		       t.type, t.depth, t.discovery_method, x.*
 		-- the sample first (a LIMIT keeps the subquery, and so the
 		-- volatile filter, below the joins: only sampled rows go on)
 		FROM (SELECT b.* FROM crawltop.tasks b
@@ -185,29 +167,7 @@ BEGIN
 		      LIMIT p_n) t
 		JOIN crawltop.pages p ON p.id = t.page_id
 		JOIN crawltop.domains d ON d.id = p.domain_id
-		CROSS JOIN LATERAL jsonb_to_record(coalesce(t.score_inputs, '{}')) AS f(
-			bias double precision, "clusterOccurrences" bigint,
-			classification text, visits bigint, "lastVisited" bigint,
-			"lastChanged" bigint, "topicRelevance" double precision,
-			"hubDepth" integer, "isHub" boolean)
-		CROSS JOIN LATERAL jsonb_to_record(coalesce(t.score_inputs->'meta', '{}')) AS m(
-			"knowledgeReuse" double precision, "estimatedCostMs" double precision)
-		CROSS JOIN LATERAL jsonb_to_record(coalesce(t.score_inputs->'gap', '{}')) AS g(
-			confidence double precision, lift double precision)
-		CROSS JOIN LATERAL jsonb_to_record(coalesce(t.score_inputs->'subscores', '{}')) AS s(
-			unseen_likelihood double precision, host_novelty double precision,
-			content_readiness double precision, link_yield double precision,
-			source_reliability double precision, freshness double precision,
-			quality_safety double precision, topic_boost double precision)
-		CROSS JOIN LATERAL jsonb_to_record(coalesce(t.score_inputs->'signals', '{}')) AS r(
-			ct_age_hours double precision, ns_changes integer,
-			asn_changes integer, whois_age_days double precision,
-			backlinks bigint, first_seen_host boolean, rare_tld boolean,
-			subdomain_depth integer, parking_score double precision,
-			document_path boolean, document_extension boolean,
-			vendor_fingerprint boolean, source text, age_hours double precision,
-			malware boolean, adult boolean, for_sale boolean,
-			suspicious_tld boolean, topic_match double precision);
+		CROSS JOIN LATERAL crawltop.score_input_columns(t.score_inputs) x;
 	RETURN v_total;
 END $$;
 

@@ -33,30 +33,19 @@ enum icol {
 	I_ADULT, I_FOR_SALE, I_SUSP_TLD, I_TOPIC, I_COUNT
 };
 
-/* The select list and joins that unpack t.score_inputs into enum icol's
- * columns (sub-score names as discovery.h's ct_subscore_name). */
+/* The columns enum icol reads, from crawltop.discovery_input_columns
+ * (0005, where t.score_inputs is unpacked), joined as x. */
 #define INPUT_COLS \
-	"t.score_inputs ? 'subscores', s.unseen_likelihood, s.host_novelty, " \
-	"s.content_readiness, s.link_yield, s.source_reliability, " \
-	"s.freshness, s.quality_safety, s.topic_boost, " \
-	"t.score_inputs ? 'signals', r.ct_age_hours, r.ns_changes, " \
-	"r.asn_changes, r.whois_age_days, r.backlinks, r.first_seen_host, " \
-	"r.rare_tld, r.subdomain_depth, r.parking_score, r.document_path, " \
-	"r.document_extension, r.vendor_fingerprint, r.source, r.age_hours, " \
-	"r.malware, r.adult, r.for_sale, r.suspicious_tld, r.topic_match "
+	"x.has_subscores, x.unseen_likelihood, x.host_novelty, " \
+	"x.content_readiness, x.link_yield, x.source_reliability, " \
+	"x.freshness, x.quality_safety, x.topic_boost, " \
+	"x.has_signals, x.ct_age_hours, x.ns_changes, " \
+	"x.asn_changes, x.whois_age_days, x.backlinks, x.first_seen_host, " \
+	"x.rare_tld, x.subdomain_depth, x.parking_score, x.document_path, " \
+	"x.document_extension, x.vendor_fingerprint, x.source, x.age_hours, " \
+	"x.malware, x.adult, x.for_sale, x.suspicious_tld, x.topic_match "
 #define INPUT_JOINS \
-	"CROSS JOIN LATERAL jsonb_to_record(coalesce(t.score_inputs->'subscores', " \
-	"'{}')) AS s(unseen_likelihood float8, host_novelty float8, " \
-	"content_readiness float8, link_yield float8, source_reliability float8, " \
-	"freshness float8, quality_safety float8, topic_boost float8) " \
-	"CROSS JOIN LATERAL jsonb_to_record(coalesce(t.score_inputs->'signals', " \
-	"'{}')) AS r(ct_age_hours float8, ns_changes integer, asn_changes integer, " \
-	"whois_age_days float8, backlinks bigint, first_seen_host boolean, " \
-	"rare_tld boolean, subdomain_depth integer, parking_score float8, " \
-	"document_path boolean, document_extension boolean, " \
-	"vendor_fingerprint boolean, source text, age_hours float8, " \
-	"malware boolean, adult boolean, for_sale boolean, " \
-	"suspicious_tld boolean, topic_match float8) "
+	"CROSS JOIN LATERAL crawltop.discovery_input_columns(t.score_inputs) x "
 
 /* One batch: id, backoff_step, then the inputs. */
 static const char fetch_sql[] =
