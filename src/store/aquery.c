@@ -225,6 +225,25 @@ static void fail_head(struct ct_aconn *c, const char *msg)
 		fail_query(c, NULL, c->head, msg);
 }
 
+/* Fail every queued query with msg, close the connection, state DOWN. */
+static void go_down(struct ct_aconn *c, const char *msg)
+{
+	while (c->head)
+		fail_head(c, msg);
+	if (c->cur) {
+		PQclear(c->cur);
+		c->cur = NULL;
+	}
+	if (c->conn) {
+		PQfinish(c->conn);
+		c->conn = NULL;
+	}
+	c->state = CT_AC_DOWN;
+	c->in_setup = 0;
+	c->want_flush = 0;
+	c->wait_sync = 0;
+}
+
 /* The connection is gone: record why, fail every query, go DOWN. */
 static unsigned lose(struct ct_aconn *c, const char *why)
 {
@@ -242,20 +261,7 @@ static unsigned lose(struct ct_aconn *c, const char *why)
 	unsigned ev = CT_AC_EV_LOST;
 	if (c->head)
 		ev |= CT_AC_EV_RESULT;
-	while (c->head)
-		fail_head(c, qmsg);
-	if (c->cur) {
-		PQclear(c->cur);
-		c->cur = NULL;
-	}
-	if (c->conn) {
-		PQfinish(c->conn);
-		c->conn = NULL;
-	}
-	c->state = CT_AC_DOWN;
-	c->in_setup = 0;
-	c->want_flush = 0;
-	c->wait_sync = 0;
+	go_down(c, qmsg);
 	return ev;
 }
 
@@ -355,21 +361,7 @@ void ct_aconn_disconnect(struct ct_aconn *c)
 {
 	if (c->state == CT_AC_DOWN && !c->conn)
 		return;
-	char msg[] = "disconnected";
-	while (c->head)
-		fail_head(c, msg);
-	if (c->cur) {
-		PQclear(c->cur);
-		c->cur = NULL;
-	}
-	if (c->conn) {
-		PQfinish(c->conn);
-		c->conn = NULL;
-	}
-	c->state = CT_AC_DOWN;
-	c->in_setup = 0;
-	c->want_flush = 0;
-	c->wait_sync = 0;
+	go_down(c, "disconnected");
 }
 
 enum ct_aconn_state ct_aconn_state(const struct ct_aconn *c)
