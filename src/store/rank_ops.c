@@ -55,6 +55,11 @@ static const char fetch_sql[] =
 	"AND t.id <= $4::bigint AND t.status IN ('pending', 'running') "
 	"ORDER BY t.id LIMIT $3::integer FOR NO KEY UPDATE OF t";
 
+/* The batch's id range ($14, $15] bounds the join to its stretch of the
+ * primary key: without it the planner merge-joined from the first task
+ * id, so every batch read every id before its own and a run of N tasks
+ * grew as N squared (measured: the last of 30 batches over 300,000
+ * tasks took 0.5-0.86 s unbounded, 0.38-0.41 s bounded). */
 static const char update_sql[] =
 	"UPDATE crawltop.tasks t SET discovery_score = u.sc, "
 	"priority_class = u.c, score = u.sc, class = u.c, ranked_at = now(), "
@@ -67,7 +72,8 @@ static const char update_sql[] =
 	"$5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::float8[], "
 	"$10::float8[], $11::float8[], $12::float8[], $13::text[]) "
 	"AS u(id, sc, c, h, s0, s1, s2, s3, s4, s5, s6, s7, src) "
-	"WHERE t.id = u.id AND t.status IN ('pending', 'running')";
+	"WHERE t.id = u.id AND t.status IN ('pending', 'running') "
+	"AND t.id > $14::bigint AND t.id <= $15::bigint";
 
 static int is_null(const PGresult *r, int i, int c)
 {
@@ -298,16 +304,20 @@ static ct_status rank_batch(struct ct_store *s, const struct ct_rank_opts *o,
 		st = rank_row(r, i, o, a, &n, &unranked, err);
 	if (st == CT_OK && rows > 0)
 		*after = strtoll(PQgetvalue(r, rows - 1, 0), NULL, 10);
+	char last[24];
+	snprintf(last, sizeof last, "%" PRId64, *after);
 	for (int k = 0; st == CT_OK && k < A_COUNT; k++) {
 		st_buf_puts(&a[k], n ? "}" : "{}");
 		if (a[k].oom)
 			st = ct_error_set(err, CT_ENOMEM, "rank: out of memory");
 	}
 	if (st == CT_OK && n > 0) {
-		const char *up[A_COUNT];
+		const char *up[A_COUNT + 2];
 		for (int k = 0; k < A_COUNT; k++)
 			up[k] = a[k].p;
-		st = st_exec(s, "rank", update_sql, A_COUNT, up, NULL, err);
+		up[A_COUNT] = aft;
+		up[A_COUNT + 1] = last;
+		st = st_exec(s, "rank", update_sql, A_COUNT + 2, up, NULL, err);
 	}
 	if (st == CT_OK)
 		st = st_exec(s, "rank", "COMMIT", 0, NULL, NULL, err);
