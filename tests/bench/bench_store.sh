@@ -101,12 +101,13 @@ echo "pending: $(sql "SELECT count(*) FROM crawltop.tasks WHERE status = 'pendin
 # ---- the three claim orders ---------------------------------------------
 # FIFO: ORDER BY created_at over a plain partial index, same claim shape as
 # crawltop.claim (reap, ids into an array under FOR UPDATE SKIP LOCKED,
-# one UPDATE, page and domain joined for the result).
+# one UPDATE, page and domain joined for the result, generic plans).
 "${PSQL[@]}" <<'SQL'
 CREATE SCHEMA bench;
 CREATE INDEX tasks_fifo ON crawltop.tasks (created_at) WHERE status = 'pending';
 CREATE FUNCTION bench.claim_fifo(p_worker text, p_n integer)
-	RETURNS TABLE (task_id bigint, domain text, path text) LANGUAGE plpgsql AS $$
+	RETURNS TABLE (task_id bigint, domain text, path text) LANGUAGE plpgsql
+	SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_column
 DECLARE v_ids bigint[];
 BEGIN

@@ -64,8 +64,9 @@ void pgt_plans_start(struct ct_store *s, struct pgt_plans *p);
 void pgt_plans_stop(struct ct_store *s);
 void pgt_plans_free(struct pgt_plans *p);
 /* Fail the test unless plan reads crawltop.tasks through index (a name or
- * a prefix of one: "Index Scan using <index>...") with no Sort and no Seq
- * Scan on tasks; what names the statement in the message. */
+ * a prefix of one: "Index Scan using <index>..." or "Index Only Scan using
+ * <index>...") with no Sort and no Seq Scan on tasks; what names the
+ * statement in the message. */
 void pgt_assert_index_scan(const char *plan, const char *index,
 			   const char *what);
 /* A cmocka teardown: closes the store in *state. */
