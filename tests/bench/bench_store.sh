@@ -13,7 +13,7 @@
 # (default 10000000; 0 skips the big load), REPS (default 3), PARTS (the
 # sections to run, default "claims counters enqueue reads"), POINTS (claim
 # points as BATCH:CONNS, default "1:1 1:4 1:16 100:1 100:4 100:16"), ORDERS
-# (default "fifo prio view"), CT_PG_CONF (extra server settings, see
+# (default "fifo prio view"; also fifo_lite), CT_PG_CONF (extra server settings, see
 # tests/store/pg-cluster.sh).
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -99,13 +99,29 @@ load "${TASKS:-1000000}" 2>&1
 echo "pending: $(sql "SELECT count(*) FROM crawltop.tasks WHERE status = 'pending'")"
 
 # ---- the three claim orders ---------------------------------------------
-# FIFO: ORDER BY created_at over a plain partial index, same claim shape as
-# crawltop.claim (reap, ids into an array under FOR UPDATE SKIP LOCKED,
-# one UPDATE, page and domain joined for the result, generic plans).
+# FIFO: crawltop.claim itself, generated from its definition with only the
+# main path's ORDER BY changed to created_at (over a partial index of its
+# own): the same reaper, settings read, starvation guard, lease, UPDATE and
+# joins, so that FIFO and priority differ by the order alone. fifo_lite is
+# the lighter hand-written FIFO claim of earlier runs (reap, ids into an
+# array under FOR UPDATE SKIP LOCKED, one UPDATE, page and domain joined;
+# no settings read, no guard), kept for comparison with them.
 "${PSQL[@]}" <<'SQL'
 CREATE SCHEMA bench;
 CREATE INDEX tasks_fifo ON crawltop.tasks (created_at) WHERE status = 'pending';
-CREATE FUNCTION bench.claim_fifo(p_worker text, p_n integer)
+DO $do$
+DECLARE
+	d text := pg_get_functiondef(
+		'crawltop.claim(text, integer, bigint, double precision)'::regprocedure);
+	spec constant text := 'ORDER BY t.job_priority, t.score DESC, t.created_at, t.id';
+BEGIN
+	IF d NOT LIKE '%' || spec || '%' THEN
+		RAISE EXCEPTION 'crawltop.claim no longer orders by "%"', spec;
+	END IF;
+	d := replace(d, 'FUNCTION crawltop.claim(', 'FUNCTION bench.claim_fifo(');
+	EXECUTE replace(d, spec, 'ORDER BY t.created_at');
+END $do$;
+CREATE FUNCTION bench.claim_fifo_lite(p_worker text, p_n integer)
 	RETURNS TABLE (task_id bigint, domain text, path text) LANGUAGE plpgsql
 	SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_column
@@ -171,6 +187,7 @@ cc() { # ORDER N: one statement (one transaction) that claims N and completes th
 	local f
 	case $1 in
 	fifo) f="bench.claim_fifo(\$1, $2)" ;;
+	fifo_lite) f="bench.claim_fifo_lite(\$1, $2)" ;;
 	prio) f="crawltop.claim(\$1, $2)" ;;
 	view) f="bench.claim_view(\$1, $2)" ;;
 	esac
@@ -191,13 +208,15 @@ for rep in $(seq 1 "$REPS"); do
 		done
 	done
 done
-printf '%-28s %12s %12s %12s %10s %10s\n' "batch / connections" "FIFO" "priority" "seed000 view" "prio/FIFO" "prio/view"
+printf '%-28s %12s %12s %12s %12s %10s %10s %10s\n' "batch / connections" "FIFO" "priority" "seed000 view" "FIFO lite" "prio/FIFO" "prio/view" "prio/lite"
 for pt in $POINTS; do
 	n=${pt%:*} conns=${pt#*:}
 	f=$(echo ${R[fifo,$n,$conns]:-} | tr ' ' '\n' | med)
 	p=$(echo ${R[prio,$n,$conns]:-} | tr ' ' '\n' | med)
 	v=$(echo ${R[view,$n,$conns]:-} | tr ' ' '\n' | med)
-	printf '%-28s %12s %12s %12s %10s %10s\n' "$n per txn, $conns conn" "${f:--}" "${p:--}" "${v:--}" "$(ratio "${p:-0}" "${f:-0}")" "$(ratio "${p:-0}" "${v:-0}")"
+	l=$(echo ${R[fifo_lite,$n,$conns]:-} | tr ' ' '\n' | med)
+	printf '%-28s %12s %12s %12s %12s %10s %10s %10s\n' "$n per txn, $conns conn" "${f:--}" "${p:--}" "${v:--}" "${l:--}" \
+		"$(ratio "${p:-0}" "${f:-0}")" "$(ratio "${p:-0}" "${v:-0}")" "$(ratio "${p:-0}" "${l:-0}")"
 done
 fi
 sql "DROP INDEX crawltop.tasks_fifo"
