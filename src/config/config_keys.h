@@ -4,8 +4,8 @@
  * file, its type, where it lives in the struct, its range, its environment
  * override and a one-line help text (unit, range, direction). The open maps
  * (type weights, bonuses, aliases) have a table of their own. The file
- * reader, the environment reader and the checks all work from these two
- * tables; nothing else lists keys. */
+ * reader, the settings document reader, the environment reader and the
+ * checks all work from these two tables; nothing else lists keys. */
 #ifndef CRAWLTOP_CONFIG_KEYS_H
 #define CRAWLTOP_CONFIG_KEYS_H
 
@@ -22,6 +22,8 @@ typedef enum ct_key_type {
 	CT_KEY_BOOL,    /* bool, true or false */
 	CT_KEY_TOKENS,  /* char[CT_FRONTIER_MAX_TOKENS][CT_NAME_LEN] + count */
 } ct_key_type;
+
+#define CT_KEY_PATH_LEN 128 /* longest dotted path, NUL included */
 
 #define CT_KEY_GT_MIN 1u /* value must be > min (else >= min) */
 #define CT_KEY_LT_MAX 2u /* value must be < max (else <= max) */
@@ -84,5 +86,74 @@ void ct_key_put_bool(const struct ct_key *k, struct ct_settings *s, bool b);
 /* The token array and count of a CT_KEY_TOKENS key. */
 char (*ct_key_tokens(const struct ct_key *k, struct ct_settings *s,
 		     size_t **count))[CT_NAME_LEN];
+
+/* ---- reading a value against its row (config_value.c) ----------------
+ * config_file.c walks a libconfig tree and settings_json.c (src/store) a
+ * JSON one; each hands every value to the readers below, which check its
+ * type and range, store it and record its source, so a rule and its words
+ * exist once. A value is the walker's node, opaque here: the walker's
+ * struct ct_value_ops says what it holds and where it stands. */
+
+struct ct_config;
+struct ct_config_source;
+
+typedef enum ct_value_kind {
+	CT_VALUE_OTHER,  /* group, object, list, null */
+	CT_VALUE_BOOL,
+	CT_VALUE_NUMBER,
+	CT_VALUE_STRING,
+	CT_VALUE_ARRAY,  /* where token lists live */
+} ct_value_kind;
+
+/* What a node holds. */
+struct ct_value {
+	ct_value_kind kind;
+	const char *words;  /* "a number", for "must be X, not Y" */
+	bool b;             /* BOOL */
+	double d;           /* NUMBER */
+	bool whole;         /* NUMBER written as a whole number, */
+	long long i;        /*   which is this */
+	const char *s;      /* STRING */
+	size_t n;           /* ARRAY: its length */
+};
+
+struct ct_value_reader;
+
+struct ct_value_ops {
+	void (*view)(const void *node, struct ct_value *v);
+	/* Element j of an ARRAY. */
+	const void *(*elem)(const void *node, size_t j);
+	/* The value as its text spells it, shortened, for messages. */
+	const char *(*spell)(const void *node, char *buf, size_t len);
+	/* Where it stands, for messages: "file:line". */
+	const char *(*where)(const struct ct_value_reader *r, const void *node,
+			     char *buf, size_t len);
+	/* Where it came from, for key_src and alias_src. */
+	ct_status (*source)(const struct ct_value_reader *r, const void *node,
+			    struct ct_config_source *src);
+};
+
+/* One walk: the walker's ops and what it fills. A walker puts it first in
+ * its own reader, which the ops may cast it back to. */
+struct ct_value_reader {
+	const struct ct_value_ops *ops;
+	struct ct_config *c;
+	struct ct_error *err;
+};
+
+/* Checks node against row k (ct_keys[idx]) and stores it. */
+ct_status ct_value_read_key(const struct ct_value_reader *r, const void *node,
+			    const char *path, const struct ct_key *k,
+			    size_t idx);
+/* Checks node as the entry `name` of open map m and stores it. */
+ct_status ct_value_read_entry(const struct ct_value_reader *r,
+			      const void *node, const char *name,
+			      const char *path, const struct ct_map *m);
+/* "where: path = value: rule". Returns st. */
+ct_status ct_value_fail(const struct ct_value_reader *r, const void *node,
+			const char *path, ct_status st, const char *rule);
+/* "where: unknown key path", with the nearest known name. CT_EINVAL. */
+ct_status ct_value_unknown(const struct ct_value_reader *r, const void *node,
+			   const char *path);
 
 #endif

@@ -2,9 +2,10 @@
  * (settings_json.h).
  *
  * Both directions work from the config key table (config_keys.h), the one
- * list of tunables: reading walks the document and looks every member up
- * in the table, as config_file.c walks a libconfig tree; writing builds
- * the nested objects from the table's dotted paths. */
+ * list of tunables: reading walks the document, looks every member up in
+ * the table and hands its value to config_value.c, as config_file.c does
+ * with a libconfig tree; writing builds the nested objects from the
+ * table's dotted paths. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +17,6 @@
 #include "config_keys.h"
 #include "settings_json.h"
 
-#define PATH_MAX_KEY 128
-
 /* The one key the store spells differently (0001_schema.sql). */
 static const char store_prio[] = "default_priority";
 static const char config_prio[] = "tier.default_priority";
@@ -25,14 +24,13 @@ static const char config_prio[] = "tier.default_priority";
 /* ---- reading ---------------------------------------------------------- */
 
 struct reader {
-	struct ct_config *c;
+	struct ct_value_reader v;    /* first: the ops cast back to the reader */
 	struct ct_config_source src; /* of every value read */
 	char where[64];              /* "crawltop.settings:7" */
-	struct ct_error *err;
 };
 
 /* A string value's text ("" for any other value). */
-static const char *str_of(yajl_val v)
+static const char *str_of(const struct yajl_val_s *v)
 {
 	const char *s = YAJL_IS_STRING(v) ? YAJL_GET_STRING(v) : NULL;
 
@@ -40,7 +38,7 @@ static const char *str_of(yajl_val v)
 }
 
 /* What a JSON value is, in words, for "must be X, not Y". */
-static const char *type_words(yajl_val v)
+static const char *type_words(const struct yajl_val_s *v)
 {
 	if (YAJL_IS_OBJECT(v))
 		return "an object";
@@ -55,9 +53,42 @@ static const char *type_words(yajl_val v)
 	return "null";
 }
 
-/* The value as the document spells it, shortened. */
-static const char *value_str(yajl_val v, char *buf, size_t len)
+/* What a JSON value holds, for the shared readers; a number is whole when
+ * written without a decimal point or exponent. */
+static void view(const void *node, struct ct_value *v)
 {
+	const struct yajl_val_s *j = node;
+
+	*v = (struct ct_value){ .kind = CT_VALUE_OTHER,
+				.words = type_words(j) };
+	if (YAJL_IS_NUMBER(j)) {
+		v->kind = CT_VALUE_NUMBER;
+		v->d = strtod(j->u.number.r, NULL);
+		v->whole = !strpbrk(j->u.number.r, ".eE");
+		if (v->whole)
+			v->i = strtoll(j->u.number.r, NULL, 10);
+	} else if (YAJL_IS_STRING(j)) {
+		v->kind = CT_VALUE_STRING;
+		v->s = str_of(j);
+	} else if (YAJL_IS_TRUE(j) || YAJL_IS_FALSE(j)) {
+		v->kind = CT_VALUE_BOOL;
+		v->b = YAJL_IS_TRUE(j);
+	} else if (YAJL_IS_ARRAY(j)) {
+		v->kind = CT_VALUE_ARRAY;
+		v->n = j->u.array.len;
+	}
+}
+
+static const void *elem(const void *node, size_t j)
+{
+	return ((const struct yajl_val_s *)node)->u.array.values[j];
+}
+
+/* The value as the document spells it, shortened. */
+static const char *value_str(const void *node, char *buf, size_t len)
+{
+	const struct yajl_val_s *v = node;
+
 	if (YAJL_IS_NUMBER(v))
 		snprintf(buf, len, "%.60s", v->u.number.r);
 	else if (YAJL_IS_STRING(v))
@@ -76,189 +107,24 @@ static const char *value_str(yajl_val v, char *buf, size_t len)
 	return buf;
 }
 
-/* "crawltop.settings:7: path = value: rule": the config layer's shape. */
-static ct_status fail_value(const struct reader *r, yajl_val v,
-			    const char *path, ct_status st, const char *rule)
+/* Every value stands at "crawltop.settings:7" and comes from there. */
+static const char *where(const struct ct_value_reader *v, const void *node,
+			 char *buf, size_t len)
 {
-	char b[96];
-
-	return ct_error_set(r->err, st, "%s: %s = %s: %s", r->where, path,
-			    value_str(v, b, sizeof(b)), rule);
+	return ((const struct reader *)v)->where;
 }
 
-/* A number in [min, max] (flags as the key table); whole numbers only
- * when whole is set. */
-static ct_status read_number(const struct reader *r, yajl_val v,
-			     const char *path, bool whole, double min,
-			     double max, unsigned flags, double *d,
-			     long long *i)
+static ct_status source(const struct ct_value_reader *v, const void *node,
+			struct ct_config_source *src)
 {
-	char rule[96];
-
-	if (!YAJL_IS_NUMBER(v)) {
-		snprintf(rule, sizeof(rule), "must be a number, not %s",
-			 type_words(v));
-		return fail_value(r, v, path, CT_EINVAL, rule);
-	}
-	const char *t = v->u.number.r;
-	*d = strtod(t, NULL);
-	*i = 0;
-	if (whole) {
-		if (strpbrk(t, ".eE"))
-			return fail_value(r, v, path, CT_EINVAL,
-					  "must be a whole number (no decimal point)");
-		*i = strtoll(t, NULL, 10);
-		*d = (double)*i;
-	}
-	if (!ct_key_range_ok(min, max, flags, *d))
-		return fail_value(r, v, path, CT_ERANGE,
-				  ct_key_range_str(min, max, flags, rule,
-						   sizeof(rule)));
+	*src = ((const struct reader *)v)->src;
 	return CT_OK;
 }
 
-/* A token list: an array of strings of a-z and 0-9 (config_file.c's
- * rule), replacing the whole list. */
-static ct_status read_tokens(const struct reader *r, yajl_val v,
-			     const char *path, const struct ct_key *k)
-{
-	size_t *count;
-	char (*tok)[CT_NAME_LEN] = ct_key_tokens(k, &r->c->settings, &count);
-	char rule[96];
-
-	if (!YAJL_IS_ARRAY(v)) {
-		snprintf(rule, sizeof(rule),
-			 "must be an array of strings [\"a\", \"b\"], not %s",
-			 type_words(v));
-		return fail_value(r, v, path, CT_EINVAL, rule);
-	}
-	size_t n = v->u.array.len;
-	if (n > CT_FRONTIER_MAX_TOKENS) {
-		snprintf(rule, sizeof(rule), "%zu tokens, at most %d allowed", n,
-			 CT_FRONTIER_MAX_TOKENS);
-		return fail_value(r, v, path, CT_EFULL, rule);
-	}
-	for (size_t j = 0; j < n; j++) {
-		yajl_val e = v->u.array.values[j];
-		char epath[PATH_MAX_KEY + 16];
-
-		snprintf(epath, sizeof(epath), "%s[%zu]", path, j);
-		if (!YAJL_IS_STRING(e)) {
-			snprintf(rule, sizeof(rule), "must be a string, not %s",
-				 type_words(e));
-			return fail_value(r, e, epath, CT_EINVAL, rule);
-		}
-		const char *t = str_of(e);
-		if (t[0] == '\0')
-			return fail_value(r, e, epath, CT_EINVAL,
-					  "must not be empty");
-		if (strlen(t) >= CT_NAME_LEN) {
-			snprintf(rule, sizeof(rule), "longer than %d characters",
-				 CT_NAME_LEN - 1);
-			return fail_value(r, e, epath, CT_EINVAL, rule);
-		}
-		for (const char *p = t; *p; p++)
-			if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
-				return fail_value(r, e, epath, CT_EINVAL,
-						  "must hold only a-z and 0-9");
-	}
-	for (size_t j = 0; j < n; j++) {
-		memset(tok[j], 0, CT_NAME_LEN);
-		memcpy(tok[j], str_of(v->u.array.values[j]),
-		       strlen(str_of(v->u.array.values[j])));
-	}
-	*count = n;
-	return CT_OK;
-}
-
-/* One row of the key table: type, range, store, source. */
-static ct_status read_key(const struct reader *r, yajl_val v, const char *path,
-			  const struct ct_key *k, size_t idx)
-{
-	struct ct_settings *set = &r->c->settings;
-	ct_status st = CT_OK;
-	double d;
-	long long i;
-	char rule[96];
-
-	switch (k->type) {
-	case CT_KEY_BOOL:
-		if (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v)) {
-			snprintf(rule, sizeof(rule), "must be true or false, not %s",
-				 type_words(v));
-			return fail_value(r, v, path, CT_EINVAL, rule);
-		}
-		ct_key_put_bool(k, set, YAJL_IS_TRUE(v));
-		break;
-	case CT_KEY_TOKENS:
-		st = read_tokens(r, v, path, k);
-		break;
-	case CT_KEY_DOUBLE:
-	case CT_KEY_INT:
-	case CT_KEY_LONG:
-	case CT_KEY_SIZE:
-		st = read_number(r, v, path, k->type != CT_KEY_DOUBLE, k->min,
-				 k->max, k->flags, &d, &i);
-		if (st == CT_OK)
-			ct_key_put_number(k, set, d, i);
-		break;
-	}
-	if (st == CT_OK)
-		r->c->key_src[idx] = r->src;
-	return st;
-}
-
-/* One entry of an open map: a number, or an alias string. */
-static ct_status read_map_entry(const struct reader *r, yajl_val v,
-				const char *name, const char *path,
-				const struct ct_map *m)
-{
-	struct ct_frontier_params *fp = &r->c->settings.frontier;
-	char rule[96];
-	ct_status st;
-
-	if (name[0] == '\0' || strlen(name) >= CT_NAME_LEN) {
-		snprintf(rule, sizeof(rule), "name must be 1 to %d characters",
-			 CT_NAME_LEN - 1);
-		return fail_value(r, v, path, CT_EINVAL, rule);
-	}
-	if (m->kind == CT_MAP_ALIASES) {
-		if (!YAJL_IS_STRING(v)) {
-			snprintf(rule, sizeof(rule),
-				 "must be a string naming a method, not %s",
-				 type_words(v));
-			return fail_value(r, v, path, CT_EINVAL, rule);
-		}
-		const char *to = str_of(v);
-		if (to[0] == '\0' || strlen(to) >= CT_NAME_LEN) {
-			snprintf(rule, sizeof(rule), "must be 1 to %d characters",
-				 CT_NAME_LEN - 1);
-			return fail_value(r, v, path, CT_EINVAL, rule);
-		}
-		st = ct_frontier_set_alias(fp, name, to);
-		for (size_t a = 0; st == CT_OK && a < fp->n_aliases; a++)
-			if (strcmp(fp->aliases[a].from, name) == 0)
-				r->c->alias_src[a] = r->src;
-	} else {
-		double d;
-		long long i;
-
-		st = read_number(r, v, path, false, m->min, m->max, m->flags,
-				 &d, &i);
-		if (st != CT_OK)
-			return st;
-		st = m->kind == CT_MAP_TYPES ? ct_frontier_set_type(fp, name, d)
-					     : ct_frontier_set_bonus(fp, name, d);
-	}
-	if (st == CT_EFULL) {
-		snprintf(rule, sizeof(rule), "more than %d entries in %s",
-			 CT_FRONTIER_MAX_NAMES, m->path);
-		return fail_value(r, v, path, CT_EFULL, rule);
-	}
-	if (st != CT_OK)
-		return fail_value(r, v, path, st, "refused by the frontier table");
-	return CT_OK;
-}
+static const struct ct_value_ops json_ops = {
+	.view = view, .elem = elem, .spell = value_str, .where = where,
+	.source = source,
+};
 
 /* The key-table path of a document path: the store's default_priority
  * is the config's tier.default_priority. */
@@ -266,9 +132,6 @@ static const char *config_path(const char *doc_path)
 {
 	return strcmp(doc_path, store_prio) == 0 ? config_prio : doc_path;
 }
-
-static ct_status read_object(const struct reader *r, yajl_val o,
-			     const char *gpath, const struct ct_map *m);
 
 /* Members of an object: keys, maps, groups; at the top level, members
  * that hold no key of the table are other readers' and skipped. */
@@ -278,7 +141,7 @@ static ct_status read_object(const struct reader *r, yajl_val o,
 	for (size_t j = 0; j < o->u.object.len; j++) {
 		const char *name = o->u.object.keys[j];
 		yajl_val v = o->u.object.values[j];
-		char path[PATH_MAX_KEY];
+		char path[CT_KEY_PATH_LEN];
 		int n = gpath[0] ? snprintf(path, sizeof(path), "%s.%s", gpath, name)
 				 : snprintf(path, sizeof(path), "%s", name);
 		const char *cp = config_path(path);
@@ -288,30 +151,25 @@ static ct_status read_object(const struct reader *r, yajl_val o,
 		ct_status st;
 
 		if (n < 0 || (size_t)n >= sizeof(path))
-			return ct_error_set(r->err, CT_ERANGE, "%s: key %.64s...: "
+			return ct_error_set(r->v.err, CT_ERANGE, "%s: key %.64s...: "
 					    "name too long", r->where, path);
 		if ((k = ct_key_find(cp, &idx)) != NULL) {
-			st = read_key(r, v, cp, k, idx);
+			st = ct_value_read_key(&r->v, v, cp, k, idx);
 		} else if (m) {
-			st = read_map_entry(r, v, name, path, m);
+			st = ct_value_read_entry(&r->v, v, name, path, m);
 		} else if ((sub = ct_map_find(cp)) != NULL ||
 			   ct_key_is_group(cp)) {
 			if (!YAJL_IS_OBJECT(v)) {
 				char rule[96];
 				snprintf(rule, sizeof(rule), "must be an object, "
 					 "not %s", type_words(v));
-				return fail_value(r, v, cp, CT_EINVAL, rule);
+				return ct_value_fail(&r->v, v, cp, CT_EINVAL, rule);
 			}
 			st = read_object(r, v, cp, sub);
 		} else if (!gpath[0]) {
 			continue; /* "store" and the like: not ours */
 		} else {
-			char near[PATH_MAX_KEY];
-			ct_key_suggest(cp, near, sizeof(near));
-			return ct_error_set(r->err, CT_EINVAL, "%s: unknown key "
-					    "%s%s%s%s", r->where, cp,
-					    near[0] ? " (did you mean " : "", near,
-					    near[0] ? "?)" : "");
+			return ct_value_unknown(&r->v, v, cp);
 		}
 		if (st != CT_OK)
 			return st;
@@ -322,7 +180,7 @@ static ct_status read_object(const struct reader *r, yajl_val o,
 ct_status ct_settings_json_read(const char *json, int version,
 				struct ct_config *c, struct ct_error *err)
 {
-	struct reader r = {.c = c, .err = err};
+	struct reader r = {.v = {&json_ops, c, err}};
 	char ebuf[256];
 	size_t fi;
 
