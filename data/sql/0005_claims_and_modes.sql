@@ -142,6 +142,10 @@ CREATE FUNCTION crawltop.reap_expired(p_limit integer DEFAULT 100)
 DECLARE
 	n integer;
 BEGIN
+	IF p_limit IS NULL OR p_limit < 0 THEN
+		RAISE EXCEPTION 'reap limit % is negative', coalesce(p_limit::text, 'NULL')
+			USING ERRCODE = '22003';
+	END IF;
 	-- every claim calls this: when nothing expired (the common case), one
 	-- probe of tasks_lease, and no UPDATE (whose statement trigger would
 	-- fire for no row)
@@ -284,7 +288,10 @@ CREATE FUNCTION crawltop.claim(p_worker text, p_n integer DEFAULT 1,
 	-- Generic plans: the plan cache otherwise kept choosing custom plans
 	-- and planned every statement again at every call (28 % of a
 	-- one-task claim+complete). The generic plans are the same index
-	-- range scans with LIMIT and no Sort (tests/store/test_claim.c).
+	-- range scans with LIMIT and no Sort (tests/store/test_claim.c and
+	-- test_guard.c check them), also at p_n 10,000; like the custom
+	-- plans, they sort the few candidates instead when the statistics
+	-- say that almost nothing is pending (the next ANALYZE replans).
 	SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_column
 DECLARE
