@@ -434,6 +434,12 @@ static void bad_claim_refused(void **state)
 				 ct_store_sqlstate(s), err.msg);
 		assert_int_equal(k.n, 0);
 	}
+	/* the reaper refuses a negative limit, also when nothing expired */
+	assert_int_not_equal(ct_store_exec(s, "test", "SELECT "
+					   "crawltop.reap_expired(-1)", &err), CT_OK);
+	assert_string_equal(ct_store_sqlstate(s), "22003");
+	if (!strstr(err.msg, "reap limit -1 is negative"))
+		fail_msg("reap_expired(-1): %s", err.msg);
 	char *after = pgt_text(s, "SELECT string_agg(status, ',' ORDER BY id) "
 			       "FROM crawltop.tasks", 0, NULL);
 	assert_string_equal(before, after);
