@@ -5,7 +5,7 @@
 # with confirmation, boost by prefix, pause the refresh, help, keys while
 # a query is stuck, resize to 60x15 and back, the database stopped and
 # started under it, read-only mode, a viewer role, NO_COLOR with LANG=C,
-# SIGTERM, the saved settings, and q giving the terminal back.
+# SIGTERM and SIGHUP, the saved settings, and q giving the terminal back.
 set -u
 CT=$1
 HERE=$(dirname "$0")
@@ -243,5 +243,14 @@ kill -TERM "$pid"
 ok_screen "SIGTERM: the shell prompt is back" '^\$ ?$'
 ok_match "SIGTERM: exit status 143 (128 + SIGTERM)" "$SCREEN" '^exit=143$'
 ok_eq "SIGTERM: the alternate screen is off" "$(tm display -p -t ct '#{alternate_on}')" 0
+
+# ---- SIGHUP (the terminal went away) takes the same way out -------------------------------------
+tm_run "clear; crawltop -d '$DSN'; echo exit=\$?"
+ok_screen "SIGHUP: the console runs" 'Jobs 3 of 3'
+pid=$(pgrep -P "$(tm display -p -t ct '#{pane_pid}')" | head -n1)
+kill -HUP "$pid"
+ok_screen "SIGHUP: the shell prompt is back" '^\$ ?$'
+ok_match "SIGHUP: exit status 129 (128 + SIGHUP)" "$SCREEN" '^exit=129$'
+ok_eq "SIGHUP: the alternate screen is off" "$(tm display -p -t ct '#{alternate_on}')" 0
 
 done_testing
