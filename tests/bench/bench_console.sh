@@ -75,7 +75,7 @@ VACUUM ANALYZE crawltop.pages;
 EOF
 printf 'data: %s pending tasks in %.0f s\n' \
 	"$(psql -qAtd "$DB" -c "SELECT count(*) FROM crawltop.tasks WHERE status = 'pending'")" \
-	"$(echo "$(now) - $t0" | bc)"
+	"$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }')"
 
 log "simulated crawl"
 "$CT" simulate -d "$DSN" --graph "$ROOT/data/sites/postgresql-15.tsv" \

@@ -8,6 +8,8 @@
 # change the size and the number of runs; RANK_CONNS the connection
 # counts compared side by side in each run (default "1 2").
 set -euo pipefail
+# seconds since T0 (date +%s.%N), with awk: bc is not on every machine
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'; }
 build=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ "${1:-}" != "--inside" ]; then
@@ -47,7 +49,7 @@ q "INSERT INTO crawltop.tasks (job_id, page_id, job_priority, score, class,
 	WHERE j.name = 'disc'"
 q "UPDATE crawltop.jobs SET total_pages = $n WHERE name = 'disc'"
 q "VACUUM ANALYZE crawltop.tasks"
-echo "loaded in $(echo "$(date +%s.%N) - $t0" | bc) s"
+echo "loaded in $(since "$t0") s"
 runs=${RANK_RUNS:-3}
 conns_list=${RANK_CONNS:-1 2}
 declare -A times
@@ -58,7 +60,7 @@ for i in $(seq 1 "$runs"); do
 		q "VACUUM crawltop.tasks"
 		t0=$(date +%s.%N)
 		"$CT" rank --connections "$c" >"/tmp/bench_rank.$$"
-		t=$(echo "$(date +%s.%N) - $t0" | bc)
+		t=$(since "$t0")
 		times[$c]+="$t "
 		echo "run $i, $c connection(s): $t s: $(head -1 "/tmp/bench_rank.$$")"
 	done

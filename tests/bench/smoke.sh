@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# smoke.sh BUILD_DIR: the benchmark scripts run end to end at toy sizes
+# (each on its own throwaway cluster) and print their result lines, so
+# that ./dev bench cannot rot between the runs whose figures
+# doc/PERFORMANCE.md quotes. The figures here mean nothing and are not
+# checked; that every order, point and part produced a number is.
+set -u
+build=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../cli/tap.sh"
+num='[0-9]*\.?[0-9]+'
+
+out=$(TASKS=2000 BIG_TASKS=0 SECS=1 REPS=1 POINTS="1:1 100:2" \
+	ORDERS="fifo prio view fifo_lite" PARTS="claims counters reads" \
+	"$here/bench_store.sh" "$build" 2>&1)
+ok_eq "bench_store: exit status" "$?" 0
+ok_match "bench_store: the view claim is tried as designed" "$out" \
+	"seed 000's view claim as designed:
+   (accepted|refused) by PostgreSQL"
+for pt in "1 per txn, 1 conn" "100 per txn, 2 conn"; do
+	ok_match "bench_store: $pt: FIFO, priority, view, FIFO lite and ratios" "$out" \
+		"^$pt +$num +$num +$num +$num +$num +$num +$num\$"
+done
+ok_match "bench_store: the FIFO claim is crawltop.claim with another order" \
+	"$out" "rep 1 batch 1 conns 1 fifo: $num"
+for n in 1 100; do
+	ok_match "bench_store: counters on and off, $n per transaction" "$out" \
+		"^$n per txn, 4 conn +on +$num +off +$num +cost -?$num%\$"
+done
+ok_match "bench_store: counter reads beside GROUP BY" "$out" \
+	"2000 tasks: dashboard_cells median $num ms \(p95 $num\), GROUP BY \(dashboard_cells_exact\) median $num ms"
+
+out=$(RANK_N=2000 RANK_RUNS=1 RANK_CONNS="1 2" "$here/bench_rank.sh" "$build" 2>&1)
+ok_eq "bench_rank: exit status" "$?" 0
+for c in 1 2; do
+	ok_match "bench_rank: $c connection(s) ranked every URL" "$out" \
+		"run 1, $c connection\(s\): $num s: Ranked 2000 URLs"
+	ok_match "bench_rank: median with $c connection(s)" "$out" \
+		"crawltop rank --connections $c over 2000 discovered URLs: median of 1 = $num s"
+done
+
+out=$(URLS=2000 RUNS=1 BASE_TASKS=2000 "$here/bench_enqueue.sh" "$build" 2>&1)
+ok_eq "bench_enqueue: exit status" "$?" 0
+ok_match "bench_enqueue: every URL of the sitemap is a new task" "$out" \
+	"2000 new tasks, 0 already queued"
+ok_match "bench_enqueue: median" "$out" \
+	"crawltop enqueue --sitemap \(2000 URLs\): median of 1 = $num s"
+
+done_testing
