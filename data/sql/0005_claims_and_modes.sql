@@ -956,9 +956,13 @@ BEGIN
 		RAISE EXCEPTION 'classes[%] = %: a class is 0..3 (P0..P3)',
 			v_i, coalesce(p_classes[v_i]::text, 'NULL') USING ERRCODE = '22003';
 	END IF;
+	-- t.id = ANY (p_ids) finds the batch's rows through the primary key;
+	-- with the join alone a custom plan merge-joined from the first task
+	-- id, so a batch read every id before its own (a late batch of
+	-- 10,000 over 300,000 tasks: 379-624 ms, 321-332 ms with the probe)
 	UPDATE crawltop.tasks t SET score = u.s, class = u.c
 	FROM unnest(p_ids, p_scores, p_classes) AS u(id, s, c)
-	WHERE t.id = u.id AND t.job_id = p_job_id
+	WHERE t.id = ANY (p_ids) AND t.id = u.id AND t.job_id = p_job_id
 	  AND t.status IN ('pending', 'running')
 	  AND (t.score <> u.s OR t.class <> u.c);
 	GET DIAGNOSTICS n = ROW_COUNT;
