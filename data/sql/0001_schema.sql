@@ -200,8 +200,12 @@ CREATE FUNCTION crawltop.pages_refs_check() RETURNS trigger
 DECLARE
 	v bigint;
 BEGIN
+	-- one primary-key probe per row, as tasks_refs_check below: a broad
+	-- crawl may have as many domains as pages
 	SELECT n.domain_id INTO v FROM new_rows n
-	WHERE NOT EXISTS (SELECT 1 FROM crawltop.domains d WHERE d.id = n.domain_id)
+	LEFT JOIN LATERAL (SELECT true AS found FROM crawltop.domains d
+			   WHERE d.id = n.domain_id LIMIT 1) dr ON true
+	WHERE dr.found IS NULL
 	LIMIT 1;
 	IF FOUND THEN
 		RAISE EXCEPTION 'insert on crawltop.pages refused: domain % does not exist', v
