@@ -28,6 +28,21 @@ CREATE FUNCTION crawltop.url_ok(u text) RETURNS boolean
 	   AND u ~ '^https?://[^[:space:][:cntrl:]/?#]+(/[^[:space:][:cntrl:]]*)?$'
 $$;
 
+-- The two checks above as domains, for the columns that hold paths and URLs
+-- (pages.path, tasks.source_url). A domain is checked where a value is
+-- assigned, with an expression each session prepares once; a table's CHECK
+-- is prepared again by every statement that writes the table, and these
+-- two inline a SQL function and run max_url_bytes() to do it. As CHECKs
+-- they were 12-17 % of the server's CPU in a one-task claim+complete loop,
+-- whose UPDATEs never assign either column (doc/PERFORMANCE.md). NULL
+-- passes here (tasks.source_url may be NULL; pages.path is NOT NULL).
+-- A PL/pgSQL function that returns one of them in a text column casts it
+-- (RETURN QUERY wants the declared type exactly).
+CREATE DOMAIN crawltop.page_path AS text
+	CONSTRAINT page_path_valid CHECK (VALUE IS NULL OR crawltop.path_ok(VALUE));
+CREATE DOMAIN crawltop.url AS text
+	CONSTRAINT url_valid CHECK (VALUE IS NULL OR crawltop.url_ok(VALUE));
+
 -- Live tunables, versioned: a change inserts a new row; the highest version
 -- is current. `value` mirrors struct ct_settings (settings.h) plus the
 -- store's own keys under "store".
@@ -78,12 +93,11 @@ CREATE TABLE crawltop.domains (
 CREATE TABLE crawltop.pages (
 	id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
 	domain_id      bigint NOT NULL, -- a domain (checked per statement, below)
-	path           text NOT NULL,
+	path           crawltop.page_path NOT NULL,
 	priority_score double precision NOT NULL DEFAULT 0
 		CHECK (priority_score >= 0 AND priority_score <= 1),
 	created_at     timestamptz NOT NULL DEFAULT now(),
-	UNIQUE (domain_id, path),
-	CONSTRAINT pages_path_valid CHECK (crawltop.path_ok(path))
+	UNIQUE (domain_id, path)
 );
 
 -- A crawl of one domain. priority 1..10 (seed 001, 1 first); the mode says
@@ -134,7 +148,7 @@ CREATE TABLE crawltop.tasks (
 	class            smallint NOT NULL DEFAULT 3 CHECK (class BETWEEN 0 AND 3),
 	source_type      text NOT NULL DEFAULT 'other'
 		CHECK (source_type IN ('sitemap', 'link', 'manual', 'other')),
-	source_url       text CHECK (source_url IS NULL OR crawltop.url_ok(source_url)),
+	source_url       crawltop.url,
 	source_page_id   bigint, -- a page or NULL (checked per statement, below)
 	depth            integer CHECK (depth >= 0),
 	type             text CHECK (type ~ '^[A-Za-z0-9_-]{1,32}$'),

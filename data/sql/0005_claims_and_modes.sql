@@ -418,7 +418,7 @@ BEGIN
 	)
 	SELECT u.id, u.job_id, u.page_id, u.job_priority, u.score, u.class,
 	       u.created_at, u.retry_count, u.depth, u.source_type,
-	       u.lease_expires_at, d.name, p.path
+	       u.lease_expires_at, d.name, p.path::text
 	FROM u
 	JOIN crawltop.pages p ON p.id = u.page_id
 	JOIN crawltop.domains d ON d.id = p.domain_id;
@@ -916,7 +916,7 @@ BEGIN
 		ORDER BY b.page_id
 		LIMIT p_n) b;
 	RETURN QUERY
-	SELECT t.id, t.page_id, t.score, t.class, d.name, p.path,
+	SELECT t.id, t.page_id, t.score, t.class, d.name, p.path::text,
 	       p.priority_score, t.type, t.depth, t.discovery_method, x.*
 	FROM crawltop.tasks t
 	JOIN crawltop.pages p ON p.id = t.page_id

@@ -539,7 +539,7 @@ BEGIN
 	PERFORM crawltop.check_job(p_job);
 	IF p_job IS NULL THEN
 		RETURN QUERY
-		SELECT t.id, t.job_id, p.path, t.score, t.class, t.job_priority,
+		SELECT t.id, t.job_id, p.path::text, t.score, t.class, t.job_priority,
 		       t.created_at, t.depth, t.type, t.discovery_method
 		FROM (SELECT * FROM crawltop.tasks t
 		      WHERE t.status = 'pending' AND t.job_priority <= 10
@@ -554,7 +554,7 @@ BEGIN
 		RETURN;
 	END IF;
 	RETURN QUERY
-	SELECT t.id, t.job_id, p.path, t.score, t.class, t.job_priority,
+	SELECT t.id, t.job_id, p.path::text, t.score, t.class, t.job_priority,
 	       t.created_at, t.depth, t.type, t.discovery_method
 	FROM (SELECT * FROM crawltop.tasks t
 	      WHERE t.status = 'pending' AND t.job_id = p_job

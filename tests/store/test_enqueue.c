@@ -386,21 +386,28 @@ static void bad_job_refused(void **state)
 		"AND after->>'domain' = 'jobs.example'"), 1);
 }
 
-/* A direct statement that breaks a reference: refused with 23503 and a
- * message fragment, and nothing changed. */
-static void ref_refused(struct ct_store *s, const char *sql, const char *frag)
+/* A direct statement (not through the functions) that breaks a rule:
+ * refused with SQLSTATE `code` and a message fragment, nothing changed. */
+static void direct_refused(struct ct_store *s, const char *sql,
+			   const char *code, const char *frag)
 {
 	struct ct_error err = {{0}};
 	char *before = fingerprint(s);
 	ct_status st = ct_store_exec(s, "direct", sql, &err);
-	if (st == CT_OK || strcmp(ct_store_sqlstate(s), "23503") != 0 ||
+	if (st == CT_OK || strcmp(ct_store_sqlstate(s), code) != 0 ||
 	    !strstr(err.msg, frag))
-		fail_msg("%s: want 23503 and '%s', got %s/%s: %s", sql, frag,
+		fail_msg("%s: want %s and '%s', got %s/%s: %s", sql, code, frag,
 			 ct_status_str(st), ct_store_sqlstate(s), err.msg);
 	char *after = fingerprint(s);
 	assert_string_equal(before, after);
 	free(before);
 	free(after);
+}
+
+/* A direct statement that breaks a reference: 23503. */
+static void ref_refused(struct ct_store *s, const char *sql, const char *frag)
+{
+	direct_refused(s, sql, "23503", frag);
 }
 
 /* References to pages and domains, checked per statement (0001): a task
@@ -454,6 +461,61 @@ static void references_hold(void **state)
 	pgt_exec(s, sql);
 }
 
+/* Paths and URLs written directly, not through enqueue (which checks
+ * them first, above): the column types (domains crawltop.page_path and
+ * crawltop.url, 0001) refuse what path_ok and url_ok refuse, on INSERT
+ * and on UPDATE, with 23514 and the domain's constraint name; NULL stays a
+ * valid source URL. */
+static void paths_and_urls_hold(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t job = pgt_job(s, "urls", "urls.example", 5, "hierarchy");
+	const char *ok[] = {"/", "/a"};
+	pgt_enqueue(s, job, ok, 2, NULL);
+	const char *mine = "domain_id = (SELECT id FROM crawltop.domains "
+			   "WHERE name = 'urls.example')";
+	char sql[3200], big[2100];
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	big[0] = '/';
+	const char *bad_paths[] = {"a", "/a b", "/a#frag", "/a\n", big};
+	for (size_t i = 0; i < sizeof bad_paths / sizeof *bad_paths; i++) {
+		snprintf(sql, sizeof sql, "INSERT INTO crawltop.pages (domain_id, "
+			 "path) SELECT id, $$%s$$ FROM crawltop.domains WHERE "
+			 "name = 'urls.example'", bad_paths[i]);
+		direct_refused(s, sql, "23514", "page_path_valid");
+		snprintf(sql, sizeof sql, "UPDATE crawltop.pages SET path = $$%s$$ "
+			 "WHERE path = '/a' AND %s", bad_paths[i], mine);
+		direct_refused(s, sql, "23514", "page_path_valid");
+	}
+	const char *bad_urls[] = {"ftp://urls.example/", "urls.example/a",
+				  "http://urls.example/a b", "javascript:alert(1)"};
+	for (size_t i = 0; i < sizeof bad_urls / sizeof *bad_urls; i++) {
+		snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET source_url = "
+			 "$$%s$$ WHERE job_id = %" PRId64, bad_urls[i], job);
+		direct_refused(s, sql, "23514", "url_valid");
+	}
+	snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET source_url = "
+		 "'http://urls.example%s' WHERE job_id = %" PRId64, big, job);
+	direct_refused(s, sql, "23514", "url_valid");
+	/* good values and NULL pass */
+	snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET source_url = "
+		 "'https://urls.example/a?b=1' WHERE job_id = %" PRId64, job);
+	pgt_exec(s, sql);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.tasks WHERE "
+		 "job_id = %" PRId64 " AND source_url = 'https://urls.example/a?b=1'",
+		 job);
+	assert_int_equal(pgt_int(s, sql), 2);
+	snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET source_url = NULL "
+		 "WHERE job_id = %" PRId64, job);
+	pgt_exec(s, sql);
+	snprintf(sql, sizeof sql, "UPDATE crawltop.pages SET path = '/a2' "
+		 "WHERE path = '/a' AND %s", mine);
+	pgt_exec(s, sql);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.pages "
+				 "WHERE path = '/a2'"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -464,6 +526,7 @@ int main(void)
 		cmocka_unit_test(bad_enqueue_refused),
 		cmocka_unit_test(bad_job_refused),
 		cmocka_unit_test(references_hold),
+		cmocka_unit_test(paths_and_urls_hold),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
