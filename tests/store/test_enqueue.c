@@ -461,12 +461,13 @@ static void references_hold(void **state)
 	pgt_exec(s, sql);
 }
 
-/* Paths and URLs written directly, not through enqueue (which checks
- * them first, above): the column types (domains crawltop.page_path and
- * crawltop.url, 0001) refuse what path_ok and url_ok refuse, on INSERT
- * and on UPDATE, with 23514 and the domain's constraint name; NULL stays a
- * valid source URL. */
-static void paths_and_urls_hold(void **state)
+/* Paths, URLs and score inputs written directly, not through the
+ * functions (which check them first, above): the column types (domains
+ * crawltop.page_path and crawltop.url, 0001; crawltop.score_inputs, 0005)
+ * refuse what path_ok, url_ok and the 4 KB object rule refuse, on INSERT
+ * and on UPDATE, with 23514 and the domain's constraint name; NULL stays
+ * valid where the column allows it. */
+static void column_types_hold(void **state)
 {
 	struct ct_store *s = *state;
 	int64_t job = pgt_job(s, "urls", "urls.example", 5, "hierarchy");
@@ -514,6 +515,89 @@ static void paths_and_urls_hold(void **state)
 	pgt_exec(s, sql);
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.pages "
 				 "WHERE path = '/a2'"), 1);
+	/* score inputs (domain crawltop.score_inputs, 0005): an object of at
+	 * most 4096 bytes as text, or NULL */
+	const char *bad_inputs[] = {"'[]'", "'1'",
+		"jsonb_build_object('bias', repeat('x', 4100))"};
+	for (size_t i = 0; i < sizeof bad_inputs / sizeof *bad_inputs; i++) {
+		snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET score_inputs "
+			 "= %s WHERE job_id = %" PRId64, bad_inputs[i], job);
+		direct_refused(s, sql, "23514", "score_inputs_object");
+	}
+	snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET score_inputs = "
+		 "'{\"bias\": 1}' WHERE job_id = %" PRId64, job);
+	pgt_exec(s, sql);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.tasks WHERE "
+		 "job_id = %" PRId64 " AND score_inputs = '{\"bias\": 1}'", job);
+	assert_int_equal(pgt_int(s, sql), 2);
+}
+
+/* A crawler's session that begins on a small job and sees it grow keeps
+ * its cached plans: set_score_inputs' statements must stay index probes
+ * of tasks and pages however small the store was when they were planned
+ * (0005: enable_seqscan off for that function). Eight calls on a job of a
+ * few tasks make the plans generic; then 20,000 tasks arrive, without an
+ * ANALYZE; auto_explain shows the plans of the next call. */
+static void score_inputs_plans_stay_probes(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t job = pgt_job(s, "grow", "grow.example", 5, "hierarchy");
+	char sql[1024];
+	pgt_exec(s, "ALTER TABLE crawltop.tasks SET (autovacuum_enabled = off)");
+	pgt_exec(s, "ALTER TABLE crawltop.pages SET (autovacuum_enabled = off)");
+	for (int i = 0; i < 8; i++) {
+		char path[32];
+		snprintf(path, sizeof path, "/g/%d", i);
+		const char *paths[] = {path};
+		pgt_enqueue(s, job, paths, 1, NULL);
+		snprintf(sql, sizeof sql, "SELECT crawltop.set_score_inputs(%"
+			 PRId64 ", ARRAY['%s'], ARRAY['{\"bias\": %d}'::jsonb])",
+			 job, path, i % 2);
+		assert_int_equal(pgt_int(s, sql), 1);
+	}
+	snprintf(sql, sizeof sql, "INSERT INTO crawltop.pages (domain_id, path) "
+		 "SELECT j.domain_id, '/h/' || g FROM crawltop.jobs j, "
+		 "generate_series(1, 20000) g WHERE j.id = %" PRId64, job);
+	pgt_exec(s, sql);
+	snprintf(sql, sizeof sql, "INSERT INTO crawltop.tasks (job_id, page_id, "
+		 "job_priority) SELECT j.id, p.id, 5 FROM crawltop.jobs j JOIN "
+		 "crawltop.pages p ON p.domain_id = j.domain_id WHERE j.id = %"
+		 PRId64 " AND p.path LIKE '/h/%%'", job);
+	pgt_exec(s, sql);
+
+	struct pgt_plans p;
+	pgt_plans_start(s, &p);
+	snprintf(sql, sizeof sql, "SELECT crawltop.set_score_inputs(%" PRId64
+		 ", ARRAY['/h/7', '/g/3', '/h/19999'], ARRAY['{\"bias\": 0.25}', "
+		 "'{\"bias\": 0.5}', NULL]::jsonb[])", job);
+	assert_int_equal(pgt_int(s, sql), 2);
+	pgt_plans_stop(s);
+	pgt_exec(s, "ALTER TABLE crawltop.tasks RESET (autovacuum_enabled)");
+	pgt_exec(s, "ALTER TABLE crawltop.pages RESET (autovacuum_enabled)");
+	int lock = 0, update = 0, lookup = 0;
+	for (int i = 0; i < p.n; i++) {
+		const char *t = p.text[i];
+		int is_lock = strstr(t, "FOR NO KEY UPDATE") != NULL &&
+			      strstr(t, "t.id = ANY (v_ids)") != NULL;
+		int is_update = strstr(t, "SET score_inputs = x.s") != NULL;
+		int is_lookup = strstr(t, "LEFT JOIN LATERAL") != NULL;
+		if (!is_lock && !is_update && !is_lookup)
+			continue;
+		if (strstr(t, "Seq Scan on tasks") || strstr(t, "Seq Scan on pages"))
+			fail_msg("set_score_inputs reads a whole table:\n%s", t);
+		lock += is_lock;
+		update += is_update;
+		lookup += is_lookup;
+	}
+	if (lock != 1 || update != 1 || lookup != 1)
+		fail_msg("expected the lock, the update and the look-up once each, "
+			 "saw %d, %d, %d (of %d plans)", lock, update, lookup, p.n);
+	pgt_plans_free(&p);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.tasks t JOIN "
+		 "crawltop.pages p ON p.id = t.page_id WHERE t.job_id = %" PRId64
+		 " AND t.score_inputs IS NOT NULL AND p.path IN ('/h/7', '/g/3')",
+		 job);
+	assert_int_equal(pgt_int(s, sql), 2);
 }
 
 int main(void)
@@ -526,7 +610,8 @@ int main(void)
 		cmocka_unit_test(bad_enqueue_refused),
 		cmocka_unit_test(bad_job_refused),
 		cmocka_unit_test(references_hold),
-		cmocka_unit_test(paths_and_urls_hold),
+		cmocka_unit_test(column_types_hold),
+		cmocka_unit_test(score_inputs_plans_stay_probes),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
