@@ -137,7 +137,7 @@ BEGIN
 		UPDATE crawltop.tasks t SET status = 'running', lease_owner = p_worker,
 			lease_expires_at = now() + interval '30 seconds', started_at = now()
 		WHERE t.id = ANY (v_ids) AND t.status = 'pending' RETURNING t.*)
-	SELECT u.id, d.name, p.path FROM u
+	SELECT u.id, d.name, p.path::text FROM u
 	JOIN crawltop.pages p ON p.id = u.page_id
 	JOIN crawltop.domains d ON d.id = p.domain_id;
 END $$;
