@@ -142,12 +142,14 @@ $$;
 -- claims and completions to rate_ticks. A statement that changes no cell
 -- (0 rows, or a failed attempt that stays running) takes no shard.
 -- SECURITY DEFINER: the counters are written here only; no role has a
--- write grant on them. Every name is schema-qualified.
+-- write grant on them. Every name is schema-qualified. The upserts need no
+-- ORDER BY: a shard's rows are written by one transaction at a time, so
+-- two writers never lock the same counter rows (a sort cost 9 us of the
+-- trigger's 122 per one-task statement; doc/PERFORMANCE.md).
 CREATE FUNCTION crawltop.tasks_count() RETURNS trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
 	v_now timestamptz;
-	v_fresh boolean;
 	v_shard smallint;
 BEGIN
 	-- The shard is an uncorrelated scalar subquery (an InitPlan), which
@@ -165,7 +167,6 @@ BEGIN
 			r.class, r.depth, r.discovery_method, r.type, r.job_priority,
 			r.score, r.ranked_at, r.priority_class) x
 		      GROUP BY 1, 2, 3) d
-		ORDER BY 1, 2, 3
 		ON CONFLICT (job_id, dim, key, shard) DO UPDATE SET n = c.n + excluded.n;
 		RETURN NULL;
 	END IF;
@@ -180,7 +181,6 @@ BEGIN
 			r.class, r.depth, r.discovery_method, r.type, r.job_priority,
 			r.score, r.ranked_at, r.priority_class) x
 		      GROUP BY 1, 2, 3) d
-		ORDER BY 1, 2, 3
 		ON CONFLICT (job_id, dim, key, shard) DO UPDATE SET n = c.n + excluded.n;
 		RETURN NULL;
 	END IF;
@@ -204,7 +204,6 @@ BEGIN
 		u.priority_class) x
 	      GROUP BY 1, 2, 3
 	      HAVING sum(u.sign) <> 0) d
-	ORDER BY 1, 2, 3
 	ON CONFLICT (job_id, dim, key, shard) DO UPDATE SET n = c.n + excluded.n;
 
 	-- Claims and completions: only statements that leave a task running or
@@ -214,31 +213,31 @@ BEGIN
 		RETURN NULL;
 	END IF;
 	v_now := date_trunc('second', clock_timestamp());
-	-- (v_shard stays NULL when the statement had no claim or completion)
-	WITH up AS (
-		INSERT INTO crawltop.rate_ticks AS k (second, shard, job_id, claims,
-			completions)
-		SELECT v_now, (SELECT crawltop.counter_shard()), n.job_id,
-		       count(*) FILTER (WHERE n.status = 'running'),
-		       count(*) FILTER (WHERE n.status = 'completed')
-		FROM old_rows o JOIN new_rows n ON n.id = o.id
-		WHERE (o.status = 'pending' AND n.status = 'running')
-		   OR (o.status <> 'completed' AND n.status = 'completed')
-		GROUP BY n.job_id
-		ORDER BY n.job_id
-		ON CONFLICT (shard, second, job_id) DO UPDATE
-			SET claims = k.claims + excluded.claims,
-			    completions = k.completions + excluded.completions
-		RETURNING k.shard, (k.xmax = 0) AS fresh
-	)
-	SELECT bool_or(up.fresh), max(up.shard) INTO v_fresh, v_shard FROM up;
-	-- A new second for this shard: drop its seconds past the retention
-	-- (through the primary key: the shard is a plain value here).
-	IF v_fresh THEN
+	INSERT INTO crawltop.rate_ticks AS k (second, shard, job_id, claims,
+		completions)
+	SELECT v_now, (SELECT crawltop.counter_shard()), n.job_id,
+	       count(*) FILTER (WHERE n.status = 'running'),
+	       count(*) FILTER (WHERE n.status = 'completed')
+	FROM old_rows o JOIN new_rows n ON n.id = o.id
+	WHERE (o.status = 'pending' AND n.status = 'running')
+	   OR (o.status <> 'completed' AND n.status = 'completed')
+	GROUP BY n.job_id
+	ON CONFLICT (shard, second, job_id) DO UPDATE
+		SET claims = k.claims + excluded.claims,
+		    completions = k.completions + excluded.completions;
+	-- Once a second per session and shard, the shard's seconds past the
+	-- retention are dropped (through the primary key: the shard is a
+	-- plain value here). The session remembers the last shard and second
+	-- it swept in crawltop.rate_swept; a transaction that took no shard
+	-- sweeps nothing.
+	v_shard := nullif(current_setting('crawltop.counter_shard', true), '')::smallint;
+	IF v_shard IS NOT NULL AND current_setting('crawltop.rate_swept', true)
+	   IS DISTINCT FROM v_shard || '@' || v_now THEN
 		DELETE FROM crawltop.rate_ticks k
 		WHERE k.shard = v_shard
 		  AND k.second < v_now - make_interval(secs =>
 			crawltop.rate_retention_seconds());
+		PERFORM set_config('crawltop.rate_swept', v_shard || '@' || v_now, false);
 	END IF;
 	RETURN NULL;
 END $$;
