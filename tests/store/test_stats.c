@@ -13,6 +13,7 @@
  * result shapes are the documented ones. Every read shows a job's status
  * derived from its tasks (running, completed), paused and cancelled as
  * stored. */
+#include <inttypes.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -845,6 +846,64 @@ static void rates_count_and_ticks_stay_bounded(void **state)
 
 /* ---- next tasks ------------------------------------------------------- */
 
+/* Old seconds of rate_ticks are swept by the sessions that write counters,
+ * each its own shard, at most once a second (0007: crawltop.rate_swept). A
+ * transaction that took no shard (a failed attempt that stays running
+ * changes no cell and counts no claim) sweeps nothing and takes no shard;
+ * the next claim, in a later second than the session's last sweep,
+ * sweeps its own shard only. */
+static void rates_swept_by_shard_writers(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t job = pgt_job(s, "sw", "sw.example", 5, "fifo");
+	enq(s, job, "/sw/", 20, 0, 0, NULL, NULL);
+	char sql[400];
+	/* a task running in an earlier transaction, with retries left */
+	snprintf(sql, sizeof sql, "SELECT task_id FROM crawltop.claim('sw', 1, %"
+		 PRId64 ")", job);
+	long long task = pgt_int(s, sql);
+	long long mine = pgt_int(s, "SELECT pg_backend_pid() % 32 + 1");
+	long long other = mine % 32 + 1;
+	snprintf(sql, sizeof sql, "INSERT INTO crawltop.rate_ticks (second, "
+		 "shard, job_id, claims, completions) SELECT date_trunc('second', "
+		 "now()) - make_interval(secs => g), sh, %" PRId64 ", 1, 0 FROM "
+		 "generate_series(601, 610) g, (VALUES (%lld), (%lld)) v (sh)",
+		 job, mine, other);
+	pgt_exec(s, sql);
+	char old_mine[200], old_all[200];
+	snprintf(old_mine, sizeof old_mine, "SELECT count(*) FROM "
+		 "crawltop.rate_ticks WHERE shard = %lld AND second < now() - "
+		 "interval '600 s'", mine);
+	snprintf(old_all, sizeof old_all, "SELECT count(*) FROM "
+		 "crawltop.rate_ticks WHERE second < now() - interval '600 s'");
+	assert_int_equal(pgt_int(s, old_mine), 10);
+	/* the claim above swept this second already: the next sweep comes in
+	 * a later second */
+	sleep_ms(1100);
+
+	/* a failed attempt with a retry left: no cell, no claim, no shard */
+	pgt_exec(s, "BEGIN");
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.fail('sw', "
+		 "ARRAY[%lld]::bigint[], 'x') WHERE status = 'running'", task);
+	assert_int_equal(pgt_int(s, sql), 1);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM pg_locks WHERE "
+				 "locktype = 'advisory' AND pid = pg_backend_pid()"), 0);
+	pgt_exec(s, "COMMIT");
+	assert_int_equal(pgt_int(s, old_all), 20);
+
+	/* a claim takes the home shard and sweeps its old seconds only */
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.claim('sw', 2, %"
+		 PRId64 ")", job);
+	assert_int_equal(pgt_int(s, sql), 2);
+	assert_int_equal(pgt_int(s, old_mine), 0);
+	assert_int_equal(pgt_int(s, old_all), 10);
+	/* the claims were counted in the shard's current second */
+	snprintf(sql, sizeof sql, "SELECT coalesce(sum(claims), 0) FROM "
+		 "crawltop.rate_ticks WHERE job_id = %" PRId64 " AND second >= "
+		 "now() - interval '60 s'", job);
+	assert_int_equal(pgt_int(s, sql), 3);
+}
+
 static void next_tasks_follow_claim_order(void **state)
 {
 	struct ct_store *s = *state;
@@ -1013,6 +1072,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(writers_do_not_queue_on_counters, fresh, close_store),
 		cmocka_unit_test_setup_teardown(reads_never_scan_tasks, fresh, close_store),
 		cmocka_unit_test_setup_teardown(rates_count_and_ticks_stay_bounded, fresh, close_store),
+		cmocka_unit_test_setup_teardown(rates_swept_by_shard_writers, fresh, close_store),
 		cmocka_unit_test_setup_teardown(next_tasks_follow_claim_order, fresh, close_store),
 		cmocka_unit_test_setup_teardown(read_api_shapes, fresh, close_store),
 		cmocka_unit_test_setup_teardown(job_status_follows_tasks, fresh, close_store),
