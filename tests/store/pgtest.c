@@ -13,7 +13,12 @@
 
 const char *pgt_dsn(const char *dbname)
 {
-	static char buf[1024];
+	/* One buffer per thread: worker threads of the concurrency and
+	 * migration tests call this at the same time, and with one shared
+	 * buffer a thread could read it while another rewrote it (once the
+	 * concurrent migrators test saw 22 migrations applied instead of
+	 * 11: a torn, empty DSN connects to libpq's default database). */
+	static _Thread_local char buf[1024];
 	const char *base = getenv("CT_TEST_DSN");
 	if (!base || !base[0])
 		fail_msg("CT_TEST_DSN is not set: run under tests/store/pg-cluster.sh");

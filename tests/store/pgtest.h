@@ -11,7 +11,8 @@
 
 #include "store.h"
 
-/* The cluster's connection string with dbname replaced (static buffer). */
+/* The cluster's connection string with dbname replaced (a buffer per
+ * thread, overwritten by the thread's next call). */
 const char *pgt_dsn(const char *dbname);
 /* Drop and create database `name`, connect to it, and migrate it when
  * migrate is set. Fails the test on any error. */
