@@ -77,7 +77,11 @@ CREATE FUNCTION crawltop.counter_lock_key() RETURNS integer
 -- remembered in the transaction-local setting crawltop.counter_shard).
 -- Tries the backend's home shard (pid mod 32) and then the next ones
 -- without waiting; only when all 32 are held by other transactions does it
--- wait for the home shard.
+-- wait for the home shard. Any session can set crawltop.counter_shard, so
+-- the remembered shard is trusted only if this transaction holds its lock
+-- (taking an advisory lock the transaction already holds succeeds at once;
+-- one that another transaction holds fails, and a shard is then taken
+-- as if nothing were remembered).
 CREATE FUNCTION crawltop.counter_shard() RETURNS smallint
 	LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -86,7 +90,8 @@ DECLARE
 	home integer;
 	s integer;
 BEGIN
-	IF v IS NOT NULL AND v <> '' THEN
+	IF v ~ '^[0-9]{1,2}$' AND v::integer BETWEEN 1 AND n
+	   AND pg_try_advisory_xact_lock(crawltop.counter_lock_key(), v::integer) THEN
 		RETURN v::smallint;
 	END IF;
 	home := pg_backend_pid() % n;
@@ -151,6 +156,7 @@ CREATE FUNCTION crawltop.tasks_count() RETURNS trigger
 DECLARE
 	v_now timestamptz;
 	v_shard smallint;
+	v_rows bigint;
 BEGIN
 	-- The shard is an uncorrelated scalar subquery (an InitPlan), which
 	-- PostgreSQL evaluates only when a first row needs it: an empty delta
@@ -225,13 +231,18 @@ BEGIN
 	ON CONFLICT (shard, second, job_id) DO UPDATE
 		SET claims = k.claims + excluded.claims,
 		    completions = k.completions + excluded.completions;
+	GET DIAGNOSTICS v_rows = ROW_COUNT;
+	IF v_rows = 0 THEN
+		RETURN NULL;
+	END IF;
 	-- Once a second per session and shard, the shard's seconds past the
 	-- retention are dropped (through the primary key: the shard is a
 	-- plain value here). The session remembers the last shard and second
-	-- it swept in crawltop.rate_swept; a transaction that took no shard
-	-- sweeps nothing.
-	v_shard := nullif(current_setting('crawltop.counter_shard', true), '')::smallint;
-	IF v_shard IS NOT NULL AND current_setting('crawltop.rate_swept', true)
+	-- it swept in crawltop.rate_swept. The upsert above wrote a row, so
+	-- counter_shard() ran and crawltop.counter_shard names the shard this
+	-- transaction holds.
+	v_shard := current_setting('crawltop.counter_shard')::smallint;
+	IF current_setting('crawltop.rate_swept', true)
 	   IS DISTINCT FROM v_shard || '@' || v_now THEN
 		DELETE FROM crawltop.rate_ticks k
 		WHERE k.shard = v_shard

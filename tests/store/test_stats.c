@@ -904,6 +904,43 @@ static void rates_swept_by_shard_writers(void **state)
 	assert_int_equal(pgt_int(s, sql), 3);
 }
 
+/* crawltop.counter_shard is a setting any session can set: a forged value
+ * (another session's shard, compaction's shard 0, not a number) must not
+ * let a transaction write a shard whose advisory lock it does not hold
+ * (0007: counter_shard() checks the lock). */
+static void forged_shard_setting_is_not_trusted(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t job = pgt_job(s, "fs", "fs.example", 5, "fifo");
+	enq(s, job, "/fs/", 10, 0, 0, NULL, NULL);
+	char sql[300];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.claim('fs', 1, %"
+		 PRId64 ")", job);
+	const char *held = "SELECT count(*) FROM pg_locks WHERE locktype = "
+		"'advisory' AND pid = pg_backend_pid() AND classid = 1668572020 "
+		"AND objid = current_setting('crawltop.counter_shard')::integer "
+		"AND granted";
+	const char *forged[] = {"7", "0", "33", "x"};
+	for (size_t i = 0; i < sizeof forged / sizeof *forged; i++) {
+		char set[100];
+		snprintf(set, sizeof set, "SET crawltop.counter_shard = '%s'",
+			 forged[i]);
+		pgt_exec(s, set);
+		pgt_exec(s, "BEGIN");
+		assert_int_equal(pgt_int(s, sql), 1);
+		/* the shard written is one this transaction holds */
+		if (pgt_int(s, held) != 1) {
+			char *shard = pgt_text(s, "SELECT current_setting("
+					       "'crawltop.counter_shard')", 0, NULL);
+			fail_msg("with crawltop.counter_shard = '%s' the claim "
+				 "wrote shard %s without holding its lock",
+				 forged[i], shard);
+		}
+		pgt_exec(s, "COMMIT");
+		pgt_exec(s, "RESET crawltop.counter_shard");
+	}
+}
+
 static void next_tasks_follow_claim_order(void **state)
 {
 	struct ct_store *s = *state;
@@ -1073,6 +1110,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(reads_never_scan_tasks, fresh, close_store),
 		cmocka_unit_test_setup_teardown(rates_count_and_ticks_stay_bounded, fresh, close_store),
 		cmocka_unit_test_setup_teardown(rates_swept_by_shard_writers, fresh, close_store),
+		cmocka_unit_test_setup_teardown(forged_shard_setting_is_not_trusted, fresh, close_store),
 		cmocka_unit_test_setup_teardown(next_tasks_follow_claim_order, fresh, close_store),
 		cmocka_unit_test_setup_teardown(read_api_shapes, fresh, close_store),
 		cmocka_unit_test_setup_teardown(job_status_follows_tasks, fresh, close_store),
