@@ -755,6 +755,16 @@ int jin_only(const struct jin_doc *d, const char *where,
 	return 0;
 }
 
+/* The entry at path when it is there and not null (*present says which),
+ * else NULL: the fields for which null means absent. */
+static const struct jin_entry *given(const struct jin_doc *d, const char *path,
+				     const char **key, bool *present)
+{
+	const struct jin_entry *e = find(d, path, key);
+	*present = e != NULL && e->type != JIN_NULL;
+	return *present ? e : NULL;
+}
+
 /* See jsonin.h; null is "got null", as with jansson. */
 int jin_number(const struct jin_doc *d, const char *path, double *out,
 	       bool *present, char err[JIN_ERR])
@@ -796,9 +806,8 @@ int jin_string(const struct jin_doc *d, const char *path, const char **out,
 	       bool *present, char err[JIN_ERR])
 {
 	const char *key;
-	const struct jin_entry *e = find(d, path, &key);
-	*present = e != NULL && e->type != JIN_NULL;
-	if (!*present)
+	const struct jin_entry *e = given(d, path, &key, present);
+	if (!e)
 		return 0;
 	if (e->type != JIN_STRING)
 		return wrong(key, "a string", e, err);
@@ -811,9 +820,8 @@ int jin_bool(const struct jin_doc *d, const char *path, bool *out,
 	     bool *present, char err[JIN_ERR])
 {
 	const char *key;
-	const struct jin_entry *e = find(d, path, &key);
-	*present = e != NULL && e->type != JIN_NULL;
-	if (!*present)
+	const struct jin_entry *e = given(d, path, &key, present);
+	if (!e)
 		return 0;
 	if (e->type != JIN_BOOL)
 		return wrong(key, "a boolean", e, err);
@@ -826,9 +834,8 @@ int jin_object(const struct jin_doc *d, const char *path, bool *present,
 	       char err[JIN_ERR])
 {
 	const char *key;
-	const struct jin_entry *e = find(d, path, &key);
-	*present = e != NULL && e->type != JIN_NULL;
-	if (!*present)
+	const struct jin_entry *e = given(d, path, &key, present);
+	if (!e)
 		return 0;
 	if (e->type != JIN_OBJECT)
 		return wrong(key, "an object", e, err);
@@ -840,9 +847,8 @@ int jin_time(const struct jin_doc *d, const char *path, int64_t *out,
 	     bool *present, char err[JIN_ERR])
 {
 	const char *key;
-	const struct jin_entry *e = find(d, path, &key);
-	*present = e != NULL && e->type != JIN_NULL;
-	if (!*present)
+	const struct jin_entry *e = given(d, path, &key, present);
+	if (!e)
 		return 0;
 	if (e->type == JIN_INTEGER) {
 		*out = (int64_t)e->i;
