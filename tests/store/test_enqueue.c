@@ -598,6 +598,16 @@ static void score_inputs_plans_stay_probes(void **state)
 		 " AND t.score_inputs IS NOT NULL AND p.path IN ('/h/7', '/g/3')",
 		 job);
 	assert_int_equal(pgt_int(s, sql), 2);
+	/* a path without a task: the first in the caller's order is named
+	 * (/nope comes twice; the second occurrence does not count), and
+	 * nothing changes */
+	snprintf(sql, sizeof sql, "SELECT crawltop.set_score_inputs(%" PRId64
+		 ", ARRAY['/h/8', '/zz', '/nope', '/h/9', '/zz'], ARRAY['{}', '{}', "
+		 "'{}', '{}', '{}']::jsonb[])", job);
+	char want[80];
+	snprintf(want, sizeof want, "paths[2] = '/zz' has no task in job %" PRId64,
+		 job);
+	direct_refused(s, sql, "P0002", want);
 }
 
 int main(void)
