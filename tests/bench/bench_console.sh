@@ -24,6 +24,7 @@
 #            (target < 50 ms)
 # Environment: TASKS (1000000), SECONDS_CPU (60), SIM_LATENCY_MS (250).
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 build=$(cd "$1" && pwd)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 if [ -z "${CT_TEST_DSN:-}" ]; then
@@ -75,7 +76,7 @@ VACUUM ANALYZE crawltop.pages;
 EOF
 printf 'data: %s pending tasks in %.0f s\n' \
 	"$(psql -qAtd "$DB" -c "SELECT count(*) FROM crawltop.tasks WHERE status = 'pending'")" \
-	"$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }')"
+	"$(since "$t0")"
 
 log "simulated crawl"
 "$CT" simulate -d "$DSN" --graph "$ROOT/data/sites/postgresql-15.tsv" \

@@ -8,8 +8,7 @@
 # tasks of another job. Prints each run and the median of RUNS (default
 # 5). Target: under 2 s.
 set -euo pipefail
-# seconds since T0 (date +%s.%N), with awk: bc is not on every machine
-since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'; }
+. "$(dirname "$0")/lib.sh"
 build=$(cd "$1" && pwd)
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ "${2:-}" != --inner ]; then

@@ -8,8 +8,7 @@
 # change the size and the number of runs; RANK_CONNS the connection
 # counts compared side by side in each run (default "1 2").
 set -euo pipefail
-# seconds since T0 (date +%s.%N), with awk: bc is not on every machine
-since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'; }
+. "$(dirname "$0")/lib.sh"
 build=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ "${1:-}" != "--inside" ]; then

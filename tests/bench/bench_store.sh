@@ -16,6 +16,7 @@
 # (default "fifo prio view"; also fifo_lite), CT_PG_CONF (extra server settings, see
 # tests/store/pg-cluster.sh).
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 build=$(cd "$1" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -76,7 +77,7 @@ SELECT crawltop.rebuild_counts() \\g /dev/null
 VACUUM ANALYZE crawltop.pages;
 VACUUM ANALYZE crawltop.tasks;
 SQL
-	echo "loaded to $(sql 'SELECT count(*) FROM crawltop.tasks') tasks in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}') s" >&2
+	echo "loaded to $(sql 'SELECT count(*) FROM crawltop.tasks') tasks in $(since "$t0") s" >&2
 }
 
 # reset: every task pending again (counter triggers off; a repair
@@ -334,7 +335,7 @@ sitemap_t=$(
 	t0=$(date +%s.%N)
 	sql "SELECT crawltop.enqueue((SELECT id FROM crawltop.jobs WHERE name = 'enq'),
 		ARRAY(SELECT '/sm/' || g FROM generate_series(1, 50000) g), 'sitemap')" >/dev/null
-	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}')
+	since "$t0")
 echo "   one sitemap of 50,000 new paths in one call: $sitemap_t s"
 fi
 
