@@ -469,6 +469,22 @@ CREATE FUNCTION crawltop.job_status_shown(p_stored text, p_pending bigint,
 		ELSE 'pending' END
 $$;
 
+-- The tasks of job p_job by status, from the counters: O(shards), never
+-- tasks. The one place that reads the status cells of one job
+-- (dashboard_jobs; `crawltop job list` and `job show`). Inlined.
+CREATE FUNCTION crawltop.job_status_counts(p_job bigint)
+	RETURNS TABLE (pending bigint, running bigint, completed bigint,
+		failed bigint, skipped bigint)
+	LANGUAGE sql STABLE PARALLEL SAFE AS $$
+	SELECT coalesce(sum(c.n) FILTER (WHERE c.key = 'pending'), 0)::bigint,
+	       coalesce(sum(c.n) FILTER (WHERE c.key = 'running'), 0)::bigint,
+	       coalesce(sum(c.n) FILTER (WHERE c.key = 'completed'), 0)::bigint,
+	       coalesce(sum(c.n) FILTER (WHERE c.key = 'failed'), 0)::bigint,
+	       coalesce(sum(c.n) FILTER (WHERE c.key = 'skipped'), 0)::bigint
+	FROM crawltop.task_counts c
+	WHERE c.job_id = p_job AND c.dim = 'status'
+$$;
+
 -- One row per job (by id): its settings, its shown status
 -- (job_status_shown), its tasks by status (counters), and claims and
 -- completions per second averaged over the last 60 seconds (the current
@@ -482,25 +498,13 @@ CREATE FUNCTION crawltop.dashboard_jobs()
 	LANGUAGE sql STABLE AS $$
 	SELECT j.id, j.name, d.name, j.prioritization_mode, j.priority,
 	       crawltop.job_status_shown(j.status, c.pending, c.running,
-		       coalesce(c.completed, 0) + coalesce(c.failed, 0)
-		       + coalesce(c.skipped, 0)),
-	       j.total_pages,
-	       coalesce(c.pending, 0), coalesce(c.running, 0),
-	       coalesce(c.completed, 0), coalesce(c.failed, 0),
-	       coalesce(c.skipped, 0),
+		       c.completed + c.failed + c.skipped),
+	       j.total_pages, c.pending, c.running, c.completed, c.failed,
+	       c.skipped,
 	       coalesce(r.claims, 0) / 60.0, coalesce(r.completions, 0) / 60.0
 	FROM crawltop.jobs j
 	JOIN crawltop.domains d ON d.id = j.domain_id
-	LEFT JOIN (
-		SELECT c.job_id,
-		       sum(c.n) FILTER (WHERE c.key = 'pending')::bigint AS pending,
-		       sum(c.n) FILTER (WHERE c.key = 'running')::bigint AS running,
-		       sum(c.n) FILTER (WHERE c.key = 'completed')::bigint AS completed,
-		       sum(c.n) FILTER (WHERE c.key = 'failed')::bigint AS failed,
-		       sum(c.n) FILTER (WHERE c.key = 'skipped')::bigint AS skipped
-		FROM crawltop.task_counts c WHERE c.dim = 'status'
-		GROUP BY c.job_id
-	) c ON c.job_id = j.id
+	CROSS JOIN LATERAL crawltop.job_status_counts(j.id) c
 	LEFT JOIN (
 		SELECT k.job_id, sum(k.claims) AS claims,
 		       sum(k.completions) AS completions

@@ -101,7 +101,8 @@ GRANT EXECUTE ON FUNCTION
 	crawltop.task_cells(text, smallint, integer, text, text, smallint,
 		double precision, timestamptz, smallint),
 	crawltop.dashboard_keys(),
-	crawltop.job_status_shown(text, bigint, bigint, bigint)
+	crawltop.job_status_shown(text, bigint, bigint, bigint),
+	crawltop.job_status_counts(bigint)
 	TO crawltop_viewer, crawltop_operator, crawltop_worker;
 
 -- Reads.

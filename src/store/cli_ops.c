@@ -25,19 +25,7 @@ static const char job_sql[] =
 	"FROM crawltop.jobs j "
 	"JOIN crawltop.domains d ON d.id = j.domain_id "
 	/* the live counters (0007_counters.sql): O(cells), not O(tasks) */
-	"CROSS JOIN LATERAL (SELECT "
-	"coalesce(sum(c.n) FILTER (WHERE c.key = 'pending'), 0)::bigint "
-	"AS pending, "
-	"coalesce(sum(c.n) FILTER (WHERE c.key = 'running'), 0)::bigint "
-	"AS running, "
-	"coalesce(sum(c.n) FILTER (WHERE c.key = 'completed'), 0)::bigint "
-	"AS completed, "
-	"coalesce(sum(c.n) FILTER (WHERE c.key = 'failed'), 0)::bigint "
-	"AS failed, "
-	"coalesce(sum(c.n) FILTER (WHERE c.key = 'skipped'), 0)::bigint "
-	"AS skipped "
-	"FROM crawltop.task_counts c "
-	"WHERE c.job_id = j.id AND c.dim = 'status') c "
+	"CROSS JOIN LATERAL crawltop.job_status_counts(j.id) c "
 	"WHERE $1::bigint IS NULL OR j.id = $1::bigint "
 	"ORDER BY j.id";
 
