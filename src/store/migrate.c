@@ -2,8 +2,12 @@
  *
  * The migrator owns two objects no migration creates: the schema
  * `crawltop` and the table crawltop.schema_version (one row per applied
- * migration). Every step holds one transaction-scoped advisory lock, so
- * two `crawltop migrate` runs at once apply each file exactly once. */
+ * migration, with the md5 of the file's text). Every step holds one
+ * transaction-scoped advisory lock, so two `crawltop migrate` runs at once
+ * apply each file exactly once. A file that differs from the one a
+ * database recorded (edited, renamed or replaced after it was applied) is
+ * refused before anything is applied: the schema would not be what the
+ * later migrations and this binary expect. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -30,7 +34,11 @@ static const char bootstrap_sql[] =
 	" version integer PRIMARY KEY CHECK (version > 0),"
 	" name text NOT NULL,"
 	" applied_at timestamptz NOT NULL DEFAULT now(),"
-	" applied_by text NOT NULL DEFAULT current_user)";
+	" applied_by text NOT NULL DEFAULT current_user,"
+	" checksum text);"
+	/* databases migrated before checksums were recorded: NULL = unknown */
+	"ALTER TABLE crawltop.schema_version"
+	" ADD COLUMN IF NOT EXISTS checksum text";
 
 static const char version_sql[] =
 	"SELECT coalesce(max(version), 0) FROM crawltop.schema_version";
@@ -241,11 +249,11 @@ static ct_status apply_one(struct ct_store *s, const char *dir,
 	if (have < m->version) {
 		char ver[16];
 		snprintf(ver, sizeof ver, "%d", m->version);
-		const char *params[] = {ver, m->name};
+		const char *params[] = {ver, m->name, sql};
 		if ((st = script(s, what, sql, err)) != CT_OK ||
 		    (st = st_exec(s, what, "INSERT INTO crawltop.schema_version "
-				  "(version, name) VALUES ($1, $2)", 2, params,
-				  NULL, err)) != CT_OK)
+				  "(version, name, checksum) VALUES ($1, $2, "
+				  "md5($3))", 3, params, NULL, err)) != CT_OK)
 			goto fail;
 		++*applied;
 	}
@@ -255,6 +263,50 @@ fail:
 	rollback(s);
 out:
 	free(sql);
+	return st;
+}
+
+/* Refuse when one of the n migrations the database has applied differs
+ * from its file in dir: another name, or another text (md5). Rows
+ * recorded before checksums were (NULL) are taken as they are. Runs in
+ * the caller's transaction. */
+static ct_status verify_applied(struct ct_store *s, const char *dir,
+				const struct migration *m, int n,
+				struct ct_error *err)
+{
+	ct_status st = CT_OK;
+	for (int i = 0; i < n && st == CT_OK; i++) {
+		char path[4096], ver[16];
+		snprintf(path, sizeof path, "%s/%s", dir, m[i].name);
+		snprintf(ver, sizeof ver, "%d", m[i].version);
+		char *sql;
+		if ((st = read_file(path, &sql, err)) != CT_OK)
+			break;
+		const char *params[] = {ver, m[i].name, sql};
+		PGresult *r;
+		st = st_exec(s, "migrate", "SELECT name, to_char(applied_at AT "
+			     "TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS\"Z\"'), "
+			     "name <> $2 FROM crawltop.schema_version WHERE "
+			     "version = $1::integer AND (name <> $2 OR "
+			     "checksum <> md5($3))", 3, params, &r, err);
+		free(sql);
+		if (st != CT_OK)
+			break;
+		if (PQntuples(r) == 1) {
+			int renamed = PQgetvalue(r, 0, 2)[0] == 't';
+			st = ct_error_set(err, CT_EINVAL, "migrate: %s in %s "
+					  "%s the migration %04d this database "
+					  "applied on %s as %s: its schema was "
+					  "made by another crawltop; refusing to "
+					  "touch it (use the crawltop that "
+					  "migrated it, or recreate the "
+					  "database)", m[i].name, dir,
+					  renamed ? "is not" : "differs from",
+					  m[i].version, PQgetvalue(r, 0, 1),
+					  PQgetvalue(r, 0, 0));
+		}
+		PQclear(r);
+	}
 	return st;
 }
 
@@ -293,6 +345,10 @@ ct_status ct_store_migrate(struct ct_store *s, const char *sql_dir,
 				  "knows (%d, in %s); refusing to touch it: use "
 				  "a newer crawltop", res->from_version,
 				  res->known, dir);
+		goto out;
+	}
+	if ((st = verify_applied(s, dir, m, res->from_version, err)) != CT_OK) {
+		rollback(s);
 		goto out;
 	}
 	if ((st = script(s, "migrate", "COMMIT", err)) != CT_OK)

@@ -5,6 +5,7 @@
  * in the numbering or a non-UTF8 database is refused and left unchanged; a
  * failing migration is rolled back; concurrent migrators apply each file
  * once. */
+#include <dirent.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -106,6 +107,22 @@ static void put(const char *dir, const char *name, const char *text)
 	fclose(f);
 }
 
+/* Remove dir and the files in it. */
+static void rm_sql_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	struct dirent *e;
+	char path[512];
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void gap_and_duplicate_refused(void **state)
 {
 	char dir[] = "/tmp/ct-sql.XXXXXX";
@@ -137,13 +154,7 @@ static void gap_and_duplicate_refused(void **state)
 	assert_int_equal(r.applied, 3);
 	assert_int_equal(r.to_version, 3);
 
-	static const char *const names[] = {"0001_a.sql", "0002_b.sql",
-					    "0003_c.sql", "README"};
-	for (int i = 0; i < 4; i++) {
-		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-		unlink(path);
-	}
-	rmdir(dir);
+	rm_sql_dir(dir);
 	ct_store_close(s);
 }
 
@@ -172,12 +183,76 @@ static void failing_migration_rolled_back(void **state)
 				 "NULL)::int + (to_regclass('crawltop.half') IS "
 				 "NOT NULL)::int * 10"), 1);
 
+	rm_sql_dir(dir);
+	ct_store_close(s);
+}
+
+/* A migration edited or renamed after a database applied it is refused
+ * before anything else is applied, naming the file and the date it was
+ * applied; the database keeps its rows. The original file is accepted
+ * again, and a row recorded before checksums were (NULL) is not checked. */
+static void edited_migration_refused(void **state)
+{
+	char dir[] = "/tmp/ct-sql.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	struct ct_store *s = pgt_fresh("ct_edited", 0);
+	struct ct_migrate_result r;
+	struct ct_error err = {{0}};
+
+	put(dir, "0001_a.sql", "CREATE TABLE crawltop.a (x int);");
+	put(dir, "0002_b.sql", "CREATE TABLE crawltop.b (x int);");
+	assert_int_equal(ct_store_migrate(s, dir, &r, &err), CT_OK);
+	assert_int_equal(r.applied, 2);
+	const char *sums = "SELECT string_agg(version || name || checksum, ',' "
+		"ORDER BY version) FROM crawltop.schema_version";
+	char *before = pgt_text(s, sums, 0, NULL);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.schema_version "
+				 "WHERE checksum = md5('CREATE TABLE crawltop.a "
+				 "(x int);')"), 1);
+
+	/* edited, with a new migration waiting: neither is applied */
+	put(dir, "0001_a.sql", "CREATE TABLE crawltop.a (x int, y int);");
+	put(dir, "0003_c.sql", "CREATE TABLE crawltop.c (x int);");
+	assert_int_equal(ct_store_migrate(s, dir, &r, &err), CT_EINVAL);
+	if (!strstr(err.msg, "0001_a.sql") || !strstr(err.msg, "differs from") ||
+	    !strstr(err.msg, "applied on 20"))
+		fail_msg("unclear refusal of an edited migration: %s", err.msg);
+	assert_int_equal(r.applied, 0);
+	assert_int_equal(pgt_int(s, "SELECT (to_regclass('crawltop.c') IS NULL "
+				 "AND NOT EXISTS (SELECT 1 FROM pg_attribute WHERE "
+				 "attrelid = 'crawltop.a'::regclass AND attname = "
+				 "'y'))::int"), 1);
+	char *after = pgt_text(s, sums, 0, NULL);
+	assert_string_equal(after, before);
+	free(after);
+
+	/* renamed */
 	char path[512];
-	snprintf(path, sizeof path, "%s/0001_ok.sql", dir);
+	snprintf(path, sizeof path, "%s/0001_a.sql", dir);
 	unlink(path);
-	snprintf(path, sizeof path, "%s/0002_broken.sql", dir);
+	put(dir, "0001_aa.sql", "CREATE TABLE crawltop.a (x int);");
+	assert_int_equal(ct_store_migrate(s, dir, &r, &err), CT_EINVAL);
+	if (!strstr(err.msg, "0001_aa.sql") || !strstr(err.msg, "is not") ||
+	    !strstr(err.msg, "as 0001_a.sql"))
+		fail_msg("unclear refusal of a renamed migration: %s", err.msg);
+
+	/* the original text and name again: 0003 is applied */
+	snprintf(path, sizeof path, "%s/0001_aa.sql", dir);
 	unlink(path);
-	rmdir(dir);
+	put(dir, "0001_a.sql", "CREATE TABLE crawltop.a (x int);");
+	assert_int_equal(ct_store_migrate(s, dir, &r, &err), CT_OK);
+	assert_int_equal(r.applied, 1);
+	assert_int_equal(r.to_version, 3);
+
+	/* recorded without a checksum (an older crawltop): not checked */
+	pgt_exec(s, "UPDATE crawltop.schema_version SET checksum = NULL "
+		 "WHERE version = 2");
+	put(dir, "0002_b.sql", "CREATE TABLE crawltop.b (x int); -- edited");
+	assert_int_equal(ct_store_migrate(s, dir, &r, &err), CT_OK);
+	assert_int_equal(r.applied, 0);
+
+	rm_sql_dir(dir);
+	free(before);
 	ct_store_close(s);
 }
 
@@ -251,6 +326,7 @@ int main(void)
 		cmocka_unit_test(newer_database_refused),
 		cmocka_unit_test(gap_and_duplicate_refused),
 		cmocka_unit_test(failing_migration_rolled_back),
+		cmocka_unit_test(edited_migration_refused),
 		cmocka_unit_test(concurrent_migrators_apply_once),
 		cmocka_unit_test(non_utf8_database_refused),
 		cmocka_unit_test(bad_connection_reported),
