@@ -281,6 +281,15 @@ static int simulate(const struct sim_opts *o)
 		snprintf(domain, sizeof domain, "%s", o->domain);
 	else
 		default_domain(o->graph, domain, sizeof domain);
+	/* the order file before the database: a path that cannot be
+	 * written must not leave a job created behind */
+	FILE *order = NULL;
+	if (o->order_out && !(order = fopen(o->order_out, "w"))) {
+		cli_error("simulate", "%s: cannot create: %s", o->order_out,
+			  strerror(errno));
+		goto out;
+	}
+	sim.order = order;
 	if (db_open("simulate", o->dsn, &s) != 0 ||
 	    setup_job(s, o, domain, &j) != 0 ||
 	    urlscore_init(&us, "simulate", s, j.mode, j.domain) != 0)
@@ -289,17 +298,12 @@ static int simulate(const struct sim_opts *o)
 		.dsn = o->dsn, .job_id = j.id, .g = &g, .us = &us,
 		.workers = (int)o->workers, .latency_ms = o->latency_ms,
 		.host_delay_ms = o->host_delay_ms, .fail_rate = o->fail_rate,
-		.seed = o->seed, .max_pages = o->max_pages,
+		.seed = o->seed, .max_pages = o->max_pages, .order = order,
 		.lease_s = 30 + 4.0 * (double)(o->latency_ms +
 			   o->workers * o->host_delay_ms) / 1000,
 	};
 	if (sim.lease_s > 86400)
 		sim.lease_s = 86400;
-	if (o->order_out && !(sim.order = fopen(o->order_out, "w"))) {
-		cli_error("simulate", "%s: cannot create: %s", o->order_out,
-			  strerror(errno));
-		goto out;
-	}
 	if (sim_init(&sim) != 0) {
 		cli_error("simulate", "cannot create the workers' lock");
 		goto out;

@@ -154,6 +154,9 @@ run simulate --graph "$T/tree.tsv" --job bad --priority 0
 ok_match "--priority 0: the rule" "$OUT" 'priority 0 is outside 1\.\.10'
 run simulate --graph "$T/tree.tsv"
 ok_eq "no --job: exit 2" "$RC" 2
+run simulate --graph "$T/tree.tsv" --job bad --order-out "$T/no/such/dir/order"
+ok_eq "--order-out in a missing directory: exit 1" "$RC" 1
+ok_match "--order-out in a missing directory: says so" "$OUT" 'order: cannot create: No such file'
 run simulate --graph "$T/tree.tsv" --job tree1 --mode fifo
 ok_eq "existing job in another mode: exit 1" "$RC" 1
 ok_match "existing job in another mode: says so" "$OUT" 'job tree1 exists in mode hierarchy, not fifo'
