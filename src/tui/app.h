@@ -149,6 +149,7 @@ struct tui {
 	char act_desc[8][200];    /* changes sent, by tag, for their result */
 	int act_seq;
 	int resolve_job;          /* -j NAME still to resolve */
+	int job_missing;          /* -j NAME named no job */
 	int next_limit;           /* how many next-up tasks to fetch */
 
 	/* interface state (keys.c), read by view.c */

@@ -347,6 +347,12 @@ int tui_batch(const struct tui_opts *o)
 			rc = 1;
 			break;
 		}
+		if (t->job_missing) {
+			fprintf(stderr, "crawltop top: -j %s: no such job (no "
+				"job has that name or id)\n", o->job);
+			rc = 1;
+			break;
+		}
 		if (t->refreshes == seen || t->refreshing)
 			continue;
 		seen = t->refreshes;

@@ -256,6 +256,7 @@ static void dispatch(struct tui *t, struct ct_arows *r, double now)
 				t->focus = t->sel_job = j->id;
 				t->refresh_again = 1;
 			} else {
+				t->job_missing = 1;
 				tui_msg(t, 1, "-j %s: no such job; showing all "
 					"jobs", t->opts.job);
 			}

@@ -35,6 +35,12 @@ out=$("$CT" top -b -n 1 -j beta -d "$DSN" 2>&1); rc=$?
 ok_eq "-j beta: exit 0" "$rc" 0
 ok_match "-j beta: focus line" "$out" '^Focus: +job 2 beta'
 ok_match "-j beta: totals of beta only" "$out" '^Tasks: +pending 5, running 0,'
+for fmt in "" --json; do
+	out=$("$CT" top -b -n 1 $fmt -j nosuch -d "$DSN" 2>&1); rc=$?
+	ok_eq "-j nosuch $fmt: exit 1" "$rc" 1
+	ok_eq "-j nosuch $fmt: says so, prints no snapshot" "$out" \
+		"crawltop top: -j nosuch: no such job (no job has that name or id)"
+done
 
 out=$("$CT" top -b -n 1 --json -d "$DSN" 2>&1); rc=$?
 ok_eq "--json: exit 0" "$rc" 0
