@@ -23,6 +23,7 @@
 struct stats_args {
 	const char *dsn, *job, *date, *config;
 	bool ranking, json;
+	struct ct_settings set; /* from --config or the lookup order */
 };
 
 static const char *const live_keys[5] = {"P0", "P1", "P2", "P3", "unranked"};
@@ -137,14 +138,8 @@ static int ranking(struct ct_store *s, const struct stats_args *a,
 		return DB_EXIT_FAIL;
 	}
 	struct ct_class_bounds b;
-	if (!rankfmt_note_bounds(m.note, &b)) {
-		struct ct_settings set;
-		if (cli_load_settings("stats", a->config, &set) != 0) {
-			ct_stat_cells_free(&cells);
-			return DB_EXIT_USAGE;
-		}
-		b = set.classes;
-	}
+	if (!rankfmt_note_bounds(m.note, &b))
+		b = a->set.classes;
 	int64_t live[5];
 	for (int k = 0; k < 5; k++)
 		live[k] = ct_stat_cells_get(&cells, "rank", live_keys[k]);
@@ -174,8 +169,8 @@ static int ranking(struct ct_store *s, const struct stats_args *a,
 	return DB_EXIT_OK;
 }
 
-/* True when d is a calendar date written YYYY-MM-DD (the database checks
- * that the day exists). */
+/* True when d is a calendar date written YYYY-MM-DD, year 1..9999, with
+ * a day that exists in its month. */
 static bool date_ok(const char *d)
 {
 	if (strlen(d) != 10 || d[4] != '-' || d[7] != '-')
@@ -183,7 +178,12 @@ static bool date_ok(const char *d)
 	for (int i = 0; i < 10; i++)
 		if (i != 4 && i != 7 && !isdigit((unsigned char)d[i]))
 			return false;
-	return true;
+	int y = atoi(d), mo = atoi(d + 5), day = atoi(d + 8);
+	static const int days[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31,
+				     30, 31};
+	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	return y >= 1 && mo >= 1 && mo <= 12 && day >= 1 &&
+	       day <= days[mo - 1] - (mo == 2 && !leap);
 }
 
 /* `crawltop stats [-d DSN] [--ranking] [--date D] [--job J] [--json]
@@ -224,7 +224,7 @@ static int run(int argc, char **argv)
 		return DB_EXIT_USAGE;
 	}
 	if (a.date && !date_ok(a.date)) {
-		cli_error("stats", "--date %.40s: must be a date YYYY-MM-DD",
+		cli_error("stats", "--date %.40s: must be a date YYYY-MM-DD that exists",
 			  a.date);
 		return DB_EXIT_USAGE;
 	}
@@ -233,6 +233,15 @@ static int run(int argc, char **argv)
 			  "--ranking");
 		return DB_EXIT_USAGE;
 	}
+	if (a.config && !a.ranking) {
+		cli_error("stats", "--config gives the class bounds of "
+			  "--ranking: use it with --ranking");
+		return DB_EXIT_USAGE;
+	}
+	/* before the database: a configuration that cannot be read is a
+	 * usage error whether or not the run recorded its bounds */
+	if (a.ranking && cli_load_settings("stats", a.config, &a.set) != 0)
+		return DB_EXIT_USAGE;
 	struct ct_store *s;
 	if (db_open("stats", a.dsn, &s) != 0)
 		return DB_EXIT_FAIL;
@@ -251,7 +260,7 @@ static int run(int argc, char **argv)
 const struct cli_cmd cli_cmd_stats = {
 	.name = "stats",
 	.usage = "[-d DSN] [--ranking] [--date YYYY-MM-DD] [--job JOB] "
-		 "[--json]",
+		 "[--json] [--config FILE]",
 	.summary = "Job and task totals, or seed 003's ranking statistics",
 	.help = DB_HELP_DSN
 		"  --ranking           the latest ranking run's statistics "

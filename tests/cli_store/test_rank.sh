@@ -172,8 +172,19 @@ run stats --ranking --date 2000-01-01
 ok_eq "stats --date without a run: exit 1" "$RC" 1
 ok_eq "stats --date without a run: says so" "$OUT" \
 	"crawltop stats: stats: no ranking run on 2000-01-01 is recorded (run crawltop rank)"
-run stats --ranking --date 2024-13-45
-ok_eq "stats --date of no calendar day: exit 1" "$RC" 1
+for d in 2024-13-45 2024-13-01 2023-02-29 2024-04-31 0000-01-01; do
+	run stats --ranking --date $d
+	ok_eq "stats --date $d (no such day): exit 2" "$RC" 2
+	ok_eq "stats --date $d (no such day): says so" "$OUT" \
+		"crawltop stats: --date $d: must be a date YYYY-MM-DD that exists"
+done
+run stats --ranking --date 2024-02-29
+ok_eq "stats --date of a leap day: accepted (no run that day: exit 1)" "$RC" 1
+run stats --ranking --config /nonexistent/no-such.conf
+ok_eq "stats --config of a missing file: exit 2" "$RC" 2
+ok_match "stats --config of a missing file: names it" "$OUT" 'no-such\.conf.*No such file'
+run stats --config /nonexistent/no-such.conf
+ok_eq "stats --config without --ranking: exit 2" "$RC" 2
 run stats --ranking --date yesterday
 ok_eq "stats --date not a date: exit 2" "$RC" 2
 run stats --ranking --job hier
