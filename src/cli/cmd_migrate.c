@@ -62,7 +62,8 @@ const struct cli_cmd cli_cmd_migrate = {
 		"                    $CRAWLTOP_DSN, else PGHOST, PGDATABASE, ...)\n"
 		"  --sql-dir DIR     migrations directory (default: "
 		"$CRAWLTOP_SQL_DIR,\n"
-		"                    else the source tree's data/sql, else the\n"
-		"                    installed share/crawltop/sql)\n",
+		"                    else, run from its build tree, the source\n"
+		"                    tree's data/sql, else the installed\n"
+		"                    share/crawltop/sql)\n",
 	.run = run,
 };

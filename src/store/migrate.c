@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "store_int.h"
 
@@ -49,13 +50,31 @@ static int is_dir(const char *p)
 	return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* True when the running program lies inside the build tree it was built
+ * in: an installed copy must not read the checkout's migrations, which
+ * may be newer than the ones it was installed with. */
+static int in_build_tree(void)
+{
+#ifdef CT_BUILD_ROOT
+	char exe[4096], root[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0 || !realpath(CT_BUILD_ROOT, root))
+		return 0;
+	exe[n] = '\0';
+	size_t l = strlen(root);
+	return strncmp(exe, root, l) == 0 && exe[l] == '/';
+#else
+	return 0;
+#endif
+}
+
 const char *ct_store_sql_dir(void)
 {
 	const char *env = getenv("CRAWLTOP_SQL_DIR");
 	if (env && env[0])
 		return env;
 #ifdef CT_SQL_DIR_DEV
-	if (is_dir(CT_SQL_DIR_DEV))
+	if (in_build_tree() && is_dir(CT_SQL_DIR_DEV))
 		return CT_SQL_DIR_DEV;
 #endif
 	return CT_SQL_DIR_INSTALLED;
