@@ -83,6 +83,18 @@ for p in 0 11; do
 done
 run job set-priority news 1.5
 ok_eq "priority 1.5: exit 2" "$RC" 2
+# plain decimal numbers only: no blanks, '+' or hexadecimal
+for p in " 3" "+3" "0x3" "3 " ""; do
+	run job set-priority news "$p" -d "$NODB"
+	ok_eq "priority '$p': exit 2 before connecting" "$RC" 2
+	ok_match "priority '$p': not a whole number" "$OUT" "is not a whole number: a job priority is 1\\.\\.10"
+done
+for by in 0x10 " 5" +5 inf nan 1e 1.2.3 .; do
+	run job boost news --prefix / --by "$by" -d "$NODB"
+	ok_eq "boost --by '$by': exit 2 before connecting" "$RC" 2
+done
+run job boost news --prefix / --by 1e1 -d "$NODB"
+ok_eq "boost --by 1e1 (a plain decimal exponent): parsed, then no database (exit 1)" "$RC" 1
 run job create other --domain o.example --priority 11
 ok_eq "create --priority 11: exit 2" "$RC" 2
 run job create other --domain o.example --mode bogus
