@@ -104,6 +104,12 @@ ok_eq "create a taken name: exit 1" "$RC" 1
 ok_match "create a taken name: says so" "$OUT" "job name 'news' is taken"
 run job create "bad name;" --domain example.com
 ok_match "create a bad name: the rule" "$OUT" "is not allowed: use 1 to 64 of"
+run job create 42 --domain example.com
+ok_eq "create a name of digits only: exit 1" "$RC" 1
+ok_match "create a name of digits only: why" "$OUT" "job name '42' is not allowed: a name of digits only would read as a job id"
+ok_match "rename to digits only (SQL): refused too" \
+	"$(psql -qAtd "$DB" -c "UPDATE crawltop.jobs SET name = '7' WHERE name = 'news'" 2>&1)" \
+	"job name '7' is not allowed"
 run job create other --domain 'not a host'
 ok_match "create a bad domain: the rule" "$OUT" "is not a host name"
 run job create other

@@ -349,7 +349,7 @@ static void grants_are_complete_and_public_has_none(void **state)
 		"'counter_shard', 'tasks_count', 'tasks_count_truncate', "
 		"'notify_settings', 'notify_jobs', 'settings_check_row', "
 		"'audit_log_append_only', 'refs_keep', 'pages_refs_check', "
-		"'tasks_refs_check') AND NOT (has_function_privilege("
+		"'tasks_refs_check', 'jobs_name_not_number') AND NOT (has_function_privilege("
 		"'crawltop_viewer', p.oid, 'EXECUTE') OR has_function_privilege("
 		"'crawltop_operator', p.oid, 'EXECUTE') OR has_function_privilege("
 		"'crawltop_worker', p.oid, 'EXECUTE'))", 0, NULL);
