@@ -2,10 +2,23 @@
  *
  * A small state machine over libpq's asynchronous API:
  *
- *   DOWN --connect--> CONNECTING (PQconnectPoll, then the setup query:
- *   SET statement_timeout, LISTEN ...) --> READY (pipeline mode: every
- *   queued query is sent at once, each followed by its own sync, and the
- *   server runs them one at a time) --lost--> DOWN
+ *   DOWN --connect--> CONNECTING (a thread of its own opens the
+ *   connection, then the setup query: SET statement_timeout, LISTEN ...)
+ *   --> READY (pipeline mode: every queued query is sent at once, each
+ *   followed by its own sync, and the server runs them one at a time)
+ *   --lost--> DOWN
+ *
+ * The connection is opened by a short-lived thread with libpq's blocking
+ * PQconnectdbParams, not by PQconnectPoll in the caller's loop: libpq
+ * resolves host names with a blocking getaddrinfo (only hostaddr avoids
+ * it), which would freeze the loop for as long as DNS takes, and it
+ * enforces connect_timeout only in its blocking calls. The thread wakes
+ * the loop through a pipe; a connection given up before it is open is
+ * closed by the thread itself.
+ *
+ * A query that gets no answer for the statement timeout plus
+ * AQ_ANSWER_GRACE_S (a stopped server, a dead network) loses the
+ * connection, so that the caller reconnects instead of waiting forever.
  *
  * Pipelining makes a burst of queries (the console's refresh) one round
  * trip. The sync after each query keeps errors per query: a failing query
@@ -15,10 +28,13 @@
  * Results are copied out of the PGresult into one allocation of strings,
  * so the caller never sees libpq. */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <libpq-fe.h>
 
@@ -32,6 +48,20 @@ struct aq_query {
 	char *what, *sql;
 	char **params;
 	double sent_at; /* monotonic seconds, 0 until sent */
+};
+
+/* Seconds past the statement timeout before a silent server counts as
+ * lost. */
+#define AQ_ANSWER_GRACE_S 10.0
+
+/* The thread that opens a connection. Shared with it under lock: whoever
+ * comes second (the thread finishing, or the owner giving up) frees it. */
+struct aq_opener {
+	pthread_mutex_t lock;
+	int done, abandoned;
+	PGconn *conn;
+	int pipe[2];   /* the thread writes a byte when done */
+	char *dsn;
 };
 
 /* A finished query waiting for ct_aconn_take. */
@@ -50,8 +80,9 @@ struct ct_aconn {
 	int timeout_ms;
 	char **listen;       /* NULL-terminated copy */
 	PGconn *conn;
+	struct aq_opener *opener; /* set while the thread opens conn */
+	double setup_at;     /* when the setup query was sent */
 	enum ct_aconn_state state;
-	int connect_want;    /* CT_AC_WANT_* the connect poll asked for */
 	int in_setup;        /* the setup query is running */
 	int standby;         /* the server is a hot standby: no LISTEN */
 	int want_flush;      /* PQflush still has data to send */
@@ -225,9 +256,64 @@ static void fail_head(struct ct_aconn *c, const char *msg)
 		fail_query(c, NULL, c->head, msg);
 }
 
+static void opener_free(struct aq_opener *o)
+{
+	if (o->conn)
+		PQfinish(o->conn);
+	close(o->pipe[0]);
+	close(o->pipe[1]);
+	pthread_mutex_destroy(&o->lock);
+	free(o->dsn);
+	free(o);
+}
+
+/* The opener thread: open the connection (blocking: DNS, TCP, TLS,
+ * authentication, within connect_timeout), then hand it over or, when
+ * the owner gave up meanwhile, close it. */
+static void *opener_run(void *arg)
+{
+	struct aq_opener *o = arg;
+	/* As ct_store_open: dbname may be a whole connection string or URI
+	 * (expand_dbname); the later keywords fill in what it leaves unset. */
+	const char *const keys[] = {"dbname", "fallback_application_name",
+				    "client_encoding", "connect_timeout", NULL};
+	const char *const vals[] = {o->dsn, "crawltop", "UTF8", "10", NULL};
+	PGconn *conn = PQconnectdbParams(keys, vals, 1);
+	pthread_mutex_lock(&o->lock);
+	o->conn = conn;
+	o->done = 1;
+	int abandoned = o->abandoned;
+	if (!abandoned) {
+		ssize_t w = write(o->pipe[1], "", 1);
+		(void)w; /* the owner also checks done on every step */
+	}
+	pthread_mutex_unlock(&o->lock);
+	if (abandoned)
+		opener_free(o);
+	return NULL;
+}
+
+/* Give up the opener: free it now when its thread has finished, else
+ * leave that to the thread. */
+static void opener_drop(struct ct_aconn *c)
+{
+	struct aq_opener *o = c->opener;
+	if (!o)
+		return;
+	c->opener = NULL;
+	pthread_mutex_lock(&o->lock);
+	int done = o->done;
+	if (!done)
+		o->abandoned = 1;
+	pthread_mutex_unlock(&o->lock);
+	if (done)
+		opener_free(o);
+}
+
 /* Fail every queued query with msg, close the connection, state DOWN. */
 static void go_down(struct ct_aconn *c, const char *msg)
 {
+	opener_drop(c);
 	while (c->head)
 		fail_head(c, msg);
 	if (c->cur) {
@@ -324,11 +410,6 @@ ct_status ct_aconn_connect(struct ct_aconn *c, struct ct_error *err)
 {
 	if (c->state != CT_AC_DOWN)
 		return ct_error_set(err, CT_EINVAL, "connect: already connected");
-	/* As ct_store_open: dbname may be a whole connection string or URI
-	 * (expand_dbname); the later keywords fill in what it leaves unset. */
-	const char *const keys[] = {"dbname", "fallback_application_name",
-				    "client_encoding", "connect_timeout", NULL};
-	const char *const vals[] = {c->dsn, "crawltop", "UTF8", "10", NULL};
 	char *perr = NULL;
 	PQconninfoOption *chk = PQconninfoParse(c->dsn[0] ? c->dsn : "", &perr);
 	if (!chk && c->dsn[0] && strchr(c->dsn, '=') == NULL &&
@@ -344,13 +425,34 @@ ct_status ct_aconn_connect(struct ct_aconn *c, struct ct_error *err)
 		return ct_error_set(err, CT_EINVAL, "connect: %s", msg);
 	}
 	PQconninfoFree(chk);
-	c->conn = PQconnectStartParams(keys, vals, 1);
-	if (!c->conn)
+	struct aq_opener *o = calloc(1, sizeof *o);
+	if (!o)
 		return ct_error_set(err, CT_ENOMEM, "connect: out of memory");
-	/* libpq prints notices to stderr by default: never on our screen */
-	PQsetNoticeProcessor(c->conn, drop_notice, NULL);
+	if (pipe(o->pipe) != 0) {
+		free(o);
+		return ct_error_set(err, CT_EIO, "connect: pipe: %s",
+				    strerror(errno));
+	}
+	for (int i = 0; i < 2; i++) {
+		fcntl(o->pipe[i], F_SETFL, fcntl(o->pipe[i], F_GETFL) | O_NONBLOCK);
+		fcntl(o->pipe[i], F_SETFD, FD_CLOEXEC);
+	}
+	pthread_mutex_init(&o->lock, NULL);
+	pthread_attr_t attr;
+	pthread_t th;
+	int rc = -1;
+	if ((o->dsn = strdup(c->dsn)) && pthread_attr_init(&attr) == 0) {
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		rc = pthread_create(&th, &attr, opener_run, o);
+		pthread_attr_destroy(&attr);
+	}
+	if (rc != 0) {
+		opener_free(o);
+		return ct_error_set(err, CT_ENOMEM, "connect: cannot start the "
+				    "connecting thread");
+	}
+	c->opener = o;
 	c->state = CT_AC_CONNECTING;
-	c->connect_want = CT_AC_WANT_WRITE; /* libpq: as if POLLING_WRITING */
 	c->in_setup = 0;
 	c->want_flush = 0;
 	c->wait_sync = 0;
@@ -359,7 +461,7 @@ ct_status ct_aconn_connect(struct ct_aconn *c, struct ct_error *err)
 
 void ct_aconn_disconnect(struct ct_aconn *c)
 {
-	if (c->state == CT_AC_DOWN && !c->conn)
+	if (c->state == CT_AC_DOWN && !c->conn && !c->opener)
 		return;
 	go_down(c, "disconnected");
 }
@@ -371,6 +473,8 @@ enum ct_aconn_state ct_aconn_state(const struct ct_aconn *c)
 
 int ct_aconn_fd(const struct ct_aconn *c)
 {
+	if (c->opener)
+		return c->opener->pipe[0];
 	return c->conn ? PQsocket(c->conn) : -1;
 }
 
@@ -381,10 +485,10 @@ int ct_aconn_standby(const struct ct_aconn *c)
 
 unsigned ct_aconn_events(const struct ct_aconn *c)
 {
+	if (c->opener)
+		return CT_AC_WANT_READ;
 	if (!c->conn)
 		return 0;
-	if (c->state == CT_AC_CONNECTING && !c->in_setup)
-		return (unsigned)c->connect_want;
 	return CT_AC_WANT_READ | (c->want_flush ? CT_AC_WANT_WRITE : 0u);
 }
 
@@ -420,6 +524,7 @@ static int send_setup(struct ct_aconn *c)
 	if (PQsetnonblocking(c->conn, 1) != 0 || !PQsendQuery(c->conn, sql))
 		return -1;
 	c->in_setup = 1;
+	c->setup_at = now_s();
 	return flush(c);
 }
 
@@ -607,35 +712,56 @@ static unsigned read_input(struct ct_aconn *c, int readable)
 	return ev;
 }
 
-/* One step of the non-blocking connect. */
-static unsigned step_connect(struct ct_aconn *c, unsigned ready)
+/* The opener's connection, once its thread has finished: take it and
+ * send the setup query. */
+static unsigned step_connect(struct ct_aconn *c)
 {
-	if (PQstatus(c->conn) == CONNECTION_BAD)
+	struct aq_opener *o = c->opener;
+	char b[16];
+	while (read(o->pipe[0], b, sizeof b) > 0)
+		;
+	pthread_mutex_lock(&o->lock);
+	int done = o->done;
+	pthread_mutex_unlock(&o->lock);
+	if (!done)
+		return 0;
+	c->conn = o->conn;
+	o->conn = NULL;
+	opener_drop(c);
+	if (!c->conn)
+		return lose(c, "connect: out of memory");
+	/* libpq prints notices to stderr by default: never on our screen */
+	PQsetNoticeProcessor(c->conn, drop_notice, NULL);
+	if (PQstatus(c->conn) != CONNECTION_OK || send_setup(c) < 0)
 		return lose(c, NULL);
-	if (!(ready & (unsigned)c->connect_want))
+	return 0;
+}
+
+/* Whether the server owes an answer for longer than the statement timeout
+ * allows (plus AQ_ANSWER_GRACE_S); *waited is how long. */
+static int silent(const struct ct_aconn *c, double *waited)
+{
+	double since = c->in_setup ? c->setup_at :
+		       c->head && c->head->sent_at > 0 ? c->head->sent_at : 0;
+	if (since <= 0)
 		return 0;
-	switch (PQconnectPoll(c->conn)) {
-	case PGRES_POLLING_READING:
-		c->connect_want = CT_AC_WANT_READ;
-		return 0;
-	case PGRES_POLLING_WRITING:
-		c->connect_want = CT_AC_WANT_WRITE;
-		return 0;
-	case PGRES_POLLING_OK:
-		if (send_setup(c) < 0)
-			return lose(c, NULL);
-		return 0;
-	default:
-		return lose(c, NULL);
-	}
+	*waited = now_s() - since;
+	return *waited > c->timeout_ms / 1e3 + AQ_ANSWER_GRACE_S;
 }
 
 unsigned ct_aconn_step(struct ct_aconn *c, unsigned ready)
 {
+	if (c->opener)
+		return step_connect(c);
 	if (!c->conn)
 		return 0;
-	if (c->state == CT_AC_CONNECTING && !c->in_setup)
-		return step_connect(c, ready);
+	double waited;
+	if (silent(c, &waited)) {
+		char why[96];
+		snprintf(why, sizeof why, "no answer from the server for %.0f s",
+			 waited);
+		return lose(c, why);
+	}
 	if (c->want_flush && (ready & CT_AC_WANT_WRITE) && flush(c) < 0)
 		return lose(c, NULL);
 	unsigned ev = 0;

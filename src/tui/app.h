@@ -35,6 +35,8 @@
 #define TUI_INTERVAL_MAX 3600.0
 #define TUI_BACKOFF_MAX 60.0      /* backed-off interval ceiling */
 #define TUI_RECONNECT_MAX 5.0     /* reconnect backoff ceiling, seconds */
+#define TUI_MIN_COLS 80           /* smaller: "too small", keys q and Ctrl-C only */
+#define TUI_MIN_LINES 24
 
 /* Modes: which keys apply (keys.c) and what is drawn over the panels. */
 enum tui_mode {
@@ -146,6 +148,7 @@ struct tui {
 	int64_t refresh_focus;    /* the focus the running refresh asked for */
 	int refresh_again;        /* a refresh was asked for while one ran */
 	int refresh_failed;       /* a query of this refresh failed */
+	int last_failed;          /* a query of the last complete refresh failed */
 	char act_desc[8][200];    /* changes sent, by tag, for their result */
 	int act_seq;
 	int resolve_job;          /* -j NAME still to resolve */
@@ -351,6 +354,8 @@ struct tui_key {
 const struct tui_key *tui_keys(int *n);
 /* Handle one key in the current mode. Returns TUI_* flags. */
 int tui_key(struct tui *t, int key);
+/* Whether the current mode binds key itself (not as text or "any key"). */
+int tui_mode_binds(const struct tui *t, int key);
 
 /* ---- batch.c ---------------------------------------------------------- */
 

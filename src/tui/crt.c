@@ -78,7 +78,7 @@ int crt_signals_install(void)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGWINCH};
+	int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH};
 	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
 		if (sigaction(sigs[i], &sa, NULL) != 0)
 			return -1;
@@ -102,6 +102,7 @@ void crt_signals_take(int *quit, int *resize)
 	while (read(sig_pipe[0], buf, sizeof buf) > 0)
 		;
 	*quit = (int)got_quit;
+	got_quit = 0;
 	*resize = got_winch != 0;
 	got_winch = 0;
 }

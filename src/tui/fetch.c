@@ -189,6 +189,7 @@ static void end_refresh(struct tui *t, double now)
 	t->cost_ms = t->refresh_sum_ms;
 	memcpy(t->last_q_ms, t->q_ms, sizeof t->q_ms);
 	t->refreshes++;
+	t->last_failed = t->refresh_failed;
 	if (!t->refresh_failed)
 		t->last_ok = now;
 	double c = t->cost_ms / 1e3;
@@ -298,6 +299,8 @@ int tf_step(struct tui *t, short revents, double now)
 		t->reconnect_backoff = 0.5;
 		t->reconnect_tries = 0;
 		t->refreshing = 0;
+		/* a new server: the interval backs off again from the chosen one */
+		t->eff_interval = t->prefs.interval;
 		struct ct_error err;
 		ct_aconn_send(t->ac, Q_ROLE, "session rights", SQL_ROLE, 0,
 			      NULL, &err);
@@ -444,8 +447,8 @@ const char *tf_state(const struct tui *t, double now, char *buf, size_t len)
 		snprintf(buf, len, "PAUSED");
 	else if (!t->last_ok)
 		snprintf(buf, len, "LOADING");
-	else if (now - t->last_ok > fmax(2 * t->eff_interval,
-					 t->eff_interval + 3))
+	else if (t->last_failed || now - t->last_ok > fmax(2 * t->eff_interval,
+							   t->eff_interval + 3))
 		snprintf(buf, len, "STALE %.0fs", now - t->last_ok);
 	else
 		snprintf(buf, len, "LIVE");

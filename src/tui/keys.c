@@ -860,10 +860,22 @@ static int is_text(int key)
 	return key >= 0x20 && key != 0x7f && key < 0x110000;
 }
 
+int tui_mode_binds(const struct tui *t, int key)
+{
+	for (int i = 0; i < N_KEYS; i++)
+		if (key_table[i].mode == t->mode && binds(&key_table[i], key))
+			return 1;
+	return 0;
+}
+
 int tui_key(struct tui *t, int key)
 {
 	if (key == TK_RESIZE)
 		return TUI_REDRAW;
+	/* Too small to show anything: nothing may act unseen (a change, a
+	 * hidden confirmation); q and Ctrl-C quit whatever the mode. */
+	if (t->cols < TUI_MIN_COLS || t->lines < TUI_MIN_LINES)
+		return key == 'q' || key == TK_CTRL('c') ? TUI_QUIT : 0;
 	const struct tui_key *hit = NULL;
 	for (int i = 0; i < N_KEYS && !hit; i++)
 		if (key_table[i].mode == t->mode && binds(&key_table[i], key))

@@ -15,6 +15,7 @@
 #include <locale.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,8 +167,17 @@ int tui_run(const struct tui_opts *o)
 		int quit = 0, resize = 0;
 		if (n > 0 && pfd[1].revents)
 			crt_signals_take(&quit, &resize);
-		if (quit) {
-			status = 128 + quit;
+		/* Ctrl-C reaches us as SIGINT (the terminal keeps its signal
+		 * keys, so that Ctrl-Z and Ctrl-\\ work): where the mode binds
+		 * Ctrl-C itself (a prompt, an editor), it is that key, and
+		 * abandons what is being typed instead of the console */
+		if (quit == SIGINT && t->mode != TUI_NORMAL &&
+		    tui_mode_binds(t, TK_CTRL('c'))) {
+			flags |= tui_key(t, TK_CTRL('c'));
+			quit = 0;
+		}
+		if (quit || (flags & TUI_QUIT)) {
+			status = quit ? 128 + quit : 0;
 			break;
 		}
 		if (resize) {

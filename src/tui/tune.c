@@ -36,7 +36,7 @@ void tui_free(struct tui *t)
 {
 	if (!t)
 		return;
-	tw_free(t->work, 2.0);
+	tw_free(t->work, 0.5); /* a stuck job must not hold the exit */
 	if (t->keylog)
 		fclose(t->keylog);
 	free(t->sets.json);

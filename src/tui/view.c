@@ -32,8 +32,6 @@
 #include "text.h"
 #include "view.h"
 
-#define MIN_COLS 80
-#define MIN_LINES 24
 
 static const struct tx_glyphs *G;
 static int U8;
@@ -1119,7 +1117,7 @@ void view_draw(struct tui *t, double now)
 	t->cols = COLS;
 	t->lines = LINES;
 	erase();
-	if (COLS < MIN_COLS || LINES < MIN_LINES) {
+	if (COLS < TUI_MIN_COLS || LINES < TUI_MIN_LINES) {
 		too_small();
 		refresh();
 		return;

@@ -172,6 +172,12 @@ ok_match "slow queries back the interval off, and the header says so" \
 # ---- resize ------------------------------------------------------------------------------
 tm resize-window -t ct -x 60 -y 15
 ok_screen "60x15: says what it needs" 'crawltop needs 80x24, have 60x15'
+jobs_now="SELECT string_agg(name || ':' || priority || ':' || status, ',' ORDER BY id) FROM crawltop.jobs"
+jobs_before=$(sql "$jobs_now")
+tm_keys ']' p C y b
+sleep 0.5
+ok_sql "60x15: change keys act on nothing unseen" "$jobs_now" "$jobs_before"
+ok_screen "60x15: still only the size message" 'crawltop needs 80x24, have 60x15'
 tm resize-window -t ct -x 80 -y 24
 ok_screen "80x24: every panel again" 'Heatmap'
 # every essential panel, each on its own line, in this order
@@ -182,6 +188,14 @@ ok_match "80x24: the header keeps state, interval and db cost" "$SCREEN" \
 	'^ crawltop +LIVE +every [0-9]+s.* db [0-9]+ ms'
 tm resize-window -t ct -x 100 -y 30
 ok_screen "back to 100x30" 'gamma\.example\.net'
+
+# ---- Ctrl-C in a prompt abandons the prompt, not the console ------------------------------------
+tm_keys b
+ok_screen "b: the boost prompt" 'Boost pending tasks of .*path prefix'
+tm_keys docs C-c
+ok_screen "Ctrl-C in the prompt: the prompt is gone" '^qQuit'
+ok_match "Ctrl-C in the prompt: the console still runs" "$SCREEN" '^ crawltop +(LIVE|STALE)'
+ok_sql "Ctrl-C in the prompt: nothing changed" "$jobs_now" "$jobs_before"
 
 # ---- the database goes away and comes back ---------------------------------------------
 pg_ctl_stop
@@ -243,6 +257,15 @@ kill -TERM "$pid"
 ok_screen "SIGTERM: the shell prompt is back" '^\$ ?$'
 ok_match "SIGTERM: exit status 143 (128 + SIGTERM)" "$SCREEN" '^exit=143$'
 ok_eq "SIGTERM: the alternate screen is off" "$(tm display -p -t ct '#{alternate_on}')" 0
+
+# ---- SIGQUIT (Ctrl-\) too ----------------------------------------------------------------------
+tm_run "clear; crawltop -d '$DSN'; echo exit=\$?"
+ok_screen "SIGQUIT: the console runs" 'Jobs 3 of 3'
+tm_keys 'C-\'
+ok_screen "SIGQUIT: the shell prompt is back" '^\$ ?$'
+ok_match "SIGQUIT: exit status 131 (128 + SIGQUIT)" "$SCREEN" '^exit=131$'
+ok_eq "SIGQUIT: the alternate screen is off" "$(tm display -p -t ct '#{alternate_on}')" 0
+ok_eq "SIGQUIT: the cursor is visible" "$(tm display -p -t ct '#{cursor_flag}')" 1
 
 # ---- SIGHUP (the terminal went away) takes the same way out -------------------------------------
 tm_run "clear; crawltop -d '$DSN'; echo exit=\$?"

@@ -214,7 +214,41 @@ static struct tui *new_tui(void)
 	load_three_jobs(&t->model);
 	tui_view_jobs(t);
 	t->rows_visible = 5;
+	t->cols = 100;
+	t->lines = 30;
 	return t;
+}
+
+/* A terminal smaller than 80x24 shows only "too small": no key may act
+ * unseen (a change, a hidden confirmation), and q and Ctrl-C quit in
+ * every mode, a prompt included. */
+static void keys_too_small_only_quit(void **state)
+{
+	(void)state;
+	struct tui *t = new_tui();
+	t->cols = 60;
+	t->lines = 15;
+	int sel = t->sel_job;
+	static const int keys[] = {'j', ']', 'p', 'C', 'y', 'b', TK_ENTER, 'w'};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		assert_int_equal(tui_key(t, keys[i]), 0);
+	assert_int_equal(t->sel_job, sel);
+	assert_int_equal(t->mode, TUI_NORMAL);
+	t->mode = TUI_PROMPT;
+	assert_int_equal(tui_key(t, 'x'), 0);
+	assert_int_equal(tui_key(t, 'q'), TUI_QUIT);
+	assert_int_equal(tui_key(t, TK_CTRL('c')), TUI_QUIT);
+	/* enlarged again: the keys act */
+	t->mode = TUI_NORMAL;
+	t->cols = 80;
+	t->lines = 24;
+	assert_int_equal(tui_key(t, 'j') & TUI_REDRAW, TUI_REDRAW);
+	assert_true(t->sel_job != sel);
+	assert_true(tui_mode_binds(t, 'q'));
+	t->mode = TUI_PROMPT;
+	assert_true(tui_mode_binds(t, TK_CTRL('c')));
+	assert_false(tui_mode_binds(t, 'q'));
+	free(t);
 }
 
 static void keys_table_is_consistent(void **state)
@@ -752,6 +786,7 @@ int main(void)
 		cmocka_unit_test(keys_interval_pause_help),
 		cmocka_unit_test(keys_changes_refused_and_why),
 		cmocka_unit_test(state_strings),
+		cmocka_unit_test(keys_too_small_only_quit),
 		cmocka_unit_test(prefs_round_trip_atomic),
 		cmocka_unit_test(aconn_display_hides_password),
 		cmocka_unit_test(settings_json_round_trip),
