@@ -272,9 +272,22 @@ BEGIN
 	END IF;
 
 	-- Tasks: one per (job, page); a duplicate raises a pending task's score.
+	-- ON CONFLICT locks each duplicate's existing task, in the order of
+	-- the insert (page id): lock them first in task id order, the order
+	-- complete, fail, release and the job changes take them in, or two of
+	-- them could deadlock (a new page has no task: nothing to lock when
+	-- every page was new).
+	IF v_created < v_distinct THEN
+		PERFORM 1 FROM crawltop.tasks t
+		WHERE t.job_id = j.id AND t.page_id IN (
+			SELECT pg.id FROM crawltop.pages pg
+			WHERE pg.domain_id = j.domain_id AND pg.path = ANY (p_paths))
+		ORDER BY t.id FOR UPDATE;
+	END IF;
 	WITH input AS (
-		SELECT u.p AS path, max(p_scores[u.i]) AS given
-		FROM unnest(p_paths) WITH ORDINALITY AS u(p, i)
+		-- paths and scores side by side, whatever their arrays' bounds
+		SELECT u.p AS path, max(u.s) AS given
+		FROM unnest(p_paths, p_scores) AS u(p, s)
 		GROUP BY u.p
 	), scored AS (
 		SELECT pg.id AS page_id,

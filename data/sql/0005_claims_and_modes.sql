@@ -15,9 +15,16 @@
 -- order first, as complete and fail (0003) and set_job_priority and
 -- adjust_scores (0004) do, so that the functions that wait for many task
 -- rows all take them in task id order and cannot deadlock with one
--- another (claim and the reaper never wait: SKIP LOCKED). Left as it was:
--- enqueue's ON CONFLICT locks a duplicate's existing task in page id order
--- (0002).
+-- another (claim and the reaper never wait: SKIP LOCKED); enqueue (0002)
+-- locks the existing tasks of its duplicates in task id order too.
+-- release and the reaper, which put running tasks back to pending with
+-- their job's state and priority, hold the job row FOR SHARE while they
+-- read it: a pause, resume, cancel or priority change of the job (which
+-- holds the row FOR NO KEY UPDATE and then changes the job's pending
+-- tasks) comes wholly before or wholly after them, so that no released
+-- task misses it. release takes the job rows before the task rows, as
+-- those do; the reaper takes its tasks without waiting (SKIP LOCKED), and
+-- running tasks are never waited for by a job change.
 -- The roles do not exist yet at this point: claim, reap_expired, release
 -- and set_job_state are granted in 0009_roles.sql with the other worker
 -- and operator functions, the functions of sections 2 and 3 in
@@ -85,35 +92,74 @@ CREATE INDEX tasks_starve_all ON crawltop.tasks (pending_since, id)
 CREATE INDEX tasks_starve_job ON crawltop.tasks (job_id, pending_since, id)
 	WHERE status = 'pending';
 
--- Every settings version is checked as it is written: store.starvation_*
--- values that break their rules are refused (22003) with a message that
--- names the value and the rule. (A trigger function needs no EXECUTE
--- grant where it fires, so operators who may write settings need none.)
+-- Every settings version is checked as it is written, whoever writes it
+-- (`crawltop settings`, the console, or plain SQL): each value that SQL
+-- itself reads (the store's keys, and the hierarchy scores and class
+-- bounds that enqueue uses) must be a number within its rule, or the
+-- version is refused (22003) with a message that names the key, the value
+-- and the rule; a bad value would otherwise break every claim or enqueue
+-- later, far from its cause. The C configuration layer checks the whole
+-- document (every engine key) where it writes one. (A trigger function
+-- needs no EXECUTE grant where it fires, so operators who may write
+-- settings need none.)
 CREATE FUNCTION crawltop.settings_check_row() RETURNS trigger
 	LANGUAGE plpgsql AS $$
 DECLARE
 	st jsonb := NEW.value->'store';
 	v jsonb;
+	k record;
+	c jsonb := NEW.value->'classes';
+	h jsonb := NEW.value->'hierarchy';
 BEGIN
-	IF st IS NULL OR jsonb_typeof(st) = 'null' THEN
-		RETURN NEW;
-	END IF;
-	IF jsonb_typeof(st) <> 'object' THEN
+	IF st IS NOT NULL AND jsonb_typeof(st) NOT IN ('object', 'null') THEN
 		RAISE EXCEPTION 'setting store = % is not an object', left(st::text, 80)
 			USING ERRCODE = '22023';
 	END IF;
-	v := st->'starvation_seconds';
-	IF v IS NOT NULL AND (jsonb_typeof(v) <> 'number'
-	    OR NOT (v::text::numeric > 0 AND v::text::numeric <= 2592000)) THEN
-		RAISE EXCEPTION 'setting store.starvation_seconds = % is not allowed: a number of seconds in (0, 2592000] (30 days)',
-			left(v::text, 80) USING ERRCODE = '22003';
+	-- (section, key, lowest, lowest excluded, highest, highest excluded,
+	-- whole number, the rule as the message says it)
+	FOR k IN SELECT * FROM (VALUES
+		('store', 'lease_seconds', 0.01, false, 86400, false, false,
+		 'a number of seconds, 0.01..86400'),
+		('store', 'max_retries', 0, false, 100, false, true,
+		 'an integer, 0..100'),
+		('store', 'retry_base_seconds', 0, true, 86400, false, false,
+		 'a number of seconds in (0, 86400]'),
+		('store', 'retry_max_seconds', 0, true, 2592000, false, false,
+		 'a number of seconds in (0, 2592000] (30 days)'),
+		('store', 'starvation_seconds', 0, true, 2592000, false, false,
+		 'a number of seconds in (0, 2592000] (30 days)'),
+		('store', 'starvation_every', 0, false, 1000, false, true,
+		 'an integer, 2..1000 (one claimed slot in that many goes to starving tasks) or 0 (guard off)'),
+		('hierarchy', 'root', 0, true, 1, false, false, 'a number in (0, 1]'),
+		('hierarchy', 'sitemap', 0, true, 1, false, false, 'a number in (0, 1]'),
+		('hierarchy', 'decay', 0, true, 1, true, false, 'a number in (0, 1)'),
+		('hierarchy', 'floor', 0, true, 1, false, false, 'a number in (0, 1]'),
+		('classes', 'p0', 0, false, 100, false, false, 'a score, 0..100'),
+		('classes', 'p1', 0, false, 100, false, false, 'a score, 0..100'),
+		('classes', 'p2', 0, false, 100, false, false, 'a score, 0..100')
+	) AS r (sect, key, lo, lo_out, hi, hi_out, whole, rule) LOOP
+		v := CASE WHEN jsonb_typeof(NEW.value->k.sect) = 'object'
+			  THEN NEW.value->k.sect->k.key END;
+		CONTINUE WHEN v IS NULL;
+		IF jsonb_typeof(v) <> 'number'
+		   OR (k.whole AND v::text !~ '^-?[0-9]+$')
+		   OR v::numeric < k.lo OR (k.lo_out AND v::numeric = k.lo)
+		   OR v::numeric > k.hi OR (k.hi_out AND v::numeric = k.hi)
+		   OR (k.key = 'starvation_every' AND v::numeric = 1) THEN
+			RAISE EXCEPTION 'setting %.% = % is not allowed: %', k.sect,
+				k.key, left(v::text, 80), k.rule USING ERRCODE = '22003';
+		END IF;
+	END LOOP;
+	-- the orders enqueue relies on (class_of, the hierarchy scores)
+	IF (c->'p0')::numeric <= (c->'p1')::numeric
+	   OR (c->'p1')::numeric <= (c->'p2')::numeric THEN
+		RAISE EXCEPTION 'settings classes.p0 = %, p1 = %, p2 = % are not allowed: the bounds must fall, p0 > p1 > p2',
+			c->'p0', c->'p1', c->'p2' USING ERRCODE = '22003';
 	END IF;
-	v := st->'starvation_every';
-	IF v IS NOT NULL AND (jsonb_typeof(v) <> 'number'
-	    OR v::text !~ '^[0-9]{1,4}$'
-	    OR NOT (v::text::integer = 0 OR v::text::integer BETWEEN 2 AND 1000)) THEN
-		RAISE EXCEPTION 'setting store.starvation_every = % is not allowed: an integer, 2..1000 (one claimed slot in that many goes to starving tasks) or 0 (guard off)',
-			left(v::text, 80) USING ERRCODE = '22003';
+	IF (h->'root')::numeric < (h->'sitemap')::numeric
+	   OR (h->'sitemap')::numeric < (h->'floor')::numeric THEN
+		RAISE EXCEPTION 'settings hierarchy.root = %, sitemap = %, floor = % are not allowed: root >= sitemap >= floor',
+			h->'root', h->'sitemap', h->'floor' USING ERRCODE = '22003';
 	END IF;
 	RETURN NEW;
 END $$;
@@ -141,6 +187,7 @@ CREATE FUNCTION crawltop.reap_expired(p_limit integer DEFAULT 100)
 	RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
 	n integer;
+	v_ids bigint[];
 BEGIN
 	IF p_limit IS NULL OR p_limit < 0 THEN
 		RAISE EXCEPTION 'reap limit % is negative', coalesce(p_limit::text, 'NULL')
@@ -153,13 +200,20 @@ BEGIN
 		       WHERE t.status = 'running' AND t.lease_expires_at < now()) THEN
 		RETURN 0;
 	END IF;
-	WITH expired AS (
+	SELECT array_agg(e.id) INTO v_ids FROM (
 		SELECT t.id FROM crawltop.tasks t
 		WHERE t.status = 'running' AND t.lease_expires_at < now()
 		ORDER BY t.lease_expires_at
 		LIMIT p_limit
-		FOR UPDATE SKIP LOCKED
-	), next AS (
+		FOR UPDATE SKIP LOCKED) e;
+	IF v_ids IS NULL THEN
+		RETURN 0;
+	END IF;
+	-- their jobs' state and priority, held until commit (see the top)
+	PERFORM 1 FROM crawltop.jobs j
+	WHERE j.id IN (SELECT t.job_id FROM crawltop.tasks t WHERE t.id = ANY (v_ids))
+	ORDER BY j.id FOR SHARE;
+	WITH next AS (
 		SELECT t.id,
 		       CASE WHEN j.status = 'cancelled' THEN 'skipped'
 			    WHEN t.lease_owner IS NULL THEN 'pending'
@@ -167,9 +221,9 @@ BEGIN
 			    ELSE 'pending' END AS status,
 		       j.priority + CASE WHEN j.status = 'paused' THEN 100 ELSE 0 END
 			   AS job_priority
-		FROM expired e
-		JOIN crawltop.tasks t ON t.id = e.id
+		FROM crawltop.tasks t
 		JOIN crawltop.jobs j ON j.id = t.job_id
+		WHERE t.id = ANY (v_ids)
 	)
 	UPDATE crawltop.tasks t
 	SET status = x.status,
@@ -197,6 +251,12 @@ END $$;
 CREATE FUNCTION crawltop.release(p_worker text, p_task_ids bigint[])
 	RETURNS SETOF bigint LANGUAGE plpgsql AS $$
 BEGIN
+	-- the jobs first, held until commit (see the top)
+	PERFORM 1 FROM crawltop.jobs j
+	WHERE j.id IN (SELECT t.job_id FROM crawltop.tasks t
+		       WHERE t.id = ANY (p_task_ids) AND t.status = 'running'
+			 AND t.lease_owner = p_worker)
+	ORDER BY j.id FOR SHARE;
 	RETURN QUERY
 	WITH mine AS (
 		SELECT t.id FROM crawltop.tasks t
@@ -314,8 +374,10 @@ BEGIN
 		RAISE EXCEPTION 'claim size % is outside 1..10000', coalesce(p_n::text, 'NULL')
 			USING ERRCODE = '22003';
 	END IF;
-	IF NOT (v_lease > 0 AND v_lease <= 86400) THEN
-		RAISE EXCEPTION 'lease of % seconds is outside (0, 86400]', v_lease
+	-- at least 10 ms: a shorter lease would be over before the claim
+	-- commits (1e-300 gave a task no worker could ever complete)
+	IF NOT (v_lease >= 0.01 AND v_lease <= 86400) THEN
+		RAISE EXCEPTION 'lease of % seconds is outside 0.01..86400', v_lease
 			USING ERRCODE = '22003';
 	END IF;
 	v_exp := now() + make_interval(secs => v_lease);
@@ -524,7 +586,7 @@ DECLARE
 	e record;
 	sp record;
 	v_path text;
-	v_num double precision;
+	v_num numeric; -- JSON's own number: 1e400 compares, it does not overflow
 	v_n integer;
 BEGIN
 	IF p_inputs IS NULL THEN
@@ -564,14 +626,14 @@ BEGIN
 				RETURN format('%s = %s: must be a number', v_path,
 					left(e.value::text, 80));
 			END IF;
-			v_num := e.value::text::double precision;
+			v_num := e.value::numeric;
 			IF sp.kind = 'integer' AND e.value::text !~ '^-?[0-9]+$' THEN
 				RETURN format('%s = %s: must be an integer', v_path,
-					e.value::text);
+					left(e.value::text, 80));
 			END IF;
-			IF NOT (v_num >= sp.lo AND v_num <= sp.hi) THEN
+			IF NOT (v_num >= sp.lo::numeric AND v_num <= sp.hi::numeric) THEN
 				RETURN format('%s = %s: must be in %s..%s', v_path,
-					e.value::text, sp.lo::numeric, sp.hi::numeric);
+					left(e.value::text, 80), sp.lo::numeric, sp.hi::numeric);
 			END IF;
 		ELSIF sp.kind = 'boolean' THEN
 			IF jsonb_typeof(e.value) <> 'boolean' THEN

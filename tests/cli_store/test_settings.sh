@@ -106,4 +106,17 @@ run settings get discovery.weights.unseen_likelihood
 ok_eq "undo: only the last change" "$OUT" "discovery.weights.unseen_likelihood = 0.35"
 run settings --help
 ok_match "--help from the command table" "$OUT" 'get \[KEY\] \| set KEY VALUE'
+# ---- settings written by plain SQL (last: failed inserts use up versions) ----
+run settings set store.lease_seconds abc
+ok_eq "set store.lease_seconds to a word: refused" "$RC" 1
+ok_match "set store.lease_seconds to a word: the rule" "$OUT" 'store\.lease_seconds = "abc" is not allowed: a number of seconds, 0\.01\.\.86400'
+# written by plain SQL, every value SQL reads is checked as well
+for kv in 'store,lease_seconds:"abc"' 'store,max_retries:2.5' 'store,retry_base_seconds:0' \
+	'hierarchy,root:2' 'hierarchy,decay:1' 'classes,p1:101'; do
+	path=${kv%%:*} val=${kv#*:}
+	OUT=$(psql -qAtd "$DB" -c "INSERT INTO crawltop.settings (value) SELECT jsonb_set(value, '{$path}', '$val') FROM crawltop.settings ORDER BY version DESC LIMIT 1" 2>&1)
+	ok_match "SQL write of $path = $val: refused, naming the key" "$OUT" "setting ${path/,/.} = .* is not allowed"
+done
+OUT=$(psql -qAtd "$DB" -c "INSERT INTO crawltop.settings (value) SELECT jsonb_set(value, '{classes,p2}', '70') FROM crawltop.settings ORDER BY version DESC LIMIT 1" 2>&1)
+ok_match "SQL write of bounds out of order: refused" "$OUT" 'the bounds must fall, p0 > p1 > p2'
 done_testing

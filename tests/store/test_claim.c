@@ -190,6 +190,13 @@ static void explain_shows_index_scan_no_sort(void **state)
 			     strstr(t, "t.job_id = p_job_id") != NULL &&
 			     strstr(t, "ORDER BY t.score DESC") != NULL;
 		int is_reap = strstr(t, "lease_expires_at < now()") != NULL;
+		/* the reaper's UPDATE of the leases it took (by id) */
+		int is_reaping = strstr(t, "UPDATE crawltop.tasks") != NULL &&
+				 strstr(t, "WHERE t.id = ANY (v_ids)") != NULL;
+		if (is_reaping) {
+			pgt_assert_index_scan(t, "tasks_pkey", "reaper's update");
+			reaped++;
+		}
 		if (!is_all && !is_one && !is_reap && !is_starve)
 			continue;
 		if (is_all)
@@ -198,7 +205,6 @@ static void explain_shows_index_scan_no_sort(void **state)
 			pgt_assert_index_scan(t, "tasks_claim_job", "one-job claim");
 		if (is_reap)
 			pgt_assert_index_scan(t, "tasks_lease", "reaper");
-		reaped += is_reap && strstr(t, "UPDATE crawltop.tasks") != NULL;
 		if (is_starve)
 			pgt_assert_index_scan(t, "tasks_starve_", "starving path");
 		all += is_all;
@@ -423,6 +429,10 @@ static void bad_claim_refused(void **state)
 		{"w1", 0, 10001, 0, CT_ERANGE, "22003", "claim size 10001"},
 		{"w1", 0, 1, -1, CT_ERANGE, "22003", "lease of -1 seconds"},
 		{"w1", 0, 1, NAN, CT_ERANGE, "22003", "lease of NaN seconds"},
+		/* over before the claim commits: no worker could complete it */
+		{"w1", 0, 1, 1e-300, CT_ERANGE, "22003", "seconds is outside 0.01..86400"},
+		{"w1", 0, 1, 0.009, CT_ERANGE, "22003", "lease of 0.009 seconds"},
+		{"w1", 0, 1, 86401, CT_ERANGE, "22003", "lease of 86401 seconds"},
 		{"w1", 777777, 1, 0, CT_ENOENT, "P0002", "job 777777 does not exist"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

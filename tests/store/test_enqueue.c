@@ -214,6 +214,15 @@ static void mode_scores(void **state)
 	assert_int_equal(cls, 1);
 	assert_true(task_score(s, fr, page(s, fr, "/a"), &cls) == 60.0);
 	assert_int_equal(cls, 1);
+
+	/* a score array that does not start at 1 (SQL callers can make one)
+	 * still pairs each path with its score, by position */
+	char sql[200];
+	snprintf(sql, sizeof sql, "SELECT inserted FROM crawltop.enqueue(%" PRId64
+		 ", ARRAY['/lb1', '/lb2'], p_scores => '[5:6]={77,88}')", fr);
+	assert_int_equal(pgt_int(s, sql), 2);
+	assert_true(task_score(s, fr, page(s, fr, "/lb1"), &cls) == 77.0);
+	assert_true(task_score(s, fr, page(s, fr, "/lb2"), &cls) == 88.0);
 }
 
 /* Everything a refused call could have touched, as one string. */

@@ -613,6 +613,8 @@ static void bad_inputs_refused(void **state)
 		{"{\"isHub\": 1}", "22023", "isHub = 1: must be true or false"},
 		{"{\"classification\": \"Country\"}", "22023", "classification = \"Country\": must be one of none, country"},
 		{"{\"meta\": 5}", "22023", "meta = 5: must be an object"},
+		/* past double precision: compared as JSON's number */
+		{"{\"bias\": 1e400}", "22023", "0000000000: must be in -1000000..1000000"},
 	};
 	const char *paths[] = {"/a", "/b"};
 	double sc[] = {10, 20};

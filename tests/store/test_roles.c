@@ -231,6 +231,16 @@ static void operator_retunes_but_does_not_claim(void **state)
 		    "ct_oper");
 	refused_sql(o, "audit", "DELETE FROM crawltop.audit_log", "ct_oper");
 	refused_sql(o, "audit", "TRUNCATE crawltop.audit_log", "ct_oper");
+	/* an audit row or settings version written by hand cannot claim
+	 * another time, role or id (the columns' defaults fill them) */
+	refused_sql(o, "audit", "INSERT INTO crawltop.audit_log (at, db_role, "
+		    "action) VALUES ('2020-01-01', 'postgres', 'job.priority')",
+		    "ct_oper");
+	refused_sql(o, "audit", "INSERT INTO crawltop.audit_log (id, action) "
+		    "OVERRIDING SYSTEM VALUE VALUES (1000000, 'squat')", "ct_oper");
+	refused_sql(o, "settings", "INSERT INTO crawltop.settings (value, "
+		    "created_by) SELECT value, 'postgres' FROM crawltop.settings "
+		    "ORDER BY version DESC LIMIT 1", "ct_oper");
 	refused_sql(o, "counters", "DELETE FROM crawltop.task_counts", "ct_oper");
 	ct_store_close(o);
 }

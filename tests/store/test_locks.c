@@ -1,0 +1,268 @@
+/* test_locks.c: what two sessions at once may not do to each other
+ * (0002 enqueue, 0005 release and reap_expired against set_job_state).
+ *
+ * Each test holds a transaction open in one session, sends the other
+ * session's call without waiting for it (libpq's asynchronous API), and
+ * checks, through a third session, whether that call waits for a lock;
+ * then it finishes both and checks the rows:
+ *   - a task released, or reaped, while its job is being cancelled or
+ *     paused ends as the job change says (skipped; held back at priority
+ *     + 100), never pending and claimable in a cancelled or paused job;
+ *   - enqueue, which locks the existing tasks of its duplicates, takes
+ *     them in task id order, as complete and release do, so that the two
+ *     cannot deadlock when task id order and page id order differ. */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+#include <libpq-fe.h>
+
+#include "pgtest.h"
+
+/* A plain libpq session on database db. */
+static PGconn *session(const char *db)
+{
+	PGconn *c = PQconnectdb(pgt_dsn(db));
+	if (PQstatus(c) != CONNECTION_OK)
+		fail_msg("connect: %s", PQerrorMessage(c));
+	return c;
+}
+
+/* Run sql, which must succeed; returns its first value (static buffer,
+ * "" for none). */
+static const char *run(PGconn *c, const char *sql)
+{
+	static char out[256];
+	PGresult *r = PQexec(c, sql);
+	ExecStatusType st = PQresultStatus(r);
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+		fail_msg("%s: %s", sql, PQresultErrorMessage(r));
+	snprintf(out, sizeof out, "%s", PQntuples(r) > 0 && PQnfields(r) > 0 ?
+		 PQgetvalue(r, 0, 0) : "");
+	PQclear(r);
+	return out;
+}
+
+/* Whether session `pid` is waiting for a lock, as `watch` sees it, within
+ * 5 s; 0 when it finished (or never waited) instead. */
+static int waits_for_lock(PGconn *watch, PGconn *c)
+{
+	char sql[200];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM pg_stat_activity WHERE "
+		 "pid = %d AND wait_event_type = 'Lock'", PQbackendPID(c));
+	for (int i = 0; i < 500; i++) {
+		if (atoi(run(watch, sql)) == 1)
+			return 1;
+		if (!PQconsumeInput(c))
+			fail_msg("consume: %s", PQerrorMessage(c));
+		if (!PQisBusy(c))
+			return 0;
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+/* The result of the query sent on c: it must have succeeded. */
+static void finish_ok(PGconn *c, const char *what)
+{
+	PGresult *r;
+	int ok = 1;
+	char err[512] = "";
+	while ((r = PQgetResult(c)) != NULL) {
+		ExecStatusType st = PQresultStatus(r);
+		if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+			ok = 0;
+			snprintf(err, sizeof err, "%s", PQresultErrorMessage(r));
+		}
+		PQclear(r);
+	}
+	if (!ok)
+		fail_msg("%s failed: %s", what, err);
+}
+
+/* Three sessions on a new migrated database db: a and b for the two
+ * sides, w to set up, watch and check. */
+struct trio {
+	PGconn *a, *b, *w;
+};
+
+static struct trio trio_open(const char *db)
+{
+	ct_store_close(pgt_fresh(db, 1));
+	return (struct trio){session(db), session(db), session(db)};
+}
+
+static void trio_close(struct trio *t)
+{
+	PQfinish(t->a);
+	PQfinish(t->b);
+	PQfinish(t->w);
+}
+
+/* With a's transaction open, send sql on b; commit a and wait for b's
+ * result, which must succeed. Returns whether b waited for a lock. */
+static int b_during_a(struct trio *t, const char *sql, const char *what)
+{
+	assert_true(PQsendQuery(t->b, sql));
+	int waited = waits_for_lock(t->w, t->b);
+	run(t->a, "COMMIT");
+	finish_ok(t->b, what);
+	return waited;
+}
+
+/* A job (fifo, priority 3) with n tasks /t1 .. /tn, created on s. */
+static int64_t job_with_tasks(PGconn *s, const char *name, int n)
+{
+	char sql[400];
+	snprintf(sql, sizeof sql, "SELECT crawltop.create_job('%s', '%s.example', "
+		 "3, 'fifo')", name, name);
+	int64_t job = strtoll(run(s, sql), NULL, 10);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%" PRId64
+		 ", ARRAY(SELECT '/t' || g FROM generate_series(1, %d) g))", job, n);
+	run(s, sql);
+	return job;
+}
+
+/* Claim one task of job for worker w with a lease of lease seconds;
+ * returns its id. */
+static long long claim_one(PGconn *s, const char *w, int64_t job, double lease)
+{
+	char sql[200];
+	snprintf(sql, sizeof sql, "SELECT task_id FROM crawltop.claim('%s', 1, %"
+		 PRId64 ", %g)", w, job, lease);
+	return atoll(run(s, sql));
+}
+
+/* A task given back while its job is cancelled: the cancel waits for the
+ * release, then skips the task with the job's other pending ones. */
+static void release_then_cancel(void **state)
+{
+	(void)state;
+	struct trio t = trio_open("ct_locks_rc");
+	int64_t job = job_with_tasks(t.w, "rc", 3);
+	long long task = claim_one(t.w, "wa", job, 30);
+	char sql[300];
+	run(t.a, "BEGIN");
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.release('wa', "
+		 "ARRAY[%lld])", task);
+	assert_string_equal(run(t.a, sql), "1");
+	snprintf(sql, sizeof sql, "SELECT crawltop.set_job_state(%" PRId64
+		 ", 'cancel')", job);
+	int waited = b_during_a(&t, sql, "cancel");
+	snprintf(sql, sizeof sql, "SELECT status FROM crawltop.tasks WHERE id = %lld",
+		 task);
+	assert_string_equal(run(t.w, sql), "skipped");
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.tasks WHERE "
+		 "job_id = %" PRId64 " AND status = 'pending'", job);
+	assert_string_equal(run(t.w, sql), "0");
+	assert_true(waited);
+	assert_string_equal(run(t.w, "SELECT count(*) FROM crawltop.claim('wb', 10)"),
+			    "0");
+	trio_close(&t);
+}
+
+/* An expired lease reaped while its job is paused: the pause waits, then
+ * holds the reaped task back with the others (priority + 100). */
+static void reap_then_pause(void **state)
+{
+	(void)state;
+	struct trio t = trio_open("ct_locks_rp");
+	int64_t job = job_with_tasks(t.w, "rp", 3);
+	long long task = claim_one(t.w, "wa", job, 0.05);
+	run(t.w, "SELECT pg_sleep(0.2)");
+	run(t.a, "BEGIN");
+	assert_string_equal(run(t.a, "SELECT crawltop.reap_expired(100)"), "1");
+	char sql[300];
+	snprintf(sql, sizeof sql, "SELECT crawltop.set_job_state(%" PRId64
+		 ", 'pause')", job);
+	int waited = b_during_a(&t, sql, "pause");
+	snprintf(sql, sizeof sql, "SELECT status || ' ' || job_priority FROM "
+		 "crawltop.tasks WHERE id = %lld", task);
+	assert_string_equal(run(t.w, sql), "pending 103");
+	assert_true(waited);
+	assert_string_equal(run(t.w, "SELECT count(*) FROM crawltop.claim('wb', 10)"),
+			    "0");
+	trio_close(&t);
+}
+
+/* Two running tasks whose task id order is the reverse of their page id
+ * order. Session a completes the first (by id) and keeps its transaction
+ * open; b enqueues both paths again (duplicates), which locks their
+ * tasks; then a completes the second. Locked in page order, b would hold
+ * the second and wait for the first: a deadlock. In task id order, b
+ * waits for the first holding nothing, and a goes through. */
+static void enqueue_duplicates_lock_in_task_order(void **state)
+{
+	(void)state;
+	struct trio t = trio_open("ct_locks_eq");
+	PGconn *a = t.a, *b = t.b, *w = t.w;
+	/* pages /p2 then /p1 (page ids ascending) in one domain ... */
+	int64_t j1 = strtoll(run(w, "SELECT crawltop.create_job('eq1', "
+				 "'eq.example', 3, 'fifo')"), NULL, 10);
+	int64_t j2 = strtoll(run(w, "SELECT crawltop.create_job('eq2', "
+				 "'eq.example', 3, 'fifo')"), NULL, 10);
+	char sql[400];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%" PRId64
+		 ", ARRAY['/p2'])", j1);
+	run(w, sql);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%" PRId64
+		 ", ARRAY['/p1'])", j1);
+	run(w, sql);
+	/* ... and job eq2's tasks created /p1 first: task ids ascend as page
+	 * ids descend */
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%" PRId64
+		 ", ARRAY['/p1'])", j2);
+	run(w, sql);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%" PRId64
+		 ", ARRAY['/p2'])", j2);
+	run(w, sql);
+	snprintf(sql, sizeof sql, "WITH x AS (SELECT p.path, p.id AS page, "
+		 "t.id AS task FROM crawltop.tasks t JOIN crawltop.pages p ON "
+		 "p.id = t.page_id WHERE t.job_id = %" PRId64 ") SELECT (SELECT "
+		 "task FROM x WHERE path = '/p1') < (SELECT task FROM x WHERE "
+		 "path = '/p2') AND (SELECT page FROM x WHERE path = '/p1') > "
+		 "(SELECT page FROM x WHERE path = '/p2')", j2);
+	assert_string_equal(run(w, sql), "t");
+	snprintf(sql, sizeof sql, "SELECT string_agg(task_id::text, ' ' ORDER BY "
+		 "task_id) FROM crawltop.claim('wa', 2, %" PRId64 ", 30)", j2);
+	long long first, second;
+	assert_int_equal(sscanf(run(w, sql), "%lld %lld", &first, &second), 2);
+
+	run(a, "BEGIN");
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.complete('wa', "
+		 "ARRAY[%lld])", first);
+	assert_string_equal(run(a, sql), "1");
+	snprintf(sql, sizeof sql, "SELECT * FROM crawltop.enqueue(%" PRId64
+		 ", ARRAY['/p1', '/p2'])", j2);
+	assert_true(PQsendQuery(b, sql));
+	assert_true(waits_for_lock(w, b));
+	/* a deadlock would be found within deadlock_timeout (1 s) */
+	run(a, "SET statement_timeout = '5s'");
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.complete('wa', "
+		 "ARRAY[%lld])", second);
+	assert_string_equal(run(a, sql), "1");
+	run(a, "COMMIT");
+	finish_ok(b, "enqueue of the duplicates");
+	snprintf(sql, sizeof sql, "SELECT string_agg(status, ' ') FROM "
+		 "crawltop.tasks WHERE job_id = %" PRId64, j2);
+	assert_string_equal(run(w, sql), "completed completed");
+	trio_close(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(release_then_cancel),
+		cmocka_unit_test(reap_then_pause),
+		cmocka_unit_test(enqueue_duplicates_lock_in_task_order),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
