@@ -8,6 +8,7 @@
 #include "frontier.h"
 #include "frontier_queue.h"
 #include "hierarchy.h"
+#include "number.h"
 #include "reasons.h"
 #include "scale.h"
 #include "settings.h"

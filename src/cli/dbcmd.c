@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "crawltop/number.h"
 #include "dbcmd.h"
 #include "settings_json.h"
 #include "settings_store.h"
@@ -63,43 +64,12 @@ int db_settings(const char *cmd, struct ct_store *s, struct ct_settings *out,
 	return rc;
 }
 
-/* True when t is written as a plain decimal number: an optional '-',
- * digits, and, when frac, an optional fraction and exponent. strtol and
- * strtod alone would also take leading blanks, '+', hexadecimal, "inf"
- * and "nan". */
-static bool decimal_text(const char *t, bool frac)
-{
-	if (*t == '-')
-		t++;
-	size_t whole = strspn(t, "0123456789");
-	t += whole;
-	if (!frac)
-		return whole > 0 && !*t;
-	size_t part = 0;
-	if (*t == '.') {
-		part = strspn(++t, "0123456789");
-		t += part;
-	}
-	if (whole + part == 0)
-		return false;
-	if (*t == 'e' || *t == 'E') {
-		t++;
-		if (*t == '-' || *t == '+')
-			t++;
-		size_t ex = strspn(t, "0123456789");
-		if (ex == 0)
-			return false;
-		t += ex;
-	}
-	return !*t;
-}
-
 int db_parse_priority(const char *cmd, const char *text, int *out)
 {
 	char *end;
 	errno = 0;
 	long v = strtol(text, &end, 10);
-	if (!decimal_text(text, false) || end == text || *end || errno) {
+	if (!ct_number_text(text, false) || end == text || *end || errno) {
 		cli_error(cmd, "priority '%s' is not a whole number: a job "
 			  "priority is 1..10 (1 is the most urgent)", text);
 		return -1;
@@ -130,7 +100,7 @@ int db_parse_long(const char *cmd, const char *opt, const char *text,
 	char *end;
 	errno = 0;
 	long v = strtol(text, &end, 10);
-	if (!decimal_text(text, false) || end == text || *end || errno ||
+	if (!ct_number_text(text, false) || end == text || *end || errno ||
 	    v < min || v > max) {
 		cli_error(cmd, "%s %s: must be a whole number in %ld..%ld", opt,
 			  text, min, max);
@@ -146,7 +116,7 @@ int db_parse_double(const char *cmd, const char *opt, const char *text,
 	char *end;
 	errno = 0;
 	double v = strtod(text, &end);
-	if (!decimal_text(text, true) || end == text || *end || errno ||
+	if (!ct_number_text(text, true) || end == text || *end || errno ||
 	    !isfinite(v) || v < min || v > max) {
 		cli_error(cmd, "%s %s: must be a number in %g..%g", opt, text,
 			  min, max);

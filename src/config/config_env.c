@@ -3,13 +3,13 @@
  * The variable names live in the key table (the env column), so a new
  * override is one more table row. Values are parsed strictly: the whole
  * string must be one finite decimal number. */
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "config.h"
 #include "config_keys.h"
+#include "crawltop/number.h"
 
 /* Parses the whole of v as a finite number; *why names the flaw. */
 static bool parse_strict(const char *v, double *out, const char **why)
@@ -20,7 +20,7 @@ static bool parse_strict(const char *v, double *out, const char **why)
 		*why = "not a number (empty)";
 		return false;
 	}
-	if (isspace((unsigned char)v[0])) {
+	if (v[0] == ' ' || v[0] == '\t') {
 		*why = "not a number (leading space)";
 		return false;
 	}
@@ -36,6 +36,10 @@ static bool parse_strict(const char *v, double *out, const char **why)
 	}
 	if (errno == ERANGE) {
 		*why = "out of the range of a double";
+		return false;
+	}
+	if (!ct_number_text(v, true)) {
+		*why = "not a plain decimal number (no '+' or hexadecimal)";
 		return false;
 	}
 	return true;

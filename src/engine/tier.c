@@ -1,8 +1,8 @@
 /* tier.c: job priority 1..10 (seed 001). */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 
+#include "crawltop/number.h"
 #include "crawltop/tier.h"
 
 bool ct_priority_valid(long p)
@@ -19,8 +19,7 @@ ct_status ct_priority_parse(const char *s, int *out, struct ct_error *err)
 	char *end;
 	errno = 0;
 	long v = strtol(s, &end, 10);
-	/* strtol skips leading blanks: refuse them like trailing ones */
-	if (*end != '\0' || errno || isspace((unsigned char)s[0]))
+	if (!ct_number_text(s, false) || *end != '\0' || errno)
 		return ct_error_set(err, CT_EINVAL,
 			"priority '%s': must be an integer 1..10 (1 = most urgent)", s);
 	if (!ct_priority_valid(v))

@@ -14,6 +14,7 @@
 
 #include "app.h"
 #include "config_keys.h"
+#include "crawltop/number.h"
 #include "text.h"
 
 #define K_ANY  (-1) /* any key not bound otherwise in the mode */
@@ -422,19 +423,25 @@ static int k_prompt_abort(struct tui *t, int key)
 /* Check "PREFIX [POINTS]" and send the boost or demotion. */
 static int k_prompt_submit(struct tui *t, int key)
 {
-	char prefix[256], extra[64] = "";
+	char prefix[256], extra[64] = "", more[2];
 	double points = 10;
-	int n = sscanf(t->input, "%255s %63s", prefix, extra);
+	int n = sscanf(t->input, "%255s %63s %1s", prefix, extra, more);
 	leave(t);
 	if (n < 1 || prefix[0] != '/') {
 		tui_msg(t, 1, "path prefix '%.100s' refused: it must start "
 			"with '/'", n < 1 ? "" : prefix);
 		return TUI_REDRAW;
 	}
+	if (n == 3) {
+		tui_msg(t, 1, "'%.100s' refused: give a path prefix and at "
+			"most a number of points", t->input);
+		return TUI_REDRAW;
+	}
 	if (n == 2) {
 		char *end;
 		points = strtod(extra, &end);
-		if (*end || !isfinite(points) || points <= 0 || points > 100) {
+		if (!ct_number_text(extra, true) || *end || !isfinite(points) ||
+		    points <= 0 || points > 100) {
 			tui_msg(t, 1, "points '%s' refused: a number in 0..100 "
 				"(above 0)", extra);
 			return TUI_REDRAW;
@@ -752,9 +759,9 @@ static const struct tui_key key_table[] = {
 	{TUI_NORMAL, {'t'}, "t", NULL,
 	 "colour or monochrome theme", 0, k_theme},
 	{TUI_NORMAL, {']', TK_F7}, "] F7", "Prio+",
-	 "priority up (more urgent, toward 1)", 1, k_priority},
+	 "raise the priority (more urgent, toward 1)", 1, k_priority},
 	{TUI_NORMAL, {'[', TK_F8}, "[ F8", "Prio-",
-	 "priority down (less urgent, toward 10)", 1, k_priority},
+	 "lower the priority (less urgent, toward 10)", 1, k_priority},
 	{TUI_NORMAL, {'p'}, "p", "Hold",
 	 "pause or resume the selected job", 1, k_job_pause},
 	{TUI_NORMAL, {'m'}, "m", "Mode",
@@ -812,7 +819,7 @@ static const struct tui_key key_table[] = {
 	{TUI_WEIGHTS, {TK_ENTER, 'e'}, "Enter e", "Edit",
 	 "edit the value (true/false toggles)", 1, k_w_edit},
 	{TUI_WEIGHTS, {'D'}, "D", "Default",
-	 "the value's built-in default, as an edit", 1, k_w_default},
+	 "take the value's built-in default, as an edit", 1, k_w_default},
 	{TUI_WEIGHTS, {'c', 'C'}, "c C", "Clear",
 	 "clear this edit (c) or every edit (C)", 0, k_w_clear},
 	{TUI_WEIGHTS, {'N'}, "N", "Norm",

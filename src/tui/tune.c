@@ -22,6 +22,7 @@
 
 #include "app.h"
 #include "config_keys.h"
+#include "crawltop/number.h"
 #include "settings_json.h"
 #include "text.h"
 
@@ -483,7 +484,7 @@ static int parse_number(const char *path, const char *v, int whole, double min,
 		return -1;
 	}
 	*d = whole ? (double)strtoll(v, &end, 10) : strtod(v, &end);
-	if (*end || end == v) {
+	if (!ct_number_text(v, !whole) || *end || end == v) {
 		snprintf(why, len, "%s = %s: must be %s", path, v, whole ?
 			 "a whole number (no decimal point)" : "a number");
 		return -1;

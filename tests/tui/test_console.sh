@@ -146,7 +146,7 @@ tm_keys -
 ok_screen "- at the floor says so" 'already at its floor \(0\.5 s\)'
 tm_keys +
 tm_keys '?'
-ok_screen "? shows the help from the key table" '\] F7 +priority up \(more urgent, toward 1\)'
+ok_screen "? shows the help from the key table" '\] F7 +raise the priority \(more urgent, toward 1\)'
 ok_match "help lists quit" "$SCREEN" 'q +quit'
 tm_keys x
 ok_noscreen "any key closes the help" 'Help \(any key closes\)'
@@ -225,7 +225,7 @@ ok_match "settings saved next to the config (XDG)" \
 tm_run "clear; crawltop -d '$DSN' -r; echo exit=\$?"
 ok_screen "-r: the header says read-only" 'LIVE.*read-only'
 tm_keys j ']'
-ok_screen "-r: a change is refused, saying why" 'cannot priority up.*read-only mode \(-r\)'
+ok_screen "-r: a change is refused, saying why" 'cannot raise the priority.*read-only mode \(-r\)'
 ok_sql "-r: nothing changed" "SELECT priority FROM crawltop.jobs WHERE name = 'beta'" 4
 tm_keys '?'
 ok_screen "-r: help greys out the changes and says why" 'refused: read-only mode \(-r\)'
@@ -240,7 +240,7 @@ tm_run "clear; crawltop -d '$DSN user=tui_viewer'"
 ok_screen "viewer: the dashboard works" 'gamma\.example\.net'
 tm_keys ']'
 ok_screen "viewer: a change is refused with the reason" \
-	'cannot priority up.*: role tui_viewer is not in crawltop_operator'
+	'cannot raise the priority.*: role tui_viewer is not in crawltop_operator'
 ok_sql "viewer: nothing changed" "SELECT priority FROM crawltop.jobs WHERE name = 'alpha'" 3
 tm_keys q
 tm_wait '^\$ ?$' 5

@@ -251,6 +251,37 @@ static void keys_too_small_only_quit(void **state)
 	free(t);
 }
 
+/* The boost prompt takes a path prefix and at most a plain decimal number
+ * of points: extra words and other spellings of numbers are refused,
+ * before anything is sent. */
+static void keys_boost_prompt_refusals(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *input, *frag;
+	} bad[] = {
+		{"/blog 5 oops", "give a path prefix and at most a number of points"},
+		{"/blog 0x10", "points '0x10' refused"},
+		{"/blog +5", "points '+5' refused"},
+		{"/blog inf", "points 'inf' refused"},
+		{"/blog 0", "points '0' refused"},
+		{"blog 5", "must start with '/'"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		struct tui *t = new_tui();
+		t->connected = 1; /* as if connected as an operator: */
+		t->model.can_change = 1; /* the refusals come first */
+		assert_int_equal(tui_key(t, 'b'), TUI_REDRAW);
+		assert_int_equal(t->mode, TUI_PROMPT);
+		snprintf(t->input, sizeof t->input, "%s", bad[i].input);
+		tui_key(t, TK_ENTER);
+		assert_int_equal(t->mode, TUI_NORMAL);
+		if (!strstr(t->message, bad[i].frag) || !t->message_err)
+			fail_msg("'%s': %s", bad[i].input, t->message);
+		free(t);
+	}
+}
+
 static void keys_table_is_consistent(void **state)
 {
 	int n;
@@ -641,6 +672,10 @@ static void tune_panel_edits(void **state)
 	assert_string_equal(why, "classes.p0 = 150: must be >= 0 and <= 100");
 	assert_int_equal(tws_edit(t, p0, "8O", why, sizeof why), -1);
 	assert_string_equal(why, "classes.p0 = 8O: must be a number");
+	/* plain decimals only (number.h): hexadecimal, '+', blanks */
+	assert_int_equal(tws_edit(t, p0, "0x50", why, sizeof why), -1);
+	assert_string_equal(why, "classes.p0 = 0x50: must be a number");
+	assert_int_equal(tws_edit(t, p0, "+70", why, sizeof why), -1);
 	assert_int_equal(tws_edit(t, p1, "90", why, sizeof why), -1);
 	assert_non_null(strstr(why, "classes.p0 = 80 (crawltop.settings:3) must be "
 			       "> classes.p1 = 90 (weights panel:3)"));
@@ -787,6 +822,7 @@ int main(void)
 		cmocka_unit_test(keys_changes_refused_and_why),
 		cmocka_unit_test(state_strings),
 		cmocka_unit_test(keys_too_small_only_quit),
+		cmocka_unit_test(keys_boost_prompt_refusals),
 		cmocka_unit_test(prefs_round_trip_atomic),
 		cmocka_unit_test(aconn_display_hides_password),
 		cmocka_unit_test(settings_json_round_trip),

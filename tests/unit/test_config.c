@@ -904,6 +904,8 @@ static void test_env_bad_values(void **state)
 		{ "0.3 ", "not a number" },
 		{ "0.3x", "not a number" },
 		{ "1e-400", "out of the range of a double" },
+		{ "+0.3", "not a plain decimal number" },
+		{ "0x1p-2", "not a plain decimal number" },
 	};
 
 	for (size_t v = 0; v < N_OVERRIDES; v++) {
