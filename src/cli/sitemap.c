@@ -319,10 +319,26 @@ static int read_file(struct sm *m, const char *path, const char *shown,
 			if (v)
 				rc = loc_text(m, (const char *)v,
 					      strlen((const char *)v));
+		} else if (m->in_loc &&
+			   type == XML_READER_TYPE_ENTITY_REFERENCE) {
+			/* not expanded (no XML_PARSE_NOENT): dropping it
+			 * would enqueue another URL than the one written */
+			rc = fail(m, node_line(r), "<loc> holds the entity "
+				  "reference &%s;: a sitemap's entities are "
+				  "not expanded", xmlTextReaderConstName(r));
 		}
 	}
 	if (rc == 0 && ret != 0) {
-		if (m->xmlerr[0])
+		/* no root element met: libxml2's words for an empty or
+		 * binary input do not say so */
+		if (m->kind == K_NONE &&
+		    (strncmp(m->xmlerr, "Document is empty", 17) == 0 ||
+		     strncmp(m->xmlerr, "Start tag expected", 18) == 0 ||
+		     strncmp(m->xmlerr, "Extra content at the end", 24) == 0))
+			rc = fail(m, m->xmlline, "not an XML document (empty, "
+				  "or binary data?): a sitemap is UTF-8 XML "
+				  "starting with '<'");
+		else if (m->xmlerr[0])
 			rc = fail(m, m->xmlline, "malformed XML: %s", m->xmlerr);
 		else
 			rc = fail(m, xmlTextReaderGetParserLineNumber(r),

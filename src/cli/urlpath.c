@@ -87,8 +87,41 @@ static int split_authority(const char *a, size_t n, size_t *hostlen, long *port)
 	return 0;
 }
 
-/* Copy prefix (may be "") and then n bytes of s into path as the result;
- * URLPATH_TOO_LONG past max or cap. */
+/* RFC 3986's remove_dot_segments on the path part of path (up to '?'),
+ * which starts with '/': "/a/./b/../c" is "/a/c", and ".." never climbs
+ * above '/', so that one page has one path. In place: the result is
+ * never longer than the text. */
+static void remove_dots(char *path)
+{
+	const char *q = strchr(path, '?');
+	size_t end = q ? (size_t)(q - path) : strlen(path), r = 0, w = 0;
+	int dir = 0; /* the last segment was . or ..: the path names a dir */
+	while (r < end) { /* path[r] is the '/' before a segment */
+		size_t s = r + 1, e = s;
+		while (e < end && path[e] != '/')
+			e++;
+		size_t n = e - s;
+		if (n == 1 && path[s] == '.') {
+			dir = 1;
+		} else if (n == 2 && path[s] == '.' && path[s + 1] == '.') {
+			while (w > 0 && path[--w] != '/')
+				;
+			dir = 1;
+		} else {
+			memmove(path + w + 1, path + s, n);
+			path[w] = '/';
+			w += n + 1;
+			dir = 0;
+		}
+		r = e;
+	}
+	if (dir || w == 0)
+		path[w++] = '/';
+	memmove(path + w, path + end, strlen(path + end) + 1);
+}
+
+/* Copy prefix (may be "") and then n bytes of s into path as the result,
+ * without dot segments; URLPATH_TOO_LONG past max or cap. */
 static enum urlpath_result put_path(const char *prefix, const char *s, size_t n,
 				    size_t max, char *path, size_t cap,
 				    char *why, size_t whylen)
@@ -102,6 +135,7 @@ static enum urlpath_result put_path(const char *prefix, const char *s, size_t n,
 	memcpy(path, prefix, pl);
 	memcpy(path + pl, s, n);
 	path[pl + n] = '\0';
+	remove_dots(path);
 	return URLPATH_OK;
 }
 

@@ -18,7 +18,8 @@ enum urlpath_result {
  * domain (a lower-case host, optionally :port; the scheme's default port
  * matches a domain without one; the host compares case-insensitively), or
  * with allow_path a path starting with '/'. The fragment is dropped, the
- * query kept; an empty path is '/'. Refused: user info, white space or
+ * query kept; an empty path is '/'; dot segments are resolved (RFC 3986:
+ * "/a/./b/../c" is "/a/c", ".." stops at '/'). Refused: user info, white space or
  * control characters, bytes that are not UTF-8, and text or path longer
  * than max bytes. On a refusal why (whylen bytes) says what is wrong,
  * naming the foreign host for URLPATH_FOREIGN. */

@@ -91,6 +91,12 @@ ok_match "--urls: four URLs, one already queued ('/')" "$OUT" 'enqueued 4 URLs .
 ok_eq "--urls: source manual" "$(q "SELECT count(*) FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE p.path LIKE '/list/%' AND t.source_type = 'manual'")" 3
 printf '/stdin/1\n/stdin/2\n' | "$CT" enqueue --job site --urls - >/dev/null
 ok_eq "--urls -: reads stdin" "$(q "SELECT count(*) FROM crawltop.pages WHERE path LIKE '/stdin/%'")" 2
+# one page, one path: dot segments resolved (RFC 3986), the query untouched
+printf '/dots/a/../b\nhttps://example.com/dots/./c/..\n/dots/x/../../../d?q=/../e\n/dots/b\n' |
+	"$CT" enqueue --job site --urls - >/dev/null
+ok_eq "--urls: dot segments resolved, one page per path" \
+	"$(q "SELECT string_agg(path, ' ' ORDER BY path) FROM crawltop.pages WHERE path LIKE '/dots/%' OR path LIKE '/d?%'")" \
+	"/d?q=/../e /dots/ /dots/b"
 
 # ---- bad input: message, exit status, nothing changed -------------------
 before=$(state)
@@ -140,11 +146,25 @@ ok_eq "binary file as URL list: exit 1" "$RC" 1
 ok_match "binary file as URL list: names the line" "$OUT" 'garbage\.bin:[0-9]+: '
 OUT=$("$CT" enqueue --job site --sitemap - <"$T/garbage.bin" 2>&1); RC=$?
 ok_eq "binary garbage on stdin as sitemap: exit 1" "$RC" 1
-ok_match "binary garbage on stdin as sitemap: malformed XML" "$OUT" '^crawltop enqueue: stdin:[0-9]+: malformed XML: '
+ok_match "binary garbage on stdin as sitemap: malformed or not XML" "$OUT" '^crawltop enqueue: stdin:[0-9]+: (malformed XML: |not an XML document)'
 OUT=$("$CT" enqueue --job site --urls - <"$T/garbage.bin" 2>&1); RC=$?
 ok_eq "binary garbage on stdin as URL list: exit 1" "$RC" 1
 ok_match "binary garbage on stdin as URL list: a clear line" "$OUT" \
 	'^crawltop enqueue: stdin:[0-9]+: .*(is refused: |holds a NUL byte)'
+OUT=$(: | "$CT" enqueue --job site --sitemap - 2>&1); RC=$?
+ok_eq "empty stdin as sitemap: exit 1" "$RC" 1
+ok_match "empty stdin as sitemap: not an XML document" "$OUT" 'stdin:[0-9]+: not an XML document \(empty, or binary data\?\)'
+cat >"$T/entity.xml" <<'EOF'
+<?xml version="1.0"?>
+<!DOCTYPE urlset [ <!ENTITY xxe SYSTEM "file:///etc/hostname"> ]>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+  <url><loc>https://example.com/ent/&xxe;</loc></url>
+</urlset>
+EOF
+run enqueue --job site --sitemap "$T/entity.xml"
+ok_eq "an entity reference in <loc>: exit 1" "$RC" 1
+ok_match "an entity reference in <loc>: named, not expanded nor dropped" "$OUT" \
+	"entity\.xml:4: <loc> holds the entity reference &xxe;: a sitemap's entities are not expanded"
 printf '/ok/1\n/ok/\0bad\n' >"$T/nul.txt"
 run enqueue --job site --urls "$T/nul.txt"
 ok_match "a NUL byte in a URL list" "$OUT" 'nul\.txt:2: the line holds a NUL byte'
