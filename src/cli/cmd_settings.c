@@ -136,9 +136,20 @@ static bool find_key(const char *key, const struct ct_key **k,
 	return false;
 }
 
-/* Refuse an unknown key, naming the closest known one. */
+/* Refuse an unknown key, naming the closest known one; a group's name
+ * ("classes") is told so, with one of its keys. */
 static void unknown_key(const char *key)
 {
+	size_t l = strlen(key);
+	for (size_t i = 0; i < ct_n_keys; i++)
+		if (strncmp(ct_keys[i].path, key, l) == 0 &&
+		    ct_keys[i].path[l] == '.') {
+			cli_error("settings", "'%.80s' is a group of keys, not a "
+				  "key: name one, such as '%s' (crawltop "
+				  "settings get lists them)", key,
+				  ct_keys[i].path);
+			return;
+		}
 	char near[128];
 	ct_key_suggest(key, near, sizeof near);
 	cli_error("settings", "unknown settings key '%.80s'%s%s%s (crawltop "
@@ -294,6 +305,12 @@ static int s_set(struct ct_store *s, int argc, char **argv, const char *note)
 				  "false or text" : "a key is a dotted name");
 			return DB_EXIT_USAGE;
 		}
+		for (int j = 0; i % 2 == 0 && j < i; j += 2)
+			if (strcmp(argv[i], argv[j]) == 0) {
+				cli_error("settings", "key '%.80s' is given twice: "
+					  "set each key once", argv[i]);
+				return DB_EXIT_USAGE;
+			}
 		for (const char *c = argv[i]; *c; c++)
 			if ((unsigned char)*c < 0x20 || *c == 0x7f) {
 				char shown[URLPATH_SHOWN];

@@ -58,6 +58,12 @@ ok_eq "set a store key against its rule: exit 1" "$RC" 1
 ok_match "set a store key against its rule: the store's message" "$OUT" 'store\.starvation_every = 1 is not allowed'
 run settings set classes.p0
 ok_eq "set without a value: exit 2" "$RC" 2
+run settings set classes.p1 61 classes.p1 62
+ok_eq "a key given twice: exit 2" "$RC" 2
+ok_match "a key given twice: says so" "$OUT" "key 'classes\.p1' is given twice"
+run settings get classes
+ok_eq "get of a group: exit 2" "$RC" 2
+ok_match "get of a group: says it is one, naming a key" "$OUT" "'classes' is a group of keys, not a key: name one, such as 'classes\.p0'"
 run settings frob
 ok_eq "an unknown subcommand: exit 2" "$RC" 2
 run settings set classes.p0 80
