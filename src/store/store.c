@@ -137,6 +137,13 @@ ct_status st_exec(struct ct_store *s, const char *what, const char *sql,
 	if (state && strcmp(state, "42501") == 0 && !detail[0])
 		snprintf(detail, sizeof detail, "connected as role \"%.64s\"",
 			 PQuser(s->conn));
+	/* crawltop's schema or one of its objects is missing: most likely
+	 * the database was never migrated, or by an older crawltop. */
+	if (state && (strcmp(state, "3F000") == 0 ||
+		      ((strcmp(state, "42P01") == 0 || strcmp(state, "42883") == 0)
+		       && strstr(msg, "crawltop."))) && !detail[0])
+		snprintf(detail, sizeof detail, "is the database migrated? "
+			 "run crawltop migrate");
 	/* A write on a read-only server: say which and where to go. */
 	if (state && strcmp(state, "25006") == 0 && !detail[0]) {
 		const char *hs = PQparameterStatus(s->conn, "in_hot_standby");

@@ -10,6 +10,14 @@ CT=$1
 psql -qAtc "CREATE DATABASE cli_mig" >/dev/null
 DSN="$CT_TEST_DSN dbname=cli_mig"
 
+# before migrate: the commands say what to do
+for cmd in "job list" "stats" "settings get"; do
+	out=$("$CT" $cmd -d "$DSN" 2>&1); rc=$?
+	ok_eq "$cmd before migrate: exit 1" "$rc" 1
+	ok_match "$cmd before migrate: says to migrate" "$out" \
+		'does not exist: is the database migrated\? run crawltop migrate'
+done
+
 out=$("$CT" migrate -d "$DSN" 2>&1); rc=$?
 ok_eq "first migrate exits 0" "$rc" 0
 ok_match "first migrate reports what it did" "$out" \
