@@ -161,7 +161,8 @@ static void draw_header(struct tui *t, double now)
 	strftime(clock, sizeof clock, "%H:%M:%S", localtime_r(&wall, &tmv));
 	int cw = (int)strlen(clock) + 1;
 	const char *who = t->ac ? ct_aconn_display(t->ac) : "";
-	put(0, x, W - x - cw, ha, FMT(b, "%s %s", G->dot, who));
+	/* one blank between the (cut) connection and the clock */
+	put(0, x, W - x - cw - 1, ha, FMT(b, "%s %s", G->dot, who));
 	put(0, W - cw, cw, ha, clock);
 
 	/* line 1: totals */
