@@ -47,33 +47,27 @@ enum icol {
 #define INPUT_JOINS \
 	"CROSS JOIN LATERAL crawltop.discovery_input_columns(t.score_inputs) x "
 
-/* One batch: id, backoff_step, then the inputs. */
+/* One batch: id, backoff_step, then the inputs, locked and read by
+ * crawltop.rank_lock (0013: the store's function, as the caller may not
+ * write tasks itself) and unpacked here. */
 static const char fetch_sql[] =
-	"SELECT t.id, t.backoff_step, " INPUT_COLS
-	"FROM crawltop.tasks t " INPUT_JOINS
-	"WHERE t.job_id = ANY ($1::bigint[]) AND t.id > $2::bigint "
-	"AND t.id <= $4::bigint AND t.status IN ('pending', 'running') "
-	"ORDER BY t.id LIMIT $3::integer FOR NO KEY UPDATE OF t";
+	"SELECT t.task_id, t.backoff_step, " INPUT_COLS
+	"FROM crawltop.rank_lock($1::bigint[], $2::bigint, $4::bigint, "
+	"$3::integer) t "
+	"CROSS JOIN LATERAL crawltop.discovery_input_columns(t.score_inputs) x "
+	"ORDER BY t.task_id";
 
-/* The batch's id range ($14, $15] bounds the join to its stretch of the
- * primary key: without it the planner merge-joined from the first task
- * id, so every batch read every id before its own and a run of N tasks
- * grew as N squared (measured: the last of 30 batches over 300,000
- * tasks took 0.5-0.86 s unbounded, 0.38-0.41 s bounded). */
+/* The batch's results, written by crawltop.rank_apply (0013), bounded to
+ * the batch's id range ($14, $15]: without the bounds the planner merge-
+ * joined from the first task id, so every batch read every id before its
+ * own and a run of N tasks grew as N squared (measured: the last of 30
+ * batches over 300,000 tasks took 0.5-0.86 s unbounded, 0.38-0.41 s
+ * bounded). */
 static const char update_sql[] =
-	"UPDATE crawltop.tasks t SET discovery_score = u.sc, "
-	"priority_class = u.c, score = u.sc, class = u.c, ranked_at = now(), "
-	"signals = jsonb_build_object('unseen_likelihood', u.s0, "
-	"'host_novelty', u.s1, 'content_readiness', u.s2, 'link_yield', u.s3, "
-	"'source_reliability', u.s4, 'freshness', u.s5, 'quality_safety', u.s6, "
-	"'topic_boost', u.s7, 'from', u.src), "
-	"next_check_at = now() + make_interval(secs => u.h * 3600) "
-	"FROM unnest($1::bigint[], $2::float8[], $3::smallint[], $4::float8[], "
-	"$5::float8[], $6::float8[], $7::float8[], $8::float8[], $9::float8[], "
-	"$10::float8[], $11::float8[], $12::float8[], $13::text[]) "
-	"AS u(id, sc, c, h, s0, s1, s2, s3, s4, s5, s6, s7, src) "
-	"WHERE t.id = u.id AND t.status IN ('pending', 'running') "
-	"AND t.id > $14::bigint AND t.id <= $15::bigint";
+	"SELECT crawltop.rank_apply($1::bigint[], $2::float8[], "
+	"$3::smallint[], $4::float8[], $5::float8[], $6::float8[], "
+	"$7::float8[], $8::float8[], $9::float8[], $10::float8[], "
+	"$11::float8[], $12::float8[], $13::text[], $14::bigint, $15::bigint)";
 
 static int is_null(const PGresult *r, int i, int c)
 {

@@ -210,17 +210,21 @@ static void operator_retunes_but_does_not_claim(void **state)
 	int64_t j2;
 	assert_int_equal(ct_store_job_create(o, "op2", "op2.example", 3, "fifo",
 					     &j2, &err), CT_OK);
-	pgt_exec(o, "INSERT INTO crawltop.settings (value, note) SELECT value, "
-		 "'operator' FROM crawltop.settings ORDER BY version DESC LIMIT 1");
+	pgt_exec(o, "SELECT crawltop.settings_put(jsonb_set(value, "
+		 "'{classes,p0}', '81'), version, 'settings.update', 'operator') "
+		 "FROM crawltop.settings ORDER BY version DESC LIMIT 1");
 	pgt_exec(o, "SELECT crawltop.set_job_mode(2, 'hierarchy')");
 	pgt_exec(o, "SELECT crawltop.record_run_manifest(NULL, now())");
 	assert_int_equal(ct_store_compact_counts(o, NULL, &err), CT_OK);
 	pgt_exec(o, "SELECT crawltop.rebuild_counts()");
 	assert_int_equal(pgt_int(o, "SELECT count(*) FROM crawltop.dashboard_cells(NULL)"),
 			 35);
-	/* the audit trail names the operator's role */
+	/* the audit trail names the operator's role, the new settings version
+	 * too (the functions run as their owner: the login role is kept) */
 	assert_int_equal(pgt_int(su, "SELECT count(*) FROM crawltop.audit_log "
-				 "WHERE db_role = 'ct_oper'"), 6);
+				 "WHERE db_role = 'ct_oper'"), 7);
+	assert_int_equal(pgt_int(su, "SELECT count(*) FROM crawltop.settings "
+				 "WHERE created_by = 'ct_oper'"), 1);
 
 	/* not a worker */
 	struct ct_claim k;
@@ -241,6 +245,26 @@ static void operator_retunes_but_does_not_claim(void **state)
 	refused_sql(o, "settings", "INSERT INTO crawltop.settings (value, "
 		    "created_by) SELECT value, 'postgres' FROM crawltop.settings "
 		    "ORDER BY version DESC LIMIT 1", "ct_oper");
+	/* only through the functions (0013): no direct write that skips
+	 * their checks and their audit rows */
+	char *before = snapshot(su);
+	refused_sql(o, "settings", "INSERT INTO crawltop.settings (value) "
+		    "SELECT value FROM crawltop.settings ORDER BY version DESC "
+		    "LIMIT 1", "ct_oper");
+	refused_sql(o, "audit", "INSERT INTO crawltop.audit_log (action) "
+		    "VALUES ('job.priority')", "ct_oper");
+	refused_sql(o, "job", "UPDATE crawltop.jobs SET status = 'completed'",
+		    "ct_oper");
+	refused_sql(o, "job", "INSERT INTO crawltop.jobs (name, domain_id) "
+		    "SELECT 'sneak', id FROM crawltop.domains LIMIT 1", "ct_oper");
+	refused_sql(o, "tasks", "UPDATE crawltop.tasks SET score = 100",
+		    "ct_oper");
+	refused_sql(o, "pages", "UPDATE crawltop.pages SET priority_score = 1",
+		    "ct_oper");
+	char *after = snapshot(su);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
 	refused_sql(o, "counters", "DELETE FROM crawltop.task_counts", "ct_oper");
 	ct_store_close(o);
 }
@@ -282,6 +306,19 @@ static void worker_works_and_nothing_else(void **state)
 		    "VALUES ('{}')", "ct_work");
 	refused_sql(w, "job priority", "UPDATE crawltop.jobs SET priority = 1",
 		    "ct_work");
+	/* only through the functions (0013): not a task's score or status,
+	 * not a task or page of its own, not a job's count */
+	refused_sql(w, "tasks", "UPDATE crawltop.tasks SET score = 100, "
+		    "job_priority = 1", "ct_work");
+	refused_sql(w, "tasks", "UPDATE crawltop.tasks SET status = 'pending' "
+		    "WHERE status = 'completed'", "ct_work");
+	refused_sql(w, "tasks", "INSERT INTO crawltop.tasks (job_id, page_id, "
+		    "job_priority, score) SELECT job_id, page_id, 1, 100 FROM "
+		    "crawltop.tasks LIMIT 1", "ct_work");
+	refused_sql(w, "pages", "UPDATE crawltop.pages SET priority_score = 1",
+		    "ct_work");
+	refused_sql(w, "job count", "UPDATE crawltop.jobs SET total_pages = "
+		    "123456", "ct_work");
 	refused_sql(w, "counters", "INSERT INTO crawltop.task_counts VALUES "
 		    "(1, 'status', 'pending', 1, 1000)", "ct_work");
 	refused_sql(w, "ticks", "DELETE FROM crawltop.rate_ticks", "ct_work");
@@ -374,13 +411,31 @@ static void grants_are_complete_and_public_has_none(void **state)
 				 "('counter_shard', 'tasks_count') AND "
 				 "has_function_privilege('crawltop_worker', p.oid, "
 				 "'EXECUTE')"), 0);
-	/* only the counter functions run as their owner */
+	/* the functions that write run as their owner (0013), each with
+	 * search_path pinned; no viewer may call one; the reads run with
+	 * the caller's rights */
 	t = pgt_text(su, "SELECT string_agg(p.proname, ',' ORDER BY p.proname) "
 		     "FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
 		     "WHERE n.nspname = 'crawltop' AND p.prosecdef", 0, NULL);
-	assert_string_equal(t, "compact_counts,rebuild_counts,tasks_count,"
+	assert_string_equal(t, "adjust_scores,apply_sitemap_priorities,claim,"
+			    "compact_counts,complete,create_job,enqueue,fail,"
+			    "lock_job,rank_apply,rank_lock,reap_expired,"
+			    "rebuild_counts,record_run_manifest,release,"
+			    "rescore_apply,rescore_fetch,rescore_start,"
+			    "set_job_mode,set_job_priority,set_job_state,"
+			    "set_score_inputs,settings_put,tasks_count,"
 			    "tasks_count_truncate");
 	free(t);
+	assert_int_equal(pgt_int(su, "SELECT count(*) FROM pg_proc p JOIN "
+				 "pg_namespace n ON n.oid = p.pronamespace WHERE "
+				 "n.nspname = 'crawltop' AND p.prosecdef AND NOT "
+				 "coalesce(p.proconfig @> ARRAY['search_path=pg_catalog, "
+				 "pg_temp'], false)"), 0);
+	assert_int_equal(pgt_int(su, "SELECT count(*) FROM pg_proc p JOIN "
+				 "pg_namespace n ON n.oid = p.pronamespace WHERE "
+				 "n.nspname = 'crawltop' AND p.prosecdef AND "
+				 "has_function_privilege('crawltop_viewer', p.oid, "
+				 "'EXECUTE')"), 0);
 
 	/* a second database of the cluster: the roles exist, migrate works */
 	struct ct_store *s2 = pgt_fresh("ct_roles_two", 1);

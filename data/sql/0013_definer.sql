@@ -1,0 +1,143 @@
+-- 0013_definer.sql: workers and operators change the store only through
+-- its functions.
+--
+-- Until now the worker and operator functions ran with their caller's
+-- rights (SECURITY INVOKER), so each role held the table grants those
+-- functions need, and could use them directly, past the functions'
+-- checks and audit rows: a worker could UPDATE any task (its score, its
+-- status, a cancelled job's task back to pending), an operator could
+-- UPDATE a job without an audit row. Now those functions run with the
+-- rights of their owner, the role that migrates (SECURITY DEFINER, with
+-- search_path pinned to pg_catalog and pg_temp so that no object of a
+-- caller's can stand in for a built-in one; every crawltop name in them is
+-- schema-qualified), and the direct write grants are revoked: a role
+-- writes what its functions write, checked and audited, and nothing else.
+-- Reads stay as they were (every role may SELECT; the read functions run
+-- with the caller's rights).
+--
+-- Inside a SECURITY DEFINER function current_user is the owner, so audit
+-- rows, settings versions and run manifests now record session_user: the
+-- role that logged in.
+
+ALTER TABLE crawltop.audit_log ALTER COLUMN db_role SET DEFAULT session_user;
+ALTER TABLE crawltop.settings ALTER COLUMN created_by SET DEFAULT session_user;
+ALTER TABLE crawltop.run_manifest ALTER COLUMN created_by SET DEFAULT session_user;
+
+-- A ranking run's batch (src/store/rank_ops.c), which wrote tasks with
+-- plain SQL: lock the next p_n unfinished tasks of jobs p_jobs with an id
+-- in (p_after, p_upto], in id order (the order complete, fail and release
+-- lock theirs), and return their score inputs (the caller unpacks them
+-- with discovery_input_columns) ...
+CREATE FUNCTION crawltop.rank_lock(p_jobs bigint[], p_after bigint,
+		p_upto bigint, p_n integer)
+	RETURNS TABLE (task_id bigint, backoff_step smallint, score_inputs jsonb)
+	LANGUAGE plpgsql SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	IF p_n IS NULL OR p_n NOT BETWEEN 1 AND 100000 THEN
+		RAISE EXCEPTION 'ranking batch of % tasks is outside 1..100000',
+			coalesce(p_n::text, 'NULL') USING ERRCODE = '22003';
+	END IF;
+	RETURN QUERY
+	SELECT t.id, t.backoff_step, t.score_inputs::jsonb
+	FROM crawltop.tasks t
+	WHERE t.job_id = ANY (p_jobs) AND t.id > p_after AND t.id <= p_upto
+	  AND t.status IN ('pending', 'running')
+	ORDER BY t.id LIMIT p_n
+	FOR NO KEY UPDATE OF t;
+END $$;
+
+-- ... and write what the engine computed for them: the discovery score
+-- (also the claim order's score), the class, the sub-scores and where
+-- they came from as signals, and the next check (now + p_hours). The
+-- batch's id range (p_after, p_upto] bounds the join to its stretch of
+-- the primary key (unbounded, each batch read every id before its own).
+-- Returns the tasks written.
+CREATE FUNCTION crawltop.rank_apply(p_ids bigint[],
+		p_scores double precision[], p_classes smallint[],
+		p_hours double precision[], p_s0 double precision[],
+		p_s1 double precision[], p_s2 double precision[],
+		p_s3 double precision[], p_s4 double precision[],
+		p_s5 double precision[], p_s6 double precision[],
+		p_s7 double precision[], p_from text[], p_after bigint,
+		p_upto bigint)
+	RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	n bigint;
+BEGIN
+	UPDATE crawltop.tasks t
+	SET discovery_score = u.sc, priority_class = u.c, score = u.sc,
+	    class = u.c, ranked_at = now(),
+	    signals = jsonb_build_object('unseen_likelihood', u.s0,
+		'host_novelty', u.s1, 'content_readiness', u.s2,
+		'link_yield', u.s3, 'source_reliability', u.s4,
+		'freshness', u.s5, 'quality_safety', u.s6, 'topic_boost', u.s7,
+		'from', u.src),
+	    next_check_at = now() + make_interval(secs => u.h * 3600)
+	FROM unnest(p_ids, p_scores, p_classes, p_hours, p_s0, p_s1, p_s2,
+		p_s3, p_s4, p_s5, p_s6, p_s7, p_from)
+		AS u (id, sc, c, h, s0, s1, s2, s3, s4, s5, s6, s7, src)
+	WHERE t.id = u.id AND t.status IN ('pending', 'running')
+	  AND t.id > p_after AND t.id <= p_upto;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN n;
+END $$;
+
+-- Operators rank; nobody else (0009's rule: nothing for PUBLIC).
+DO $$
+DECLARE
+	f regprocedure;
+BEGIN
+	FOREACH f IN ARRAY ARRAY[
+		'crawltop.rank_lock(bigint[], bigint, bigint, integer)',
+		'crawltop.rank_apply(bigint[], double precision[], smallint[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], text[], bigint, bigint)'
+	]::regprocedure[] LOOP
+		EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
+		EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO crawltop_operator', f);
+	END LOOP;
+END $$;
+
+-- Every function a worker or an operator calls to change something.
+DO $$
+DECLARE
+	f regprocedure;
+BEGIN
+	FOREACH f IN ARRAY ARRAY[
+		-- workers
+		'crawltop.enqueue(bigint, text[], text, bigint, integer, text, text, text, double precision[])',
+		'crawltop.claim(text, integer, bigint, double precision)',
+		'crawltop.reap_expired(integer)',
+		'crawltop.complete(text, bigint[])',
+		'crawltop.fail(text, bigint[], text)',
+		'crawltop.release(text, bigint[])',
+		'crawltop.set_score_inputs(bigint, text[], jsonb[])',
+		-- operators
+		'crawltop.create_job(text, text, integer, text)',
+		'crawltop.lock_job(bigint)',
+		'crawltop.set_job_priority(bigint, integer)',
+		'crawltop.set_job_state(bigint, text)',
+		'crawltop.adjust_scores(bigint, text, double precision)',
+		'crawltop.apply_sitemap_priorities(bigint)',
+		'crawltop.record_run_manifest(bigint, timestamptz, text)',
+		'crawltop.set_job_mode(bigint, text)',
+		'crawltop.rescore_start(bigint)',
+		'crawltop.rescore_fetch(bigint, text, bigint, integer)',
+		'crawltop.rescore_apply(bigint, text, bigint[], double precision[], smallint[], jsonb)',
+		'crawltop.settings_put(jsonb, integer, text, text)'
+	]::regprocedure[] LOOP
+		EXECUTE format('ALTER FUNCTION %s SECURITY DEFINER '
+			'SET search_path = pg_catalog, pg_temp', f);
+	END LOOP;
+END $$;
+
+-- The direct writes, revoked (0009 granted them for the functions).
+REVOKE INSERT, UPDATE ON crawltop.pages, crawltop.tasks FROM crawltop_worker;
+REVOKE UPDATE (total_pages, updated_at) ON crawltop.jobs FROM crawltop_worker;
+REVOKE INSERT ON crawltop.domains, crawltop.jobs, crawltop.run_manifest
+	FROM crawltop_operator;
+REVOKE INSERT (action, job_id, before, after, rows_affected)
+	ON crawltop.audit_log FROM crawltop_operator;
+REVOKE INSERT (value, note) ON crawltop.settings FROM crawltop_operator;
+REVOKE UPDATE ON crawltop.jobs, crawltop.tasks, crawltop.pages
+	FROM crawltop_operator;
