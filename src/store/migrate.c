@@ -286,9 +286,11 @@ out:
 }
 
 /* Refuse when one of the n migrations the database has applied differs
- * from its file in dir: another name, or another text (md5). Rows
- * recorded before checksums were (NULL) are taken as they are. Runs in
- * the caller's transaction. */
+ * from its file in dir: another name, or another text (md5), or no
+ * recorded text at all (NULL: applied by a crawltop from before
+ * checksums, whose migrations were since corrected in place, so the
+ * schema cannot be told to be this one). Runs in the caller's
+ * transaction. */
 static ct_status verify_applied(struct ct_store *s, const char *dir,
 				const struct migration *m, int n,
 				struct ct_error *err)
@@ -305,13 +307,24 @@ static ct_status verify_applied(struct ct_store *s, const char *dir,
 		PGresult *r;
 		st = st_exec(s, "migrate", "SELECT name, to_char(applied_at AT "
 			     "TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS\"Z\"'), "
-			     "name <> $2 FROM crawltop.schema_version WHERE "
-			     "version = $1::integer AND (name <> $2 OR "
-			     "checksum <> md5($3))", 3, params, &r, err);
+			     "name <> $2, checksum IS NULL FROM "
+			     "crawltop.schema_version WHERE version = "
+			     "$1::integer AND (name <> $2 OR checksum IS NULL "
+			     "OR checksum <> md5($3))", 3, params, &r, err);
 		free(sql);
 		if (st != CT_OK)
 			break;
-		if (PQntuples(r) == 1) {
+		if (PQntuples(r) == 1 && PQgetvalue(r, 0, 3)[0] == 't') {
+			st = ct_error_set(err, CT_EINVAL, "migrate: the migration "
+					  "%04d this database applied on %s as %s "
+					  "has no checksum (a crawltop from before "
+					  "checksums applied it), so it cannot be told "
+					  "to match %s in %s; refusing to touch it "
+					  "(recreate the database: ./dev demo --reset "
+					  "for the demo's)", m[i].version,
+					  PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 0),
+					  m[i].name, dir);
+		} else if (PQntuples(r) == 1) {
 			int renamed = PQgetvalue(r, 0, 2)[0] == 't';
 			st = ct_error_set(err, CT_EINVAL, "migrate: %s in %s "
 					  "%s the migration %04d this database "

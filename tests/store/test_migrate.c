@@ -190,7 +190,7 @@ static void failing_migration_rolled_back(void **state)
 /* A migration edited or renamed after a database applied it is refused
  * before anything else is applied, naming the file and the date it was
  * applied; the database keeps its rows. The original file is accepted
- * again, and a row recorded before checksums were (NULL) is not checked. */
+ * again; a row recorded before checksums were (NULL) is refused. */
 static void edited_migration_refused(void **state)
 {
 	char dir[] = "/tmp/ct-sql.XXXXXX";
@@ -244,12 +244,19 @@ static void edited_migration_refused(void **state)
 	assert_int_equal(r.applied, 1);
 	assert_int_equal(r.to_version, 3);
 
-	/* recorded without a checksum (an older crawltop): not checked */
+	/* recorded without a checksum (a crawltop from before checksums):
+	 * it cannot be told to match, so it is refused too */
 	pgt_exec(s, "UPDATE crawltop.schema_version SET checksum = NULL "
 		 "WHERE version = 2");
-	put(dir, "0002_b.sql", "CREATE TABLE crawltop.b (x int); -- edited");
-	assert_int_equal(ct_store_migrate(s, dir, &r, &err), CT_OK);
+	put(dir, "0004_d.sql", "CREATE TABLE crawltop.d (x int);");
+	assert_int_equal(ct_store_migrate(s, dir, &r, &err), CT_EINVAL);
+	if (!strstr(err.msg, "migration 0002 this database applied on 20") ||
+	    !strstr(err.msg, "has no checksum") || !strstr(err.msg, "0002_b.sql"))
+		fail_msg("unclear refusal of a migration without checksum: %s",
+			 err.msg);
 	assert_int_equal(r.applied, 0);
+	assert_int_equal(pgt_int(s, "SELECT (to_regclass('crawltop.d') IS NULL)::int"),
+			 1);
 
 	rm_sql_dir(dir);
 	free(before);
