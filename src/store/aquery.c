@@ -16,8 +16,8 @@
  * the loop through a pipe; a connection given up before it is open is
  * closed by the thread itself.
  *
- * A query that gets no answer for the statement timeout plus
- * AQ_ANSWER_GRACE_S (a stopped server, a dead network) loses the
+ * A query that gets no answer for the statement timeout plus a grace
+ * (10 s by default; a stopped server, a dead network) loses the
  * connection, so that the caller reconnects instead of waiting forever.
  *
  * Pipelining makes a burst of queries (the console's refresh) one round
@@ -51,7 +51,7 @@ struct aq_query {
 };
 
 /* Seconds past the statement timeout before a silent server counts as
- * lost. */
+ * lost (the default of ct_aconn_opts.answer_grace_s). */
 #define AQ_ANSWER_GRACE_S 10.0
 
 /* The thread that opens a connection. Shared with it under lock: whoever
@@ -78,6 +78,7 @@ struct aq_note {
 struct ct_aconn {
 	char *dsn;
 	int timeout_ms;
+	double grace_s;      /* see ct_aconn_opts.answer_grace_s */
 	char **listen;       /* NULL-terminated copy */
 	PGconn *conn;
 	struct aq_opener *opener; /* set while the thread opens conn */
@@ -368,6 +369,8 @@ ct_status ct_aconn_new(const struct ct_aconn_opts *opts,
 	c->dsn = strdup(opts->dsn ? opts->dsn : "");
 	c->timeout_ms = opts->statement_timeout_ms > 0 ?
 			opts->statement_timeout_ms : 5000;
+	c->grace_s = opts->answer_grace_s > 0 ? opts->answer_grace_s :
+		     AQ_ANSWER_GRACE_S;
 	size_t n = 0;
 	while (opts->listen && opts->listen[n])
 		n++;
@@ -738,15 +741,19 @@ static unsigned step_connect(struct ct_aconn *c)
 }
 
 /* Whether the server owes an answer for longer than the statement timeout
- * allows (plus AQ_ANSWER_GRACE_S); *waited is how long. */
+ * allows (plus AQ_ANSWER_GRACE_S); *waited is how long. The head query of
+ * a pipelined burst starts when the one before it finished, not when the
+ * burst was sent (as finish_head counts its time). */
 static int silent(const struct ct_aconn *c, double *waited)
 {
 	double since = c->in_setup ? c->setup_at :
 		       c->head && c->head->sent_at > 0 ? c->head->sent_at : 0;
+	if (!c->in_setup && since > 0 && c->last_done > since)
+		since = c->last_done;
 	if (since <= 0)
 		return 0;
 	*waited = now_s() - since;
-	return *waited > c->timeout_ms / 1e3 + AQ_ANSWER_GRACE_S;
+	return *waited > c->timeout_ms / 1e3 + c->grace_s;
 }
 
 unsigned ct_aconn_step(struct ct_aconn *c, unsigned ready)

@@ -53,6 +53,9 @@ struct ct_aconn_opts {
 	const char *dsn;              /* libpq string or URI; NULL or "" = PG* defaults */
 	int statement_timeout_ms;     /* > 0; every statement of the session */
 	const char *const *listen;    /* NULL-terminated channel names, or NULL */
+	double answer_grace_s;        /* a query unanswered for the statement
+				       * timeout plus this long loses the
+				       * connection; 0 = 10 s */
 };
 
 /* One finished query: its rows as strings. Owns everything it points to;
