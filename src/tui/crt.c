@@ -22,7 +22,10 @@
 static int active;               /* curses is running */
 static SCREEN *screen;           /* from newterm, freed by crt_done */
 static int sig_pipe[2] = {-1, -1};
-static volatile sig_atomic_t got_quit, got_winch;
+/* One flag per signal, so that none is lost to another arriving before
+ * the loop takes them: SIGINT apart (a prompt takes it as Ctrl-C). */
+static volatile sig_atomic_t got_int, got_term, got_hup, got_quitsig,
+	got_winch;
 static attr_t role_attr[R_ROLE_N];
 static int mono_forced;
 
@@ -30,10 +33,13 @@ static int mono_forced;
 static void on_signal(int sig)
 {
 	int saved = errno;
-	if (sig == SIGWINCH)
-		got_winch = 1;
-	else
-		got_quit = sig;
+	switch (sig) {
+	case SIGWINCH: got_winch = 1; break;
+	case SIGINT: got_int = 1; break;
+	case SIGTERM: got_term = 1; break;
+	case SIGHUP: got_hup = 1; break;
+	default: got_quitsig = 1; break; /* SIGQUIT */
+	}
 	if (sig_pipe[1] >= 0) {
 		char c = 0;
 		ssize_t w = write(sig_pipe[1], &c, 1);
@@ -96,13 +102,28 @@ int crt_signal_fd(void)
 	return sig_pipe[0];
 }
 
-void crt_signals_take(int *quit, int *resize)
+void crt_signals_take(int *quit, int *interrupt, int *resize)
 {
 	char buf[64];
 	while (read(sig_pipe[0], buf, sizeof buf) > 0)
 		;
-	*quit = (int)got_quit;
-	got_quit = 0;
+	/* each flag is read, then cleared: a second delivery of the same
+	 * signal in between is the same request */
+	*quit = 0;
+	if (got_quitsig) {
+		got_quitsig = 0;
+		*quit = SIGQUIT;
+	}
+	if (got_hup) {
+		got_hup = 0;
+		*quit = SIGHUP;
+	}
+	if (got_term) {
+		got_term = 0;
+		*quit = SIGTERM;
+	}
+	*interrupt = got_int != 0;
+	got_int = 0;
 	*resize = got_winch != 0;
 	got_winch = 0;
 }

@@ -25,9 +25,10 @@ enum crt_role {
 int crt_signals_install(void);
 /* The read end of the self-pipe, for poll(). */
 int crt_signal_fd(void);
-/* Drain the self-pipe: *quit receives the number of the SIGINT, SIGTERM
- * or SIGHUP that came (0: none), *resize is 1 after a SIGWINCH. */
-void crt_signals_take(int *quit, int *resize);
+/* Drain the self-pipe: *quit receives the number of a SIGTERM, SIGHUP or
+ * SIGQUIT that came (0: none), *interrupt is 1 after a SIGINT (Ctrl-C),
+ * *resize is 1 after a SIGWINCH. No signal is lost to another. */
+void crt_signals_take(int *quit, int *interrupt, int *resize);
 
 /* Start curses on the terminal; t->utf8, t->cols, t->lines are filled.
  * 0, or -1 when there is no usable terminal (message in buf). */

@@ -164,25 +164,28 @@ int tui_run(const struct tui_opts *o)
 			crt_die("poll: %s", strerror(errno));
 		now = tui_now();
 
-		int quit = 0, resize = 0;
+		int quit = 0, interrupt = 0, resize = 0;
 		if (n > 0 && pfd[1].revents)
-			crt_signals_take(&quit, &resize);
-		/* Ctrl-C reaches us as SIGINT (the terminal keeps its signal
-		 * keys, so that Ctrl-Z and Ctrl-\\ work): where the mode binds
-		 * Ctrl-C itself (a prompt, an editor), it is that key, and
-		 * abandons what is being typed instead of the console */
-		if (quit == SIGINT && t->mode != TUI_NORMAL &&
-		    tui_mode_binds(t, TK_CTRL('c'))) {
-			flags |= tui_key(t, TK_CTRL('c'));
-			quit = 0;
-		}
-		if (quit || (flags & TUI_QUIT)) {
-			status = quit ? 128 + quit : 0;
-			break;
-		}
+			crt_signals_take(&quit, &interrupt, &resize);
 		if (resize) {
 			crt_resize(t);
 			flags |= TUI_REDRAW;
+		}
+		/* Ctrl-C reaches us as SIGINT (the terminal keeps its signal
+		 * keys, so that Ctrl-Z and Ctrl-\ work): where the mode binds
+		 * Ctrl-C itself (a prompt, an editor) and the screen shows it,
+		 * it is that key and abandons what is being typed; otherwise
+		 * it quits (130) */
+		if (interrupt && !quit) {
+			if (t->mode != TUI_NORMAL && tui_mode_binds(t, TK_CTRL('c')) &&
+			    t->cols >= TUI_MIN_COLS && t->lines >= TUI_MIN_LINES)
+				flags |= tui_key(t, TK_CTRL('c'));
+			else
+				quit = SIGINT;
+		}
+		if (quit) {
+			status = 128 + quit;
+			break;
 		}
 		if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) {
 			if (pfd[0].revents & (POLLHUP | POLLERR) &&

@@ -267,6 +267,16 @@ ok_match "SIGQUIT: exit status 131 (128 + SIGQUIT)" "$SCREEN" '^exit=131$'
 ok_eq "SIGQUIT: the alternate screen is off" "$(tm display -p -t ct '#{alternate_on}')" 0
 ok_eq "SIGQUIT: the cursor is visible" "$(tm display -p -t ct '#{cursor_flag}')" 1
 
+# ---- SIGTERM and then SIGINT while a prompt is open: the SIGTERM is not lost --------------------
+tm_run "clear; crawltop -d '$DSN'; echo exit=\$?"
+ok_screen "two signals: the console runs" 'Jobs 3 of 3'
+tm_keys b
+ok_screen "two signals: the boost prompt is open" 'Boost pending tasks of'
+pid=$(pgrep -P "$(tm display -p -t ct '#{pane_pid}')" | head -n1)
+kill -TERM "$pid"; kill -INT "$pid"
+ok_screen "two signals: the shell prompt is back" '^\$ ?$'
+ok_match "two signals: exit status 143 (SIGTERM), not the prompt's Ctrl-C" "$SCREEN" '^exit=143$'
+
 # ---- SIGHUP (the terminal went away) takes the same way out -------------------------------------
 tm_run "clear; crawltop -d '$DSN'; echo exit=\$?"
 ok_screen "SIGHUP: the console runs" 'Jobs 3 of 3'
