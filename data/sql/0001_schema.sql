@@ -12,12 +12,15 @@ CREATE FUNCTION crawltop.max_url_bytes() RETURNS integer
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT 2048';
 
 -- A page path: starts with '/', at most max_url_bytes() bytes, no white
--- space, no control characters, no fragment ('#').
+-- space, no control characters, no fragment ('#'), and no '.' or '..'
+-- segment before the query (RFC 3986 resolves them: "/a/../b" is "/b",
+-- and one page has one path; crawltop enqueue resolves them first).
 CREATE FUNCTION crawltop.path_ok(p text) RETURNS boolean
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 	SELECT p IS NOT NULL
 	   AND octet_length(p) <= crawltop.max_url_bytes()
 	   AND p ~ '^/[^[:space:][:cntrl:]#]*$'
+	   AND p !~ '^[^?]*/\.\.?(/|\?|$)'
 $$;
 
 -- An absolute http(s) URL: scheme, host, optional path; same limits.

@@ -176,7 +176,7 @@ BEGIN
 	FROM unnest(p_paths) WITH ORDINALITY AS u(p, i)
 	WHERE NOT crawltop.path_ok(u.p) ORDER BY u.i LIMIT 1;
 	IF FOUND THEN
-		RAISE EXCEPTION 'paths[%] = % is not a page path: it must start with ''/'', have no spaces, control characters or ''#'', and be at most % bytes',
+		RAISE EXCEPTION 'paths[%] = % is not a page path: it must start with ''/'', have no spaces, control characters, ''#'' or ''.'' and ''..'' segments, and be at most % bytes',
 			v_i, crawltop.shown(v_bad), crawltop.max_url_bytes()
 			USING ERRCODE = '22023';
 	END IF;

@@ -715,6 +715,11 @@ BEGIN
 		RAISE EXCEPTION 'job % does not exist', coalesce(p_job_id::text, 'NULL')
 			USING ERRCODE = 'P0002';
 	END IF;
+	-- as enqueue: a cancelled job's tasks are finished for good
+	IF j.status = 'cancelled' THEN
+		RAISE EXCEPTION 'job % (%) is cancelled: its tasks take no score inputs',
+			j.id, j.name USING ERRCODE = '55000';
+	END IF;
 	IF p_paths IS NULL OR array_ndims(p_paths) > 1 OR p_inputs IS NULL
 	   OR array_ndims(p_inputs) > 1
 	   OR cardinality(p_inputs) <> cardinality(p_paths) THEN

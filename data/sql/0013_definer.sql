@@ -49,10 +49,13 @@ END $$;
 
 -- ... and write what the engine computed for them: the discovery score
 -- (also the claim order's score), the class, the sub-scores and where
--- they came from as signals, and the next check (now + p_hours). The
--- batch's id range (p_after, p_upto] bounds the join to its stretch of
--- the primary key (unbounded, each batch read every id before its own).
--- Returns the tasks written.
+-- they came from as signals, and the next check (now + p_hours). Only
+-- unfinished tasks of discovery jobs are written (a ranking run ranks
+-- nothing else; this keeps the function from being a way to set any
+-- task's score), and a batch that wrote any writes one audit row
+-- (tasks.rank: the id range and the number of tasks). The batch's id range (p_after,
+-- p_upto] bounds the join to its stretch of the primary key (unbounded,
+-- each batch read every id before its own). Returns the tasks written.
 CREATE FUNCTION crawltop.rank_apply(p_ids bigint[],
 		p_scores double precision[], p_classes smallint[],
 		p_hours double precision[], p_s0 double precision[],
@@ -79,8 +82,15 @@ BEGIN
 		p_s3, p_s4, p_s5, p_s6, p_s7, p_from)
 		AS u (id, sc, c, h, s0, s1, s2, s3, s4, s5, s6, s7, src)
 	WHERE t.id = u.id AND t.status IN ('pending', 'running')
-	  AND t.id > p_after AND t.id <= p_upto;
+	  AND t.id > p_after AND t.id <= p_upto
+	  AND t.job_id IN (SELECT j.id FROM crawltop.jobs j
+			   WHERE j.prioritization_mode = 'discovery');
 	GET DIAGNOSTICS n = ROW_COUNT;
+	IF n > 0 THEN
+		INSERT INTO crawltop.audit_log (action, after, rows_affected)
+		VALUES ('tasks.rank', jsonb_build_object('after_id', p_after,
+			'upto_id', p_upto, 'tasks', cardinality(p_ids)), n);
+	END IF;
 	RETURN n;
 END $$;
 
@@ -130,6 +140,11 @@ BEGIN
 			'SET search_path = pg_catalog, pg_temp', f);
 	END LOOP;
 END $$;
+
+-- lock_job is called by the functions above, as their owner; an operator
+-- holding a job row open in a transaction of its own would stall the
+-- job's enqueues, releases and the reaper (and so every claim).
+REVOKE EXECUTE ON FUNCTION crawltop.lock_job(bigint) FROM crawltop_operator;
 
 -- The direct writes, revoked (0009 granted them for the functions).
 REVOKE INSERT, UPDATE ON crawltop.pages, crawltop.tasks FROM crawltop_worker;

@@ -86,6 +86,8 @@ run rank --job disc
 ok_eq "rank --job: exit 0" "$RC" 0
 ok_match "rank: summary line" "$OUT" \
 	'^Ranked 8 URLs of job disc in [0-9.]+ s \(1 without inputs left unranked\); run manifest 1'
+ok_eq "rank: its batches are audited (tasks.rank, the tasks written)" \
+	"$(q "SELECT count(*) > 0, sum(rows_affected) FROM crawltop.audit_log WHERE action = 'tasks.rank'")" "t|8"
 ok_eq "rank: the seed's run statistics" "$(printf '%s\n' "$OUT" | sed 1d)" \
 "Run Statistics:
   P0 (≥80): 2 URLs

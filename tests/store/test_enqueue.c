@@ -286,6 +286,12 @@ static void bad_enqueue_refused(void **state)
 		{"/frag#ment", "is not a page path"},
 		{"", "paths[2] = '' is not a page path"},
 		{"/'; DROP TABLE crawltop.tasks; --", "is not a page path"},
+		/* dot segments: one page, one path (RFC 3986) */
+		{"/a/../b", "'.' and '..' segments"},
+		{"/a/./b", "is not a page path"},
+		{"/a/..", "is not a page path"},
+		{"/.", "is not a page path"},
+		{"/a/..?q=1", "is not a page path"},
 		{big, "(10241 bytes)"},
 	};
 	for (size_t i = 0; i < sizeof bad_paths / sizeof bad_paths[0]; i++) {
@@ -300,6 +306,11 @@ static void bad_enqueue_refused(void **state)
 	const char *quoted[] = {"/it's;\"quoted\"\\"};
 	pgt_enqueue_from(s, job, quoted, 1, NULL, CT_SRC_LINK, 0);
 	assert_true(page(s, job, quoted[0]) > 0);
+	/* dots that are not segments, and a query, are fine */
+	const char *dotty[] = {"/a/..b", "/.hidden", "/x?q=/../y", "/v1.2/"};
+	pgt_enqueue_from(s, job, dotty, 4, NULL, CT_SRC_LINK, 0);
+	for (int i = 0; i < 4; i++)
+		assert_true(page(s, job, dotty[i]) > 0);
 
 	/* Invalid UTF-8: refused by the server, reported with its SQLSTATE. */
 	const char *utf[] = {"/ok", "/caf\xc3\x28"};

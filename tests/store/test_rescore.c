@@ -10,6 +10,7 @@
  * change rescored with the same machinery moves scores and classes; a
  * rescore runs beside claiming workers; bad input is refused with a clear
  * message and nothing changed. */
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -661,6 +662,22 @@ static void bad_inputs_refused(void **state)
 	assert_int_equal(ct_store_enqueue(s, &b, &r, &err), CT_OK);
 	pgt_exec(s, "ROLLBACK");
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks"), 2);
+
+	/* a cancelled job's tasks take no score inputs (as no new tasks) */
+	char sql[200];
+	snprintf(sql, sizeof sql, "SELECT crawltop.set_job_state(%" PRId64
+		 ", 'cancel')", job);
+	pgt_exec(s, sql);
+	snprintf(sql, sizeof sql, "SELECT crawltop.set_score_inputs(%" PRId64
+		 ", ARRAY['/a'], ARRAY['{\"bias\": 9}'::jsonb])", job);
+	assert_int_not_equal(ct_store_exec(s, "inputs", sql, &err), CT_OK);
+	assert_string_equal(ct_store_sqlstate(s), "55000");
+	if (!strstr(err.msg, "is cancelled: its tasks take no score inputs"))
+		fail_msg("unclear: %s", err.msg);
+	t = pgt_text(s, "SELECT string_agg(coalesce(score_inputs::text, "
+		     "'null'), ' ' ORDER BY id) FROM crawltop.tasks", 0, NULL);
+	assert_string_equal(t, "{\"bias\": 1.5, \"isHub\": false} null");
+	free(t);
 }
 
 int main(void)

@@ -261,6 +261,16 @@ static void operator_retunes_but_does_not_claim(void **state)
 		    "ct_oper");
 	refused_sql(o, "pages", "UPDATE crawltop.pages SET priority_score = 1",
 		    "ct_oper");
+	/* the ranking run's write takes discovery jobs' tasks only: not a
+	 * way to set any task's score (this job is fifo) */
+	assert_int_equal(pgt_int(o, "SELECT crawltop.rank_apply(ARRAY(SELECT id "
+				 "FROM crawltop.tasks WHERE status = 'pending' LIMIT 1), "
+				 "ARRAY[99.0], ARRAY[0]::smallint[], ARRAY[1.0], ARRAY[1.0], "
+				 "ARRAY[1.0], ARRAY[1.0], ARRAY[1.0], ARRAY[1.0], ARRAY[1.0], "
+				 "ARRAY[1.0], ARRAY[1.0], ARRAY['x'], 0, 1000000)"), 0);
+	assert_int_equal(pgt_int(su, "SELECT count(*) FROM crawltop.tasks WHERE "
+				 "score = 99"), 0);
+	refused_sql(o, "lock", "SELECT crawltop.lock_job(1)", "ct_oper");
 	char *after = snapshot(su);
 	assert_string_equal(before, after);
 	free(before);
@@ -396,7 +406,7 @@ static void grants_are_complete_and_public_has_none(void **state)
 		"'counter_shard', 'tasks_count', 'tasks_count_truncate', "
 		"'notify_settings', 'notify_jobs', 'settings_check_row', "
 		"'audit_log_append_only', 'refs_keep', 'pages_refs_check', "
-		"'tasks_refs_check', 'jobs_name_not_number') AND NOT (has_function_privilege("
+		"'tasks_refs_check', 'jobs_name_not_number', 'lock_job') AND NOT (has_function_privilege("
 		"'crawltop_viewer', p.oid, 'EXECUTE') OR has_function_privilege("
 		"'crawltop_operator', p.oid, 'EXECUTE') OR has_function_privilege("
 		"'crawltop_worker', p.oid, 'EXECUTE'))", 0, NULL);
