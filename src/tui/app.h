@@ -73,6 +73,7 @@ enum tui_action {
 	TUI_ACT_DEMOTE,
 	TUI_ACT_APPLY,      /* the weights panel's draft as a new version */
 	TUI_ACT_UNDO,       /* the previous version as a new version */
+	TUI_ACT_QUIT,       /* quit, though the weights draft has edits */
 };
 
 /* The engine settings as the store has them (fetch.c loads the two

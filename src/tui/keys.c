@@ -86,11 +86,19 @@ static void leave(struct tui *t)
 
 /* ---- normal mode ------------------------------------------------------- */
 
+/* q with edits in the weights draft asks first: quitting loses them
+ * (Ctrl-C, a signal, does not ask). */
 static int k_quit(struct tui *t, int key)
 {
-	(void)t;
-	(void)key;
-	return TUI_QUIT;
+	if (key != 'q' || t->w.n_edits == 0)
+		return TUI_QUIT;
+	snprintf(t->prompt, sizeof t->prompt, "The weights draft has %d "
+		 "edit%s not applied (w shows them): quit anyway? y quits, any "
+		 "other key stays", t->w.n_edits, t->w.n_edits == 1 ? "" : "s");
+	t->pending = TUI_ACT_QUIT;
+	t->back_mode = TUI_NORMAL;
+	t->mode = TUI_CONFIRM;
+	return TUI_REDRAW;
 }
 
 /* Open the help, scrolled to the top. */
@@ -464,6 +472,8 @@ static int k_confirm_yes(struct tui *t, int key)
 	enum tui_action a = t->pending;
 	leave(t);
 	t->pending = TUI_ACT_NONE;
+	if (a == TUI_ACT_QUIT)
+		return TUI_QUIT;
 	const char *why = tui_why_readonly(t);
 	if (why) {
 		tui_msg(t, 1, "cannot change anything: %s", why);

@@ -197,6 +197,18 @@ ok_screen "Ctrl-C in the prompt: the prompt is gone" '^qQuit'
 ok_match "Ctrl-C in the prompt: the console still runs" "$SCREEN" '^ crawltop +(LIVE|STALE)'
 ok_sql "Ctrl-C in the prompt: nothing changed" "$jobs_now" "$jobs_before"
 
+# ---- a change in flight when the connection goes: not confirmed, not "refused" -----------------
+psql -qAtd "$DB" -c "BEGIN; LOCK TABLE crawltop.jobs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT" >/dev/null 2>&1 &
+LOCKER=$!
+sleep 0.5
+tm_keys ']'
+sleep 1
+psql -qAtd "$DB" -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'crawltop'" >/dev/null
+ok_screen "a change in flight when the connection went: not confirmed" \
+	'raise the priority.*not confirmed: the connection was lost|priority .* not confirmed: the connection was lost'
+wait "$LOCKER"
+ok_screen "and the console comes back" '^ crawltop +(LIVE|STALE)' 15
+
 # ---- the database goes away and comes back ---------------------------------------------
 pg_ctl_stop
 ok_screen "server stopped: DISCONNECTED banner" '^ DISCONNECTED . retrying in'

@@ -251,6 +251,24 @@ static void keys_too_small_only_quit(void **state)
 	free(t);
 }
 
+/* q asks before it loses a weights draft with edits; y quits, any other
+ * key stays; without edits q quits at once. */
+static void keys_quit_asks_for_a_draft(void **state)
+{
+	(void)state;
+	struct tui *t = new_tui();
+	assert_int_equal(tui_key(t, 'q'), TUI_QUIT);
+	t->w.n_edits = 2;
+	assert_int_equal(tui_key(t, 'q'), TUI_REDRAW);
+	assert_int_equal(t->mode, TUI_CONFIRM);
+	assert_non_null(strstr(t->prompt, "2 edits not applied"));
+	assert_int_equal(tui_key(t, 'n') & TUI_QUIT, 0);
+	assert_int_equal(t->mode, TUI_NORMAL);
+	assert_int_equal(tui_key(t, 'q'), TUI_REDRAW);
+	assert_int_equal(tui_key(t, 'y'), TUI_QUIT);
+	free(t);
+}
+
 /* The boost prompt takes a path prefix and at most a plain decimal number
  * of points: extra words and other spellings of numbers are refused,
  * before anything is sent. */
@@ -823,6 +841,7 @@ int main(void)
 		cmocka_unit_test(state_strings),
 		cmocka_unit_test(keys_too_small_only_quit),
 		cmocka_unit_test(keys_boost_prompt_refusals),
+		cmocka_unit_test(keys_quit_asks_for_a_draft),
 		cmocka_unit_test(prefs_round_trip_atomic),
 		cmocka_unit_test(aconn_display_hides_password),
 		cmocka_unit_test(settings_json_round_trip),
