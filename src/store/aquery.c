@@ -229,9 +229,10 @@ static void done_push(struct ct_aconn *c, struct ct_arows *r)
 }
 
 /* Finish query q (queued after prev, NULL when q is the head) with a
- * failure that did not come from a result. */
+ * failure that did not come from a result; sqlstate "" when none fits. */
 static void fail_query(struct ct_aconn *c, struct aq_query *prev,
-		       struct aq_query *q, const char *msg)
+		       struct aq_query *q, const char *sqlstate,
+		       const char *msg)
 {
 	if (prev)
 		prev->next = q->next;
@@ -242,6 +243,7 @@ static void fail_query(struct ct_aconn *c, struct aq_query *prev,
 	struct ct_arows *r = rows_empty(q->tag);
 	if (r) {
 		r->st = CT_EIO;
+		snprintf(r->sqlstate, sizeof r->sqlstate, "%s", sqlstate);
 		snprintf(r->err, sizeof r->err, "%s: %s", q->what, msg);
 		if (q->sent_at > 0)
 			r->ms = (now_s() - q->sent_at) * 1e3;
@@ -250,11 +252,12 @@ static void fail_query(struct ct_aconn *c, struct aq_query *prev,
 	query_free(q);
 }
 
-/* Finish the head query with a failure that did not come from a result. */
+/* Finish the head query: the connection went before its result came
+ * (SQLSTATE 08006, connection_failure). */
 static void fail_head(struct ct_aconn *c, const char *msg)
 {
 	if (c->head)
-		fail_query(c, NULL, c->head, msg);
+		fail_query(c, NULL, c->head, "08006", msg);
 }
 
 static void opener_free(struct aq_opener *o)
@@ -556,7 +559,7 @@ static int send_next(struct ct_aconn *c)
 			char msg[CT_ERROR_LEN];
 			trimmed(msg, sizeof msg, PQerrorMessage(c->conn));
 			struct aq_query *next = q->next;
-			fail_query(c, prev, q, msg);
+			fail_query(c, prev, q, "", msg);
 			q = next;
 			continue;
 		}

@@ -63,7 +63,8 @@ struct ct_aconn_opts {
 struct ct_arows {
 	int tag;                  /* the caller's tag from ct_aconn_send */
 	ct_status st;             /* CT_OK, or the failure (err says why) */
-	char sqlstate[6];         /* "" when not from the server */
+	char sqlstate[6];         /* the server's; 08006 when the connection
+				   * went before the result; "" otherwise */
 	char err[CT_ERROR_LEN];   /* "what: message (SQLSTATE xxxxx)" */
 	int nrows, ncols;
 	long affected;            /* rows affected (commands), else nrows */

@@ -213,12 +213,11 @@ static void end_refresh(struct tui *t, double now)
 static void act_result(struct tui *t, const struct ct_arows *r)
 {
 	const char *desc = t->act_desc[(r->tag - Q_ACT) % 8];
-	if (r->st != CT_OK && (strstr(r->err, "connection lost") ||
-			       strstr(r->err, "(SQLSTATE 57P") ||
-			       strstr(r->err, "(SQLSTATE 08"))) {
-		/* sent, then the connection went (the server's session was
-		 * terminated, it shut down, or the link broke): it may have
-		 * been made */
+	if (r->st != CT_OK && (strncmp(r->sqlstate, "08", 2) == 0 ||
+			       strncmp(r->sqlstate, "57P", 3) == 0)) {
+		/* sent, then the connection went (08: the link broke; 57P:
+		 * the session was terminated or the server shut down): it
+		 * may have been made */
 		tui_msg(t, 1, "%s not confirmed: the connection was lost before "
 			"the answer (the audit log, a, tells whether it was "
 			"made): %s", desc, r->err);

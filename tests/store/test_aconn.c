@@ -55,7 +55,8 @@ static unsigned run_until(struct ct_aconn *c, unsigned want, double secs,
 				(*ok)++;
 			} else {
 				(*failed)++;
-				snprintf(why, whylen, "%s", r->err);
+				snprintf(why, whylen, "[%s] %.400s", r->sqlstate,
+					 r->err);
 			}
 			ct_arows_free(r);
 		}
@@ -152,8 +153,9 @@ static void stopped_server_is_given_up(void **state)
 	if (!strstr(ct_aconn_last_error(c), "no answer from the server for"))
 		fail_msg("unclear: %s", ct_aconn_last_error(c));
 	assert_int_equal(failed, 1);
-	if (!strstr(why, "stuck: connection lost: no answer"))
-		fail_msg("the query's failure: %s", why);
+	if (!strstr(why, "stuck: connection lost: no answer") ||
+	    !strstr(why, "[08006]"))
+		fail_msg("the query's failure (with SQLSTATE 08006): %s", why);
 	assert_int_equal(ct_aconn_state(c), CT_AC_DOWN);
 	ct_aconn_free(c);
 	ct_store_close(s);
