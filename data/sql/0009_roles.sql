@@ -69,16 +69,10 @@ GRANT USAGE ON SCHEMA crawltop TO crawltop_viewer, crawltop_operator,
 -- Viewers (and so operators) read everything.
 GRANT SELECT ON ALL TABLES IN SCHEMA crawltop TO crawltop_viewer;
 
--- Operators: what the operator functions write. Of an audit row and a
--- settings version, only what the functions give: the id, the time and
--- the role come from the columns' defaults (identity, now(),
--- current_user), so a row cannot claim another time or role, nor take an
--- id ahead of the sequence (which made every later audited change fail).
-GRANT INSERT ON crawltop.domains, crawltop.jobs, crawltop.run_manifest
-	TO crawltop_operator;
-GRANT INSERT (action, job_id, before, after, rows_affected)
-	ON crawltop.audit_log TO crawltop_operator;
-GRANT INSERT (value, note) ON crawltop.settings TO crawltop_operator;
+-- Operators: what the operator functions write (revoked by 0013, where
+-- those functions run as their owner).
+GRANT INSERT ON crawltop.settings, crawltop.audit_log, crawltop.domains,
+	crawltop.jobs, crawltop.run_manifest TO crawltop_operator;
 GRANT UPDATE ON crawltop.jobs, crawltop.tasks, crawltop.pages
 	TO crawltop_operator;
 

@@ -149,10 +149,7 @@ REVOKE EXECUTE ON FUNCTION crawltop.lock_job(bigint) FROM crawltop_operator;
 -- The direct writes, revoked (0009 granted them for the functions).
 REVOKE INSERT, UPDATE ON crawltop.pages, crawltop.tasks FROM crawltop_worker;
 REVOKE UPDATE (total_pages, updated_at) ON crawltop.jobs FROM crawltop_worker;
-REVOKE INSERT ON crawltop.domains, crawltop.jobs, crawltop.run_manifest
-	FROM crawltop_operator;
-REVOKE INSERT (action, job_id, before, after, rows_affected)
-	ON crawltop.audit_log FROM crawltop_operator;
-REVOKE INSERT (value, note) ON crawltop.settings FROM crawltop_operator;
+REVOKE INSERT ON crawltop.settings, crawltop.audit_log, crawltop.domains,
+	crawltop.jobs, crawltop.run_manifest FROM crawltop_operator;
 REVOKE UPDATE ON crawltop.jobs, crawltop.tasks, crawltop.pages
 	FROM crawltop_operator;
