@@ -48,6 +48,11 @@ int job_set_priority(const struct job_args *a)
 	if (ct_store_job_set_priority(s, j.id, prio, &rows, &err) != CT_OK)
 		return refused(s, &err);
 	ct_store_close(s);
+	if (rows == 0 && j.priority == prio) {
+		printf("job %s (%" PRId64 "): priority %d already; nothing "
+		       "changed\n", j.name, j.id, prio);
+		return DB_EXIT_OK;
+	}
 	printf("job %s (%" PRId64 "): priority %d -> %d; %ld pending task%s "
 	       "follow%s\n", j.name, j.id, j.priority, prio, rows,
 	       rows == 1 ? "" : "s", rows == 1 ? "s" : "");

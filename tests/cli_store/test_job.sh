@@ -45,6 +45,11 @@ ok_eq "set-priority: exit 0" "$RC" 0
 ok_match "set-priority: before, after and tasks" "$OUT" \
 	'^job news \(1\): priority 3 -> 2; 4 pending tasks follow$'
 ok_eq "set-priority: tasks follow" "$(q "SELECT DISTINCT job_priority FROM crawltop.tasks")" 2
+audit=$(q "SELECT count(*) FROM crawltop.audit_log")
+run job set-priority news 2
+ok_eq "set-priority to the same: exit 0" "$RC" 0
+ok_match "set-priority to the same: says so" "$OUT" '^job news \(1\): priority 2 already; nothing changed$'
+ok_eq "set-priority to the same: no audit row" "$(q "SELECT count(*) FROM crawltop.audit_log")" "$audit"
 
 run job pause news
 ok_match "pause" "$OUT" 'paused \(was pending\); 4 pending tasks held back'

@@ -41,6 +41,14 @@ static char *next(struct ct_store *s, int64_t job)
 	return buf;
 }
 
+/* Every task's row version (xmin), in id order: unchanged when nothing
+ * rewrote a task. Caller frees. */
+static char *row_versions(struct ct_store *s)
+{
+	return pgt_text(s, "SELECT string_agg(xmin::text, ',' ORDER BY id) "
+			"FROM crawltop.tasks", 0, NULL);
+}
+
 static void set_priority_reorders(void **state)
 {
 	struct ct_store *s = *state;
@@ -62,8 +70,23 @@ static void set_priority_reorders(void **state)
 		"after->>'priority' = '1' AND rows_affected = 2 AND "
 		"db_role = current_user AND application_name = 'crawltop'"), 1);
 
-	/* 0 and 11 refused, nothing changed */
+	/* the priority it has already: nothing written, no audit row (it
+	 * rewrote every pending task and logged before = after) */
 	long audit = pgt_int(s, "SELECT count(*) FROM crawltop.audit_log");
+	char *xmins = row_versions(s);
+	rows = -1;
+	assert_int_equal(ct_store_job_set_priority(s, b, 1, &rows, &err), CT_OK);
+	assert_int_equal(rows, 0);
+	char *after = row_versions(s);
+	assert_string_equal(after, xmins);
+	free(after);
+	free(xmins);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log"), audit);
+	/* ... but an unknown job is still one */
+	assert_int_equal(ct_store_job_set_priority(s, 4242, 1, &rows, &err),
+			 CT_ENOENT);
+
+	/* 0 and 11 refused, nothing changed */
 	for (int p = 0; p <= 11; p += 11) {
 		assert_int_equal(ct_store_job_set_priority(s, a, p, &rows, &err),
 				 CT_ERANGE);
@@ -146,8 +169,24 @@ static void boost_and_demote_by_prefix(void **state)
 	long rows;
 	assert_int_equal(ct_store_adjust_scores(s, j, "/news/", 85, &rows, &err), CT_OK);
 	assert_int_equal(rows, 2);
+	/* a boost of tasks already at 100, or by 0, changes nothing: no task
+	 * rewritten, no audit row */
+	long before = pgt_int(s, "SELECT count(*) FROM crawltop.audit_log");
+	char *xmins = row_versions(s);
+	assert_int_equal(ct_store_adjust_scores(s, j, "/news/2", 5, &rows, &err), CT_OK);
+	assert_int_equal(rows, 0);
+	assert_int_equal(ct_store_adjust_scores(s, j, "/", 0, &rows, &err), CT_OK);
+	assert_int_equal(rows, 0);
+	char *after = row_versions(s);
+	assert_string_equal(after, xmins);
+	free(after);
+	free(xmins);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log"), before);
+	/* /news/2 at 100 and /news/1 at 95: +3 changes one of them */
+	assert_int_equal(ct_store_adjust_scores(s, j, "/news/", 3, &rows, &err), CT_OK);
+	assert_int_equal(rows, 1);
 	assert_string_equal(next(s, 0), "bd.example/news/2"); /* 100 (clamped) */
-	assert_string_equal(next(s, 0), "bd.example/news/1"); /* 95 */
+	assert_string_equal(next(s, 0), "bd.example/news/1"); /* 98 */
 	assert_int_equal(ct_store_adjust_scores(s, j, "/blog", -45, &rows, &err), CT_OK);
 	assert_int_equal(rows, 1);
 	/* no wildcards: '%' is a plain character */
@@ -160,6 +199,8 @@ static void boost_and_demote_by_prefix(void **state)
 	assert_string_equal(next(s, 0), "bd.example/blog/1");     /* 5 */
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log WHERE "
 		"action IN ('tasks.boost', 'tasks.demote')"), 4);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log WHERE "
+		"action = 'tasks.boost' AND rows_affected = 0"), 0);
 
 	long audit = pgt_int(s, "SELECT count(*) FROM crawltop.audit_log");
 	static const struct {
