@@ -5,6 +5,7 @@
  * statistics. Exit 0 on success, 1 when the database refused, 2 on a bad
  * option or configuration (caught before connecting). */
 #include <getopt.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +13,40 @@
 #include <time.h>
 
 #include "cli.h"
+#include "config.h"
 #include "crawltop/settings.h"
 #include "dbcmd.h"
 #include "rank_ops.h"
 #include "rankfmt.h"
+#include "settings_json.h"
+#include "settings_store.h"
+
+/* The store's current settings version with seed 003's environment
+ * overrides: *set, *version (the version, or 0 when a variable overrode a
+ * value of it) and from ("crawltop.settings v3", then the variables).
+ * Returns DB_EXIT_OK, or the exit status after saying why. */
+static int store_settings(struct ct_store *s, struct ct_settings *set,
+			  int *version, char *from, size_t len)
+{
+	struct ct_settings_row row;
+	struct ct_error err;
+	if (ct_store_settings_get(s, 0, &row, &err) != CT_OK) {
+		cli_error("rank", "%s", err.msg);
+		return DB_EXIT_FAIL;
+	}
+	char env[512];
+	ct_status st = ct_settings_from_json_env(row.value, row.version, set,
+						 env, sizeof env, &err);
+	*version = env[0] ? 0 : row.version;
+	snprintf(from, len, "crawltop.settings v%d%s%s", row.version,
+		 env[0] ? " with " : "", env);
+	ct_settings_row_free(&row);
+	if (st != CT_OK) {
+		cli_error("rank", "%s", err.msg);
+		return DB_EXIT_USAGE;
+	}
+	return DB_EXIT_OK;
+}
 
 /* `crawltop rank [-d DSN] [--job J] [--min-publish-score S]
  * [--profile-score S] [--config FILE] [--batch N] [--connections N]`: on
@@ -61,27 +92,28 @@ static int run(int argc, char **argv)
 			  "--help)", argv[optind]);
 		return DB_EXIT_USAGE;
 	}
+	/* a file when one is named (--config, $CRAWLTOP_CONFIG), read now;
+	 * otherwise the store's current settings, read once connected */
+	bool from_file = config || getenv("CRAWLTOP_CONFIG");
 	struct ct_settings set;
-	if (cli_load_settings("rank", config, &set) != 0)
+	char from[768] = "";
+	struct ct_error err;
+	if (from_file && ct_config_load(config, &set, from, sizeof from,
+					&err) != CT_OK) {
+		cli_error("rank", "%s", err.msg);
 		return DB_EXIT_USAGE;
+	}
 	long nbatch = 0, nconn = 2;
+	double p0 = 0, p1 = 0;
 	if ((profile && db_parse_double("rank", "--profile-score", profile, 0,
-					100, &set.classes.p0) != 0) ||
+					100, &p0) != 0) ||
 	    (minpub && db_parse_double("rank", "--min-publish-score", minpub,
-				       0, 100, &set.classes.p1) != 0) ||
+				       0, 100, &p1) != 0) ||
 	    (batch && db_parse_long("rank", "--batch", batch, 1, 100000,
 				    &nbatch) != 0) ||
 	    (conns && db_parse_long("rank", "--connections", conns, 1,
 				    CT_RANK_MAX_CONNS, &nconn) != 0))
 		return DB_EXIT_USAGE;
-	struct ct_error err;
-	if (ct_class_bounds_check(&set.classes, &err) != CT_OK) {
-		cli_error("rank", "class bounds P0 %g, P1 %g, P2 %g (from "
-			  "--profile-score, --min-publish-score and the "
-			  "configuration): %s", set.classes.p0, set.classes.p1,
-			  set.classes.p2, err.msg);
-		return DB_EXIT_USAGE;
-	}
 
 	struct ct_store *s;
 	if (db_open("rank", dsn, &s) != 0)
@@ -90,6 +122,36 @@ static int run(int argc, char **argv)
 	if (job && db_job("rank", s, job, &ji) != 0) {
 		ct_store_close(s);
 		return DB_EXIT_FAIL;
+	}
+	int version = 0;
+	if (from_file && !from[0]) {
+		snprintf(from, sizeof from, "the built-in defaults");
+	} else if (!from_file) {
+		int rc = store_settings(s, &set, &version, from, sizeof from);
+		if (rc != DB_EXIT_OK) {
+			ct_store_close(s);
+			return rc;
+		}
+	}
+	if (profile || minpub) {
+		set.classes.p0 = profile ? p0 : set.classes.p0;
+		set.classes.p1 = minpub ? p1 : set.classes.p1;
+		version = 0; /* not the stored version as it stands */
+		size_t n = strlen(from);
+		snprintf(from + n, sizeof from - n, "%s%s%s",
+			 profile ? " --profile-score " : "",
+			 profile ? profile : "", minpub ? " --min-publish-"
+			 "score " : "");
+		n = strlen(from);
+		snprintf(from + n, sizeof from - n, "%s", minpub ? minpub : "");
+	}
+	if (ct_class_bounds_check(&set.classes, &err) != CT_OK) {
+		cli_error("rank", "class bounds P0 %g, P1 %g, P2 %g (from "
+			  "--profile-score, --min-publish-score and %s): %s",
+			  set.classes.p0, set.classes.p1, set.classes.p2, from,
+			  err.msg);
+		ct_store_close(s);
+		return DB_EXIT_USAGE;
 	}
 	struct ct_store *extra[CT_RANK_MAX_CONNS];
 	size_t n_extra = 0;
@@ -101,10 +163,11 @@ static int run(int argc, char **argv)
 			return DB_EXIT_FAIL;
 		}
 	}
-	char note[512];
-	rankfmt_note(note, sizeof note, &set);
+	char note[1024];
+	rankfmt_note(note, sizeof note, &set, from);
 	struct ct_rank_opts o = {.settings = &set, .job_id = job ? ji.id : 0,
 				 .batch = (size_t)nbatch, .note = note,
+				 .settings_version = version,
 				 .extra = extra, .n_extra = n_extra};
 	struct ct_rank_result res;
 	struct timespec t0, t1;
@@ -151,9 +214,14 @@ const struct cli_cmd cli_cmd_rank = {
 		"  --profile-score S   the P0 lower bound, 0..100 (overrides "
 		"PROFILE_SCORE\n"
 		"                      and classes.p0)\n"
-		"  --config FILE       the configuration file (weights, bounds, "
-		"backoff);\n"
-		"                      RANK_WEIGHTS_*, BACKOFF_* override it\n"
+		"  --config FILE       rank with this configuration file "
+		"(weights, bounds,\n"
+		"                      backoff); default: $CRAWLTOP_CONFIG if "
+		"set, else the\n"
+		"                      store's current settings (settings get); "
+		"either way\n"
+		"                      RANK_WEIGHTS_*, BACKOFF_* ... override "
+		"them\n"
 		"  --batch N           tasks per transaction, 1..100000 (default "
 		"10000)\n"
 		"  --connections N     rank with N connections in parallel, each "

@@ -42,13 +42,16 @@ void rankfmt_label(char *buf, size_t len, ct_class c,
 	snprintf(buf, len, "P3 (<%g)", b->p2);
 }
 
-void rankfmt_note(char *buf, size_t len, const struct ct_settings *s)
+void rankfmt_note(char *buf, size_t len, const struct ct_settings *s,
+		  const char *from)
 {
 	int n = snprintf(buf, len, "crawltop rank: bounds %.17g/%.17g/%.17g "
 			 "weights", s->classes.p0, s->classes.p1, s->classes.p2);
 	for (int k = 0; k < CT_SUB_COUNT && n > 0 && (size_t)n < len; k++)
 		n += snprintf(buf + n, len - (size_t)n, "%s%g", k ? "/" : " ",
 			      s->discovery.weights[k]);
+	if (n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " from %s", from);
 }
 
 bool rankfmt_note_bounds(const char *note, struct ct_class_bounds *b)

@@ -18,8 +18,10 @@ void rankfmt_label(char *buf, size_t len, ct_class c,
 		   const struct ct_class_bounds *b);
 
 /* The note `crawltop rank` records in the run manifest: the bounds and
- * weights it ran with. */
-void rankfmt_note(char *buf, size_t len, const struct ct_settings *s);
+ * weights it ran with, and where they came from ("crawltop.settings v3",
+ * "the configuration", with the overrides). */
+void rankfmt_note(char *buf, size_t len, const struct ct_settings *s,
+		  const char *from);
 
 /* The bounds recorded in a manifest note written by rankfmt_note; false
  * (b untouched) when the note holds none. */

@@ -458,11 +458,14 @@ ct_status ct_store_rank(struct ct_store *s, const struct ct_rank_opts *o,
 	if (st != CT_OK)
 		return st;
 
-	char job[24];
+	char job[24], ver[16];
 	snprintf(job, sizeof job, "%" PRId64, o->job_id);
-	const char *mp[] = {o->job_id ? job : NULL, since, o->note};
+	snprintf(ver, sizeof ver, "%d", o->settings_version);
+	const char *mp[] = {o->job_id ? job : NULL, since, o->note,
+			    o->settings_version > 0 ? ver : NULL};
 	st = st_exec(s, "rank: run manifest", "SELECT crawltop.record_run_"
-		     "manifest($1::bigint, $2::timestamptz, $3)", 3, mp, &r, err);
+		     "manifest($1::bigint, $2::timestamptz, $3, $4::integer)", 4,
+		     mp, &r, err);
 	if (st != CT_OK)
 		return st;
 	char mid[24];

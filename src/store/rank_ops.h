@@ -24,6 +24,10 @@ struct ct_rank_opts {
 	int64_t job_id;   /* 0: every job in discovery mode */
 	size_t batch;     /* tasks per transaction; 0: 10,000 */
 	const char *note; /* the manifest's note; may be NULL */
+	/* The stored settings version `settings` is, unchanged; 0 when it is
+	 * none (a file, environment overrides, bounds from the command
+	 * line). The manifest records it (NULL for 0). */
+	int settings_version;
 	/* More connections to rank with in parallel (n_extra of them, each
 	 * its own ct_store, none the main one; borrowed): the task id range
 	 * is cut into 1 + n_extra stripes, each ranked on its own thread. */

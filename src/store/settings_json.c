@@ -7,6 +7,7 @@
  * with a libconfig tree; writing builds the nested objects from the
  * table's dotted paths. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,8 +214,11 @@ ct_status ct_settings_json_read(const char *json, int version,
 	return st;
 }
 
-ct_status ct_settings_from_json(const char *json, int version,
-				struct ct_settings *out, struct ct_error *err)
+/* Defaults, the document, the environment when env (listing in env_out
+ * the variables that overrode a value), then ct_config_validate(). */
+static ct_status from_json(const char *json, int version, bool env,
+			   char *env_out, size_t env_len,
+			   struct ct_settings *out, struct ct_error *err)
 {
 	struct ct_config *c = malloc(sizeof(*c));
 	ct_status st;
@@ -223,12 +227,39 @@ ct_status ct_settings_from_json(const char *json, int version,
 		return ct_error_set(err, CT_ENOMEM, "settings: out of memory");
 	ct_config_init(c);
 	st = ct_settings_json_read(json, version, c, err);
+	if (st == CT_OK && env)
+		st = ct_config_apply_env(c, err);
 	if (st == CT_OK)
 		st = ct_config_validate(c, err);
 	if (st == CT_OK)
 		*out = c->settings;
+	if (st == CT_OK && env && env_len) {
+		size_t n = 0;
+		env_out[0] = '\0';
+		for (size_t i = 0; i < ct_n_keys && n < env_len; i++) {
+			if (c->key_src[i].origin != CT_FROM_ENV)
+				continue;
+			const char *v = getenv(ct_keys[i].env);
+			int w = snprintf(env_out + n, env_len - n, "%s%s=%s",
+					 n ? " " : "", ct_keys[i].env, v ? v : "");
+			n = w < 0 ? env_len : n + (size_t)w;
+		}
+	}
 	free(c);
 	return st;
+}
+
+ct_status ct_settings_from_json(const char *json, int version,
+				struct ct_settings *out, struct ct_error *err)
+{
+	return from_json(json, version, false, NULL, 0, out, err);
+}
+
+ct_status ct_settings_from_json_env(const char *json, int version,
+				    struct ct_settings *out, char *env,
+				    size_t env_len, struct ct_error *err)
+{
+	return from_json(json, version, true, env, env_len, out, err);
 }
 
 /* ---- writing ---------------------------------------------------------- */

@@ -46,6 +46,15 @@ ct_status ct_settings_json_read(const char *json, int version,
 ct_status ct_settings_from_json(const char *json, int version,
 				struct ct_settings *out, struct ct_error *err);
 
+/* The same with seed 003's environment overrides (RANK_WEIGHTS_*,
+ * MIN_PUBLISH_SCORE, ...; ct_config_apply_env) between the document and
+ * the checks, as a ranking run reads them. env (env_len bytes, may be 0)
+ * receives the variables that overrode a value, "NAME=value NAME=value",
+ * or "" when none did; it is cut short when it does not fit. */
+ct_status ct_settings_from_json_env(const char *json, int version,
+				    struct ct_settings *out, char *env,
+				    size_t env_len, struct ct_error *err);
+
 /* The document for s: every key of the table and every map entry, numbers
  * in their shortest form that reads back to the same double. Top-level
  * members of base (a JSON object, or NULL) that are not settings keys

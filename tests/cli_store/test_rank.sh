@@ -136,6 +136,41 @@ OUT=$(PROFILE_SCORE=79.99 MIN_PUBLISH_SCORE=59.99 "$CT" rank --job disc 2>&1)
 ok_match "PROFILE_SCORE and MIN_PUBLISH_SCORE from the environment" "$(flat)" \
 	'P0 \(≥79\.99\): 3 URLs.*P1 \(59\.99-<79\.99\): 2 URLs.*P2 \(40-<59\.99\): 1 URLs'
 
+# ---- which settings a run uses, and what its manifest says ------------
+# the store's current version (what `settings set` and the console's
+# weights panel change), named in the manifest
+"$CT" settings set classes.p0 90 classes.p1 85 classes.p2 50 >/dev/null
+ver=$(q "SELECT max(version) FROM crawltop.settings")
+run rank --job disc
+ok_eq "store settings: exit 0" "$RC" 0
+ok_match "store settings: its bounds" "$(flat)" 'P0 \(≥90\): 1 URLs.*P1 \(85-89\): 0 URLs.*P2 \(50-84\): 4 URLs.*P3 \(<50\): 3 URLs'
+ok_eq "store settings: class of /a (80) as the store says" \
+	"$(q "SELECT t.priority_class || ' ' || t.class FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE p.path = '/a'")" "2 2"
+ok_eq "store settings: the manifest names the version" \
+	"$(q "SELECT settings_version FROM crawltop.run_manifest ORDER BY id DESC LIMIT 1")" "$ver"
+ok_match "store settings: the note says so" \
+	"$(q "SELECT note FROM crawltop.run_manifest ORDER BY id DESC LIMIT 1")" "bounds 90/85/50 .* from crawltop\.settings v$ver\$"
+# an environment override: not the stored version as it stands
+RC=0
+OUT=$(RANK_WEIGHTS_UNSEEN=0.3 RANK_WEIGHTS_HOST_NOVELTY=0.18 "$CT" rank --job disc 2>&1) || RC=$?
+ok_eq "env override: exit 0" "$RC" 0
+ok_eq "env override: no settings version" \
+	"$(q "SELECT coalesce(settings_version::text, 'none') FROM crawltop.run_manifest ORDER BY id DESC LIMIT 1")" none
+ok_match "env override: the note names the variables" \
+	"$(q "SELECT note FROM crawltop.run_manifest ORDER BY id DESC LIMIT 1")" \
+	"from crawltop\.settings v$ver with RANK_WEIGHTS_UNSEEN=0\.3 RANK_WEIGHTS_HOST_NOVELTY=0\.18\$"
+# a file: its values, no version, the file named
+conf=$(mktemp --suffix=.conf)
+printf 'classes = { p0 = 30.0; p1 = 20.0; p2 = 10.0; };\n' >"$conf"
+run rank --job disc --config "$conf"
+ok_match "--config: its bounds" "$(flat)" 'P0 \(≥30\): 7 URLs'
+ok_eq "--config: no settings version" \
+	"$(q "SELECT coalesce(settings_version::text, 'none') FROM crawltop.run_manifest ORDER BY id DESC LIMIT 1")" none
+ok_match "--config: the note names the file" \
+	"$(q "SELECT note FROM crawltop.run_manifest ORDER BY id DESC LIMIT 1")" "from $conf\$"
+rm -f "$conf"
+"$CT" settings undo >/dev/null
+
 # ---- stats -------------------------------------------------------------
 "$CT" rank --job disc >/dev/null
 run stats --ranking

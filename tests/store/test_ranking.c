@@ -215,24 +215,36 @@ static void run_manifest_records_a_run(void **state)
 		 "WHERE score <> 60");
 	const char *params[] = {"1", t0};
 	char *id = pgt_text(s, "SELECT crawltop.record_run_manifest($1::bigint, "
-			    "$2::timestamptz, 'nightly')", 2, params);
+			    "$2::timestamptz, 'nightly', 1)", 2, params);
 	assert_string_equal(id, "1");
 	free(id);
 	char *row = pgt_text(s, "SELECT concat_ws(' ', job_id, p0_count, p1_count, "
 			     "p2_count, p3_count, unranked_count, round(avg_score::numeric, 4), "
 			     "score_0_20, score_20_40, score_40_60, score_60_80, "
-			     "score_80_100, settings_version IS NOT NULL, note) "
+			     "score_80_100, settings_version, note) "
 			     "FROM crawltop.run_manifest", 0, NULL);
 	/* P0: 85, 100; P1: 65; P2: 45; P3: 5, 25; avg 54.1667 */
-	assert_string_equal(row, "1 2 1 1 2 1 54.1667 1 1 1 1 2 t nightly");
+	assert_string_equal(row, "1 2 1 1 2 1 54.1667 1 1 1 1 2 1 nightly");
 	free(row);
+	/* the version is what the caller says its run used, not the newest
+	 * (it recorded max(version) whatever the run had used) */
+	pgt_exec(s, "SELECT crawltop.settings_put(value || '{\"default_priority\": 4}', "
+		 "version, 'settings.update', 'v2') FROM crawltop.settings "
+		 "ORDER BY version DESC LIMIT 1");
+	pgt_exec(s, "SELECT crawltop.record_run_manifest(NULL, now(), 'file')");
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.run_manifest "
+				 "WHERE note = 'file' AND settings_version IS NULL"), 1);
+	assert_int_equal(ct_store_exec(s, "manifest", "SELECT crawltop."
+				       "record_run_manifest(1, now(), 'x', 99)", &err),
+			 CT_ENOENT);
+	assert_non_null(strstr(err.msg, "settings version 99 does not exist"));
 	/* all jobs; nothing ranked since now: zero counts, avg 0 */
 	pgt_exec(s, "SELECT crawltop.record_run_manifest(NULL, now() + interval '1 s')");
 	assert_int_equal(pgt_int(s, "SELECT p0_count + p1_count + p2_count + "
 				 "p3_count + avg_score FROM crawltop.run_manifest "
-				 "WHERE id = 2"), 0);
+				 "WHERE note IS NULL"), 0);
 	assert_int_equal(pgt_int(s, "SELECT unranked_count FROM "
-				 "crawltop.run_manifest WHERE id = 2"), 1);
+				 "crawltop.run_manifest WHERE note IS NULL"), 1);
 	assert_int_equal(ct_store_exec(s, "manifest", "SELECT crawltop."
 				       "record_run_manifest(99, now())", &err),
 			 CT_ENOENT);
