@@ -900,7 +900,9 @@ int tws_confirm_text(const struct tui *t, int undo, char *buf, size_t len)
 	struct tw_req r;
 	char why[600];
 	const char *no = cannot_edit(t, why, sizeof why);
-	if (no) {
+	/* an unreadable current version is what undo is for: undo needs only
+	 * the version before it to read (checked below) */
+	if (no && !(undo && t->sets.version && t->sets.prev_json)) {
 		snprintf(buf, len, "%s", no);
 		return -1;
 	}
@@ -914,6 +916,14 @@ int tws_confirm_text(const struct tui *t, int undo, char *buf, size_t len)
 		if (!t->sets.prev_version) {
 			snprintf(buf, len, "there is no version before v%d to "
 				 "restore", t->sets.version);
+			return -1;
+		}
+		struct ct_settings prev;
+		struct ct_error err;
+		if (ct_settings_from_json(t->sets.prev_json, t->sets.prev_version,
+					  &prev, &err) != CT_OK) {
+			snprintf(buf, len, "cannot undo: v%d cannot be read "
+				 "either: %.300s", t->sets.prev_version, err.msg);
 			return -1;
 		}
 		snprintf(buf, len, "Undo settings v%d (%.40s, %s): write v%d's "

@@ -794,6 +794,39 @@ static void tune_panel_edits(void **state)
 	tui_free(t);
 }
 
+/* A current version that does not read (written past the C checks, e.g.
+ * by SQL): nothing can be applied on top of it, but undo, which needs
+ * only the version before it, can restore that one; and when that does
+ * not read either, undo says so. */
+static void tune_undo_of_an_unreadable_version(void **state)
+{
+	(void)state;
+	char why[700];
+	struct tui *t = new_tui();
+	struct fake_rows f;
+	fake(&f, 5, 2, "7", "{\"classes\": {\"p0\": \"high\"}}", "postgres",
+	     "2024-06-01 10:00", "bad", "6", "{\"classes\": {\"p0\": 90}}",
+	     "postgres", "2024-05-01 10:00", "good");
+	f.r.st = CT_OK;
+	tws_loaded(t, &f.r);
+	assert_int_equal(t->sets.version, 7);
+	assert_non_null(strstr(t->sets.error, "classes.p0"));
+	assert_int_equal(tws_confirm_text(t, 0, why, sizeof why), -1);
+	assert_non_null(strstr(why, "settings v7 cannot be read"));
+	assert_int_equal(tws_confirm_text(t, 1, why, sizeof why), 0);
+	assert_non_null(strstr(why, "Undo settings v7 (postgres, 2024-06-01 "
+			       "10:00): write v6's values"));
+
+	fake(&f, 5, 2, "9", "{\"classes\": {\"p0\": \"high\"}}", "postgres",
+	     "2024-06-02 10:00", "bad", "8", "{\"classes\": {\"p0\": -1}}",
+	     "postgres", "2024-06-01 11:00", "bad too");
+	f.r.st = CT_OK;
+	tws_loaded(t, &f.r);
+	assert_int_equal(tws_confirm_text(t, 1, why, sizeof why), -1);
+	assert_non_null(strstr(why, "cannot undo: v8 cannot be read either"));
+	tui_free(t);
+}
+
 /* ---- the async connection, offline -------------------------------------------------- */
 
 static void aconn_display_hides_password(void **state)
@@ -847,6 +880,7 @@ int main(void)
 		cmocka_unit_test(settings_json_round_trip),
 		cmocka_unit_test(settings_json_refusals),
 		cmocka_unit_test(tune_panel_edits),
+		cmocka_unit_test(tune_undo_of_an_unreadable_version),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
