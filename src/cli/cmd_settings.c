@@ -109,6 +109,14 @@ static int current(struct ct_store *s, struct ct_settings_row *row,
 	return 0;
 }
 
+/* key in the config's spelling: the store's "default_priority" is
+ * "tier.default_priority". */
+static const char *spelled(const char *key)
+{
+	return strcmp(key, "default_priority") == 0 ? "tier.default_priority"
+						    : key;
+}
+
 /* The scalar key or map entry named by key: *k or (*m and *entry). */
 static bool find_key(const char *key, const struct ct_key **k,
 		     const struct ct_map **m, const char **entry)
@@ -116,8 +124,7 @@ static bool find_key(const char *key, const struct ct_key **k,
 	*k = NULL;
 	*m = NULL;
 	*entry = NULL;
-	if (strcmp(key, "default_priority") == 0)
-		key = "tier.default_priority";
+	key = spelled(key);
 	if ((*k = ct_key_find(key, NULL)))
 		return true;
 	const char *dot = strrchr(key, '.');
@@ -306,9 +313,12 @@ static int s_set(struct ct_store *s, int argc, char **argv, const char *note)
 			return DB_EXIT_USAGE;
 		}
 		for (int j = 0; i % 2 == 0 && j < i; j += 2)
-			if (strcmp(argv[i], argv[j]) == 0) {
-				cli_error("settings", "key '%.80s' is given twice: "
-					  "set each key once", argv[i]);
+			if (strcmp(spelled(argv[i]), spelled(argv[j])) == 0) {
+				cli_error("settings", "key '%.80s' is given twice%s%s%s: "
+					  "set each key once", spelled(argv[i]),
+					  strcmp(argv[i], argv[j]) ? " (as '" : "",
+					  strcmp(argv[i], argv[j]) ? argv[j] : "",
+					  strcmp(argv[i], argv[j]) ? "' too)" : "");
 				return DB_EXIT_USAGE;
 			}
 		for (const char *c = argv[i]; *c; c++)

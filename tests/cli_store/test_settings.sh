@@ -61,6 +61,10 @@ ok_eq "set without a value: exit 2" "$RC" 2
 run settings set classes.p1 61 classes.p1 62
 ok_eq "a key given twice: exit 2" "$RC" 2
 ok_match "a key given twice: says so" "$OUT" "key 'classes\.p1' is given twice"
+run settings set default_priority 3 tier.default_priority 4
+ok_eq "a key given twice in its two spellings: exit 2" "$RC" 2
+ok_match "a key given twice in its two spellings: names both" "$OUT" \
+	"key 'tier\.default_priority' is given twice \(as 'default_priority' too\)"
 run settings get classes
 ok_eq "get of a group: exit 2" "$RC" 2
 ok_match "get of a group: says it is one, naming a key" "$OUT" "'classes' is a group of keys, not a key: name one, such as 'classes\.p0'"
