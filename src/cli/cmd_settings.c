@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -451,9 +452,10 @@ static int s_history(struct ct_store *s)
 	return DB_EXIT_OK;
 }
 
-/* `settings undo`: the version before the current one, checked, written
- * as a new version (action settings.undo). */
-static int s_undo(struct ct_store *s, const char *note)
+/* `settings undo [VERSION]`: the version before the current one, or
+ * VERSION (an earlier one), checked, written as a new version (action
+ * settings.undo). */
+static int s_undo(struct ct_store *s, const char *to, const char *note)
 {
 	struct ct_settings_row cur, prev;
 	struct ct_settings set;
@@ -465,7 +467,22 @@ static int s_undo(struct ct_store *s, const char *note)
 		return DB_EXIT_FAIL;
 	}
 	int rc = DB_EXIT_FAIL;
-	if (ct_store_settings_previous(s, cur.version, &pv, &err) != CT_OK ||
+	long want = 0;
+	if (to && db_parse_long("settings", "undo: the version", to, 1,
+				INT32_MAX, &want) != 0) {
+		ct_settings_row_free(&cur);
+		return DB_EXIT_USAGE;
+	}
+	if (want >= cur.version) {
+		cli_error("settings", "undo: version %ld is not before the "
+			  "current version %d: name an earlier one (settings "
+			  "history)", want, cur.version);
+		ct_settings_row_free(&cur);
+		return DB_EXIT_USAGE;
+	}
+	pv = (int)want;
+	if ((!want && ct_store_settings_previous(s, cur.version, &pv,
+						 &err) != CT_OK) ||
 	    ct_store_settings_get(s, pv, &prev, &err) != CT_OK) {
 		cli_error("settings", "%s", err.msg);
 		ct_settings_row_free(&cur);
@@ -541,7 +558,8 @@ static int run(int argc, char **argv)
 		return DB_EXIT_USAGE;
 	}
 	const char *sub = pos[0];
-	int max = strcmp(sub, "get") == 0 ? 1 : strcmp(sub, "set") == 0 ? 64 : 0;
+	int max = strcmp(sub, "get") == 0 || strcmp(sub, "undo") == 0 ? 1 :
+		  strcmp(sub, "set") == 0 ? 64 : 0;
 	if (strcmp(sub, "get") && strcmp(sub, "set") && strcmp(sub, "history") &&
 	    strcmp(sub, "undo")) {
 		cli_error("settings", "unknown subcommand '%.40s': get, set, "
@@ -564,7 +582,7 @@ static int run(int argc, char **argv)
 	else if (strcmp(sub, "history") == 0)
 		rc = s_history(s);
 	else
-		rc = s_undo(s, note);
+		rc = s_undo(s, nargs ? args[0] : NULL, note);
 	ct_store_close(s);
 	return rc;
 }
@@ -572,7 +590,7 @@ static int run(int argc, char **argv)
 const struct cli_cmd cli_cmd_settings = {
 	.name = "settings",
 	.usage = "get [KEY] | set KEY VALUE [KEY VALUE ...] | history | undo "
-		 "[-d DSN] [--note TEXT]",
+		 "[VERSION] [-d DSN] [--note TEXT]",
 	.summary = "Read and change the engine settings the store keeps",
 	.help = DB_HELP_DSN
 		"  get [KEY]           the current version: every key, or one "
@@ -586,9 +604,11 @@ const struct cli_cmd cli_cmd_settings = {
 		"together\n"
 		"  history             every version: number, when, who, note, "
 		"what changed\n"
-		"  undo                restore the version before the current "
-		"one, as a\n"
-		"                      new version\n"
+		"  undo [VERSION]      restore the version before the current "
+		"one, or the\n"
+		"                      earlier VERSION, as a new version (a "
+		"second undo\n"
+		"                      restores what the first replaced)\n"
 		"  --note TEXT         the note of the new version (set, undo)\n",
 	.run = run,
 };

@@ -43,9 +43,10 @@ ct_status ct_store_settings_get(struct ct_store *s, int version,
 		return st;
 	if (PQntuples(r) == 0) {
 		PQclear(r);
-		return ct_error_set(err, CT_ENOENT, "settings: %s",
-				    version ? "no such version" :
-				    "crawltop.settings is empty");
+		return version ? ct_error_set(err, CT_ENOENT, "settings: there "
+					      "is no version %d", version) :
+			ct_error_set(err, CT_ENOENT, "settings: crawltop.settings "
+				     "is empty");
 	}
 	out->version = atoi(PQgetvalue(r, 0, 0));
 	out->value = strdup(PQgetvalue(r, 0, 1));

@@ -114,6 +114,27 @@ ok_eq "undo: the value is back" "$OUT" "frontier.types.article = 0"
 ok_eq "undo: audited" "$(q "SELECT action FROM crawltop.audit_log ORDER BY id DESC LIMIT 1")" "settings.undo"
 run settings get discovery.weights.unseen_likelihood
 ok_eq "undo: only the last change" "$OUT" "discovery.weights.unseen_likelihood = 0.35"
+# undo VERSION: an earlier version's values, whichever
+run settings undo "$v1"
+ok_eq "undo VERSION: exit 0" "$RC" 0
+ok_match "undo VERSION: says which" "$OUT" "version $v1 restored"
+run settings get discovery.weights.unseen_likelihood
+ok_eq "undo VERSION: its weights" "$OUT" "discovery.weights.unseen_likelihood = 0.28"
+run settings get classes.p0
+ok_eq "undo VERSION: its P0" "$OUT" "classes.p0 = 85"
+before=$(q "SELECT count(*) FROM crawltop.settings")
+cur=$(q "SELECT max(version) FROM crawltop.settings")
+for bad in "$cur" 99999 0 abc 1.5; do
+	run settings undo "$bad"
+	ok_eq "undo $bad: exit 2" "$RC" 2
+done
+run settings undo "$cur"
+ok_match "undo of the current version: says to name an earlier one" "$OUT" "version $cur is not before the current version $cur"
+run settings undo abc
+ok_match "undo abc: names the argument" "$OUT" "undo: the version"
+run settings undo 1 2
+ok_eq "undo with two versions: exit 2" "$RC" 2
+ok_eq "bad undos: no version written" "$(q "SELECT count(*) FROM crawltop.settings")" "$before"
 run settings --help
 ok_match "--help from the command table" "$OUT" 'get \[KEY\] \| set KEY VALUE'
 # ---- settings written by plain SQL (last: failed inserts use up versions) ----
