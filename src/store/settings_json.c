@@ -91,7 +91,8 @@ static const char *value_str(const void *node, char *buf, size_t len)
 	const struct yajl_val_s *v = node;
 
 	if (YAJL_IS_NUMBER(v))
-		snprintf(buf, len, "%.60s", v->u.number.r);
+		snprintf(buf, len, "%.60s%s", v->u.number.r,
+			 strlen(v->u.number.r) > 60 ? "..." : "");
 	else if (YAJL_IS_STRING(v))
 		snprintf(buf, len, "\"%.60s%s\"", str_of(v),
 			 strlen(str_of(v)) > 60 ? "..." : "");

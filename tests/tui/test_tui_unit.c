@@ -613,6 +613,12 @@ static void settings_json_refusals(void **state)
 		 "discovery weights sum to 1.44, not 1"},
 		{"{\"frontier\": {\"total_prioritisation\": {\"country_tokens\": "
 		 "[\"N L\"]}}}", "must hold only a-z and 0-9"},
+		/* a long number (as jsonb writes 1e400) is cut short visibly */
+		{"{\"classes\": {\"p0\": 1"
+		 "000000000000000000000000000000000000000000000000000000000000"
+		 "000000000}}",
+		 "classes.p0 = 1000000000000000000000000000000000000000000000000"
+		 "00000000000...: must be >= 0 and <= 100"},
 		{"[1]", "the settings must be a JSON object, not an array"},
 		{"{\"classes\": ", "crawltop.settings:7: not JSON"},
 	};
