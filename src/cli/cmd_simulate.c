@@ -3,9 +3,11 @@
  * simwork.c). This file reads the options and the graph, creates the job
  * when it does not exist, enqueues '/' and the sitemap, runs the workers,
  * shows progress (a bar on a terminal, plain lines otherwise) and turns
- * SIGINT/SIGTERM into a stop in which the workers release their tasks.
+ * SIGINT/SIGTERM/SIGHUP into a stop in which the workers release their
+ * tasks.
  * Exit 0 when the crawl ran out of work (or reached --max-pages), 1 on an
- * error, 2 on a usage error, 130 when interrupted. */
+ * error, 2 on a usage error, 128 + the signal when interrupted (130 for
+ * SIGINT, 143 for SIGTERM, 129 for SIGHUP). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -36,7 +38,8 @@ struct sim_opts {
 
 static volatile sig_atomic_t got_signal;
 
-/* SIGINT, SIGTERM: note it; the main loop stops the workers. */
+/* SIGINT, SIGTERM, SIGHUP (its terminal closed): note it; the main loop
+ * stops the workers, which give their tasks back. */
 static void on_signal(int sig)
 {
 	got_signal = sig;
@@ -179,7 +182,7 @@ static void progress(struct sim *sim, struct ct_store *s, int tty,
 		done, j.total_pages, j.pending, j.running, fails, rate);
 }
 
-/* Start the workers with SIGINT and SIGTERM blocked (the main thread
+/* Start the workers with SIGINT, SIGTERM and SIGHUP blocked (the main thread
  * takes them), wait for them while reporting progress, join them. */
 static void run_workers(struct sim *sim, struct sim_worker *w,
 			struct ct_store *s, int quiet)
@@ -188,6 +191,7 @@ static void run_workers(struct sim *sim, struct sim_worker *w,
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	int started = 0;
 	for (int i = 0; i < sim->workers; i++) {
@@ -329,6 +333,10 @@ static int simulate(const struct sim_opts *o)
 	       sim.pages_failed == 1 ? "" : "s",
 	       sim.max_pages && sim.fetched >= sim.max_pages
 		       ? " (--max-pages reached)" : "");
+	if (sim.conflicts)
+		printf("simulate: %ld transaction%s rolled back by the server "
+		       "(deadlock or serialization failure) and tried again\n",
+		       sim.conflicts, sim.conflicts == 1 ? "" : "s");
 	if (sim.error) {
 		cli_error("simulate", "%s", sim.err);
 	} else if (got_signal) {
@@ -442,6 +450,7 @@ static int run(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	return simulate(&o);
 }
 
@@ -479,6 +488,7 @@ const struct cli_cmd cli_cmd_simulate = {
 		"\nThe crawl ends when the job has no pending or running task.\n"
 		"Ctrl-C stops it: the workers release the tasks they hold.\n"
 		SCORED_WITH_STORED_SETTINGS
-		"Exit status: 0 done, 1 error, 2 bad usage, 130 interrupted.\n",
+		"Exit status: 0 done, 1 error, 2 bad usage, 128 + the signal "
+		"when\ninterrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).\n",
 	.run = run,
 };

@@ -36,6 +36,9 @@ struct sim {
 	long attempts_failed;       /* simulated failures reported */
 	long pages_failed;          /* of those, tasks failed for good */
 	long released;              /* tasks given back on stop */
+	long conflicts;             /* transactions the server rolled back
+				     * (deadlock, serialization) and the
+				     * worker tried again */
 	int running;                /* workers still in their loop */
 	int error;                  /* a worker hit a store error (err) */
 	char err[700];

@@ -116,9 +116,25 @@ static int fetch_delay(struct sim *s)
 	return stopped;
 }
 
+/* Whether the store's last error was a transaction the server rolled
+ * back to break a conflict (deadlock 40P01, serialization 40001): the
+ * statement is to be tried again, as any client of a database must; it
+ * changed nothing. Counted in s->conflicts. */
+static int conflict(struct sim *s, struct ct_store *st)
+{
+	const char *state = ct_store_sqlstate(st);
+	if (strcmp(state, "40P01") != 0 && strcmp(state, "40001") != 0)
+		return 0;
+	pthread_mutex_lock(&s->mu);
+	s->conflicts++;
+	pthread_mutex_unlock(&s->mu);
+	return 1;
+}
+
 /* Enqueue the links of task t's page and complete it, in one
  * transaction. *done: 1 when the task was completed (0 when the store
- * refused the completion: the lease expired). -1 with msg on an error. */
+ * refused the completion: the lease expired). -1 with msg on an error,
+ * -2 when the server rolled the transaction back to break a conflict. */
 static int finish(struct sim *s, struct ct_store *st, const char *worker,
 		  const struct ct_task *t, int *done, char *msg, size_t n)
 {
@@ -157,14 +173,16 @@ static int finish(struct sim *s, struct ct_store *st, const char *worker,
 		rc = -1;
 	}
 	if (rc != 0) {
+		int again = conflict(s, st); /* before the rollback resets it */
 		ct_store_rollback(st, NULL);
-		return -1;
+		return again ? -2 : -1;
 	}
 	*done = completed == 1;
 	return 0;
 }
 
-/* Handle one claimed task; -1 on a store error (msg filled). */
+/* Handle one claimed task; -1 on a store error (msg filled), -2 when the
+ * server rolled the work back to break a conflict (to be done again). */
 static int handle(struct sim *s, struct ct_store *st, const char *worker,
 		  const struct ct_task *t, char *msg, size_t n)
 {
@@ -184,7 +202,7 @@ static int handle(struct sim *s, struct ct_store *st, const char *worker,
 					     &retried, &failed, &err);
 		if (cs != CT_OK && cs != CT_EINVAL) {
 			snprintf(msg, n, "%s", err.msg);
-			return -1;
+			return conflict(s, st) ? -2 : -1;
 		}
 		pthread_mutex_lock(&s->mu);
 		s->attempts_failed += (long)(retried + failed);
@@ -211,7 +229,7 @@ static int handle(struct sim *s, struct ct_store *st, const char *worker,
 	s->finishing--;
 	pthread_mutex_unlock(&s->mu);
 	if (rc != 0)
-		return -1;
+		return rc;
 	if (!done)
 		return 0;
 	pthread_mutex_lock(&s->mu);
@@ -269,6 +287,8 @@ void *sim_worker_main(void *arg)
 		struct ct_claim c;
 		if (ct_store_claim(st, worker, s->job_id, 1, s->lease_s, &c,
 				   &err) != CT_OK) {
+			if (conflict(s, st))
+				continue;
 			worker_error(s, w->index, err.msg);
 			break;
 		}
@@ -282,11 +302,14 @@ void *sim_worker_main(void *arg)
 			rc = handle(s, st, worker, &c.tasks[0], msg, sizeof msg);
 		}
 		if (rc < 0) {
-			/* give the task back (best effort) before leaving */
+			/* give the task back (best effort): to fetch again
+			 * after a conflict, or before leaving */
 			if (c.n)
 				ct_store_release(st, worker, &c.tasks[0].id, 1,
 						 NULL, NULL);
 			ct_claim_free(&c);
+			if (rc == -2)
+				continue;
 			worker_error(s, w->index, msg);
 			break;
 		}

@@ -112,21 +112,30 @@ ok_eq "--max-pages 10: 10 pages" "$(wc -l <"$T/o4")" 10
 read -r total done failed pending running <<<"$(counts capped)"
 ok_eq "--max-pages 10: nothing left running" "$done $running" "10 0"
 
-"$CT" simulate --graph "$T/tree.tsv" --job slow --workers 3 --latency-ms 400 \
-	-q >"$T/int.out" 2>&1 &
-pid=$!
-for _ in $(seq 100); do # until the workers hold tasks
-	[ "$(q "SELECT count(*) FROM crawltop.tasks t JOIN crawltop.jobs j ON j.id = t.job_id WHERE j.name = 'slow' AND t.status = 'running'")" -ge 2 ] 2>/dev/null && break
-	sleep 0.05
-done
-kill -INT "$pid"
-wait "$pid"
-ok_eq "SIGINT: exit 130" "$?" 130
-ok_match "SIGINT: says the claimed tasks were released" "$(cat "$T/int.out")" \
-	'interrupted: stopped, [1-9] claimed tasks? released'
-read -r total done failed pending running <<<"$(counts slow)"
-ok_eq "SIGINT: no task left running" "$running" 0
-ok_eq "SIGINT: the rest still pending" "$([ "$pending" -gt 0 ] && echo yes)" yes
+# interrupted SIG RC JOB: simulate a slow job, send SIG once its workers
+# hold tasks; it must exit RC, say it gave its claimed tasks back, and
+# leave none running (SIGHUP: the terminal closed)
+interrupted() {
+	local sig=$1 want=$2 job=$3 pid rc
+	"$CT" simulate --graph "$T/tree.tsv" --job "$job" --workers 3 \
+		--latency-ms 400 -q >"$T/$job.out" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do # until the workers hold tasks
+		[ "$(q "SELECT count(*) FROM crawltop.tasks t JOIN crawltop.jobs j ON j.id = t.job_id WHERE j.name = '$job' AND t.status = 'running'")" -ge 2 ] 2>/dev/null && break
+		sleep 0.05
+	done
+	kill -"$sig" "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	ok_eq "SIG$sig: exit $want" "$rc" "$want"
+	ok_match "SIG$sig: says the claimed tasks were released" "$(cat "$T/$job.out")" \
+		'interrupted: stopped, [1-9] claimed tasks? released'
+	read -r total done failed pending running <<<"$(counts "$job")"
+	ok_eq "SIG$sig: no task left running" "$running" 0
+	ok_eq "SIG$sig: the rest still pending" "$([ "$pending" -gt 0 ] && echo yes)" yes
+}
+interrupted INT 130 slow
+interrupted HUP 129 hup
 
 # ---- bad input ---------------------------------------------------------
 before=$(state)

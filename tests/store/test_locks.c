@@ -1,5 +1,6 @@
 /* test_locks.c: what two sessions at once may not do to each other
- * (0002 enqueue, 0005 release and reap_expired against set_job_state).
+ * (0002 enqueue, 0005 and 0016 release and reap_expired against
+ * set_job_state and enqueue).
  *
  * Each test holds a transaction open in one session, sends the other
  * session's call without waiting for it (libpq's asynchronous API), and
@@ -10,7 +11,10 @@
  *     + 100), never pending and claimable in a cancelled or paused job;
  *   - enqueue, which locks the existing tasks of its duplicates, takes
  *     them in task id order, as complete and release do, so that the two
- *     cannot deadlock when task id order and page id order differ. */
+ *     cannot deadlock when task id order and page id order differ;
+ *   - the reaper and release do not wait for an enqueue's hold on the job
+ *     row (0016), so an enqueue that reports their tasks' pages again
+ *     cannot deadlock with them. */
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -257,12 +261,71 @@ static void enqueue_duplicates_lock_in_task_order(void **state)
 	trio_close(&t);
 }
 
+/* An enqueue holds its job row (it keeps total_pages) while it reports
+ * pages; the reaper and release hold the job rows of their tasks while
+ * they put them back. Reaper: session b reaps an expired task while a's
+ * enqueue holds the job, then a reports that task's page again (which
+ * locks the task). With the reaper waiting for the job row holding the
+ * task, that was a deadlock; now b does not wait, and a goes through.
+ * Release: the same with a task given back. */
+static void reap_and_release_during_enqueue(void **state)
+{
+	(void)state;
+	struct trio t = trio_open("ct_locks_re");
+	int64_t job = job_with_tasks(t.w, "re", 3);
+	/* /t1 for wb, then /t2 for wa (a later claim could reap /t2 and
+	 * take it again) */
+	long long released = claim_one(t.w, "wb", job, 30);
+	long long reaped = claim_one(t.w, "wa", job, 0.05);
+	run(t.w, "SELECT pg_sleep(0.2)");
+	char sql[300];
+
+	run(t.a, "BEGIN");
+	run(t.a, "SET statement_timeout = '5s'");
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%" PRId64
+		 ", ARRAY['/new1'])", job);
+	run(t.a, sql);
+	assert_true(PQsendQuery(t.b, "SELECT crawltop.reap_expired(100)"));
+	assert_false(waits_for_lock(t.w, t.b));
+	finish_ok(t.b, "reap during an enqueue");
+	/* the enqueue reports the reaped task's page: a duplicate */
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%" PRId64
+		 ", ARRAY['/t2', '/new2'])", job);
+	run(t.a, sql);
+	run(t.a, "COMMIT");
+	snprintf(sql, sizeof sql, "SELECT status || ' ' || retry_count FROM "
+		 "crawltop.tasks WHERE id = %lld", reaped);
+	assert_string_equal(run(t.w, sql), "pending 1");
+
+	run(t.a, "BEGIN");
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%" PRId64
+		 ", ARRAY['/new3'])", job);
+	run(t.a, sql);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.release('wb', "
+		 "ARRAY[%lld])", released);
+	assert_true(PQsendQuery(t.b, sql));
+	assert_false(waits_for_lock(t.w, t.b));
+	finish_ok(t.b, "release during an enqueue");
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%" PRId64
+		 ", ARRAY['/t1'])", job);
+	run(t.a, sql);
+	run(t.a, "COMMIT");
+	snprintf(sql, sizeof sql, "SELECT status || ' ' || retry_count FROM "
+		 "crawltop.tasks WHERE id = %lld", released);
+	assert_string_equal(run(t.w, sql), "pending 0");
+	snprintf(sql, sizeof sql, "SELECT total_pages FROM crawltop.jobs WHERE "
+		 "id = %" PRId64, job);
+	assert_string_equal(run(t.w, sql), "6");
+	trio_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(release_then_cancel),
 		cmocka_unit_test(reap_then_pause),
 		cmocka_unit_test(enqueue_duplicates_lock_in_task_order),
+		cmocka_unit_test(reap_and_release_during_enqueue),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
