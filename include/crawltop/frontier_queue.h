@@ -1,8 +1,12 @@
 /* frontier_queue.h: seed 002's QueueManager, with the rules of SPEC.md.
  *
  * Two binary min-heaps, discovery and acquisition (ct_frontier_queue_type),
- * ordered by (priority, discovered_ms, insertion sequence): lower priority
- * first, and equal priorities first-in first-out. Priorities come from
+ * each in the store's claim order for the tasks of one job
+ * (ct_task_key_cmp): score higher first (the priority mapped onto 0..100
+ * once, at enqueue), then earlier discovered_ms, then insertion sequence
+ * (equal keys first-in first-out). A lower priority never pops after a
+ * higher one; two priorities that map to the same double score are tied
+ * and go by discovery time, as in the store. Priorities come from
  * ct_frontier_score() with the queue's own copy of the parameters.
  *
  * Enqueue runs the seed's checks in the seed's order and gives the seed's
@@ -99,7 +103,7 @@ struct ct_fq_enqueue_result {
 
 /* Enqueues one URL. in is borrowed for the call (the queue copies url,
  * type and discovery_method); discovered_ms is the tie-breaker after
- * priority. Returns CT_OK when a decision was made (see res->enqueued and
+ * score. Returns CT_OK when a decision was made (see res->enqueued and
  * res->reason); CT_ERANGE or CT_EINVAL when scoring refused the input
  * (reason "invalid-input", or "non-finite-priority" for a NaN or infinite
  * priority), with err filled; CT_ENOMEM when allocation failed, and then

@@ -51,9 +51,11 @@ CT_API int ct_task_key_cmp(const struct ct_task_key *a,
 
 /* Native value -> scale. */
 CT_API double ct_score_from_hierarchy(double h);     /* h in 0..1: x 100 */
-/* Frontier priority (lower = sooner) -> 0..100, strictly decreasing:
- * 50 S / (p + S) for p >= 0, 100 - 50 S / (S - p) for p < 0, with
- * S = CT_FRONTIER_SCALE. p = 0 gives 50, p = -25 gives 75, p = +25 gives 25. */
+/* Frontier priority (lower = sooner) -> 0..100, strictly decreasing in
+ * exact arithmetic: 50 S / (p + S) for p >= 0, 100 - 50 S / (S - p) for
+ * p < 0, with S = CT_FRONTIER_SCALE. p = 0 gives 50, p = -25 gives 75,
+ * p = +25 gives 25. In double precision it is monotone but distinct
+ * priorities can give the same score: order tasks by the score. */
 #define CT_FRONTIER_SCALE 25.0
 CT_API double ct_score_from_frontier(double priority);
 /* The inverse, for displaying a stored score as a frontier priority. */

@@ -2,9 +2,13 @@
  * burst alternation, host deferral), with SPEC.md's rules.
  *
  * Heaps: the textbook binary min-heap (Williams 1964) over small entries
- * (priority, discovered_ms, seq, node); the sequence number makes equal
- * keys pop first-in first-out, which the seed got from its discoveredAt
- * x 1e-9 term. Deferred items are parked in the array slots just past the
+ * (the store's claim key: score, discovered_ms, seq as the id; and the
+ * node), compared with ct_task_key_cmp itself, so that the queue pops in
+ * exactly the store's claim order. The score, not the raw priority, is the
+ * key: in floating point the priority -> score mapping can give two
+ * distinct priorities one score, and then the store breaks the tie by
+ * discovery time. The sequence number makes equal keys pop first-in
+ * first-out, which the seed got from its discoveredAt x 1e-9 term. Deferred items are parked in the array slots just past the
  * heap while a pull scans, so putting them back needs no allocation.
  *
  * Dedup: an open-addressing hash set with linear probing and backward-shift
@@ -48,9 +52,7 @@ struct fq_node {
 };
 
 struct fq_entry {
-	double priority;
-	int64_t discovered_ms;
-	uint64_t seq;
+	struct ct_task_key key; /* job_priority 0 (one job), score, time, seq */
 	struct fq_node *node;
 };
 
@@ -360,15 +362,12 @@ static void set_remove_at(struct fq_set *set, size_t i)
 
 /* ---- heaps ----------------------------------------------------------- */
 
-/* True when a pops before b: priority, then discovery time, then sequence. */
+/* True when a pops before b: the store's claim order (score higher first,
+ * then discovery time, then sequence). */
 static inline bool entry_before(const struct fq_entry *a,
 				const struct fq_entry *b)
 {
-	if (a->priority != b->priority)
-		return a->priority < b->priority;
-	if (a->discovered_ms != b->discovered_ms)
-		return a->discovered_ms < b->discovered_ms;
-	return a->seq < b->seq;
+	return ct_task_key_cmp(&a->key, &b->key) < 0;
 }
 
 /* Moves a[i] up until its parent pops before it. */
@@ -688,7 +687,8 @@ ct_status ct_fq_enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 	node->depth = in->depth;
 	node->queue = r->queue;
 	node->tp = r->tp;
-	h->a[h->n] = (struct fq_entry){ node->priority, discovered_ms, node->seq, node };
+	h->a[h->n] = (struct fq_entry){
+		{ 0, node->score, discovered_ms, (int64_t)node->seq }, node };
 	h->n++;
 	sift_up(h, h->n - 1);
 	set_insert(&q->set, node);

@@ -99,12 +99,16 @@ double ct_score_from_hierarchy(double h)
 	return h * 100.0;
 }
 
-/* A rational sigmoid, strictly decreasing over all finite p and cheap
- * (one division, no libm call):
+/* A rational sigmoid, strictly decreasing over all finite p in exact
+ * arithmetic, and cheap (one division, no libm call):
  *   p >= 0:  50 S / (p + S)           (50 at 0, 25 at S, -> 0)
  *   p <  0:  100 - 50 S / (S - p)     (75 at -S, -> 100)
- * Each branch is written so that the small quantity is computed directly,
- * which keeps distinct large priorities distinct in floating point. */
+ * Each branch computes its small quantity directly. In double precision
+ * the mapping is monotone (a lower priority never scores lower) but not
+ * one-to-one: neighbouring priorities can round to one score
+ * (9.7000000000000011 and 9.6999999999999993 both give 36.023054755043226),
+ * and every p <= about -1.76e17 gives exactly 100. Orders are therefore
+ * decided on the score (ct_task_key_cmp), never on the raw priority. */
 double ct_score_from_frontier(double p)
 {
 	const double S = CT_FRONTIER_SCALE;

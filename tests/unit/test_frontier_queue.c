@@ -432,56 +432,105 @@ static void ties_pop_fifo(void **state)
 	ct_fq_destroy(q);
 }
 
-/* For one job, the heap's pop order is the store's claim order: score
- * higher first, then discovery time, then id (= insertion sequence). The
- * items are discovery-queue types with priorities spread by depth, bias
- * and method, several of them tied. */
-static void pop_order_is_score_order(void **state)
+/* Enqueues one discovery-queue "nav" item (weight 10, depth 0) with a bias
+ * and a knowledge-reuse value; returns the score the scorer gave it. */
+static double enq_nav(struct ct_fq *q, const char *url, double bias,
+		      double reuse, int64_t discovered_ms, double *priority)
 {
-	static const char *const types[] = { "nav", "hub-seed", "blog", "hub" };
-	static const char *const methods[] = { NULL, "sitemap", "intelligent-seed",
-					       "validated-hub", "link-discovery" };
+	struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+	struct ct_fq_enqueue_result res;
+	struct ct_error err = {{0}};
+
+	in.url = url;
+	in.type = "nav";
+	in.bias = bias;
+	in.knowledge_reuse = reuse;
+	if (ct_fq_enqueue(q, &in, discovered_ms, &res, &err) != CT_OK)
+		fail_msg("enqueue %s: %s", url, err.msg);
+	assert_true(res.enqueued);
+	if (priority)
+		*priority = res.score.priority;
+	return res.score.score;
+}
+
+/* SPEC.md: the frontier's pop order and the store's claim order agree for
+ * the tasks of one job. x = nav 10 + bias 0.3 - reuse 0.6 and y = nav 10
+ * - reuse 0.3 are two different doubles (9.7000000000000011 and
+ * 9.6999999999999993) that map to one score; the store then takes the
+ * earlier discovery, x (t 1000), before y (t 2000), although y has the
+ * lower raw priority and was enqueued first. */
+static void colliding_scores_pop_by_discovery_time(void **state)
+{
 	struct ct_frontier_params p;
 	struct cb_state s = {0};
 	ct_frontier_params_default(&p);
 	struct ct_fq *q = make_queue(&p, &s);
-	struct ct_task_key prev = {0};
+	double py, px;
+	char buf[64];
+
+	double sy = enq_nav(q, "https://a.com/y", 0.0, 0.3, 2000, &py);
+	double sx = enq_nav(q, "https://a.com/x", 0.3, 0.6, 1000, &px);
+	/* the premise: distinct priorities, y's lower, one score */
+	assert_true(py < px);
+	ASSERT_EXACT(sx, sy);
+	ASSERT_EXACT(ct_score_from_frontier(px), ct_score_from_frontier(py));
+	struct ct_task_key kx = { 5, sx, 1000, 1 }, ky = { 5, sy, 2000, 0 };
+	assert_true(ct_task_key_cmp(&kx, &ky) < 0);
+	assert_string_equal(pull_path(q, 0, buf, sizeof(buf)), "/x");
+	assert_string_equal(pull_path(q, 0, buf, sizeof(buf)), "/y");
+	ct_fq_destroy(q);
+}
+
+static int key_qsort_cmp(const void *a, const void *b)
+{
+	return ct_task_key_cmp(a, b);
+}
+
+/* For one job, the heap's pop order is the store's claim order: the keys
+ * (score from the scorer, discovery time, id = insertion sequence) sorted
+ * with ct_task_key_cmp. Biases and reuse values are multiples of 0.1 and
+ * 0.05, so the priorities are non-integers full of near-ties like the one
+ * above; discovery times take 3 values so that ties are broken every way. */
+static void pop_order_is_score_order(void **state)
+{
+	enum { N = 600 };
+	struct ct_frontier_params p;
+	struct cb_state s = {0};
+	ct_frontier_params_default(&p);
+	struct ct_fq *q = make_queue(&p, &s);
+	static struct ct_task_key want[N];
 	char url[64];
 	unsigned x = 12345;
+	size_t collisions = 0;
 
-	for (int i = 0; i < 200; i++) {
-		struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+	for (int i = 0; i < N; i++) {
 		x = x * 1103515245u + 12345u;
-		snprintf(url, sizeof(url), "https://h%u.com/%d", (x >> 8) % 7, i);
-		in.url = url;
-		in.type = types[(x >> 12) % 4];
-		in.depth = (int)((x >> 16) % 6);
-		in.bias = (double)((x >> 20) % 3) * 0.5;
-		in.discovery_method = methods[(x >> 24) % 5];
-		assert_int_equal(ct_fq_enqueue(q, &in, (int64_t)((x >> 4) % 5), NULL, NULL),
-				 CT_OK);
+		double bias = (double)((x >> 8) % 31) * 0.1;
+		double reuse = (double)((x >> 16) % 21) * 0.05;
+		int64_t t = (int64_t)((x >> 24) % 3) * 1000;
+		snprintf(url, sizeof(url), "https://h%u.com/%d", (x >> 4) % 7, i);
+		want[i] = (struct ct_task_key){ 5, enq_nav(q, url, bias, reuse, t, NULL),
+						t, i };
 	}
-	assert_int_equal(ct_fq_size(q), 200);
-	for (int i = 0; i < 200; i++) {
+	qsort(want, N, sizeof want[0], key_qsort_cmp);
+	for (int i = 1; i < N; i++)
+		collisions += want[i].score == want[i - 1].score &&
+			      want[i].discovered_ms != want[i - 1].discovered_ms;
+	assert_true(collisions > 0); /* the order is tested on ties, too */
+	for (int i = 0; i < N; i++) {
 		struct ct_fq_item it = pull_item(q, 0);
-		struct ct_task_key k = { 5, it.score, it.discovered_ms, (int64_t)it.seq };
 		ASSERT_EXACT(it.score, ct_score_from_frontier(it.priority));
-		if (i > 0 && ct_task_key_cmp(&prev, &k) >= 0)
-			fail_msg("pop %d (score %.17g, t %lld, id %lld) is not after "
-				 "(score %.17g, t %lld, id %lld)", i, k.score,
-				 (long long)k.discovered_ms, (long long)k.id,
-				 prev.score, (long long)prev.discovered_ms,
-				 (long long)prev.id);
-		prev = k;
+		if ((int64_t)it.seq != want[i].id)
+			fail_msg("pop %d is id %llu (score %.17g, t %lld), the store "
+				 "claims id %lld (score %.17g, t %lld)", i,
+				 (unsigned long long)it.seq, it.score,
+				 (long long)it.discovered_ms, (long long)want[i].id,
+				 want[i].score, (long long)want[i].discovered_ms);
 		ct_fq_item_release(&it);
 	}
 	ct_fq_destroy(q);
 }
 
-/* ---- alternation ----------------------------------------------------- */
-
-/* burst 5, 7 nav (discovery) and 7 article (acquisition): discovery has
- * the first turn: D x5, A x5, D x2, then A x2 once discovery is empty. */
 static void alternation_burst_5(void **state)
 {
 	struct ct_frontier_params p;
@@ -802,6 +851,7 @@ int main(void)
 		cmocka_unit_test(refused_priorities),
 		cmocka_unit_test(pops_lowest_priority_first),
 		cmocka_unit_test(ties_pop_fifo),
+		cmocka_unit_test(colliding_scores_pop_by_discovery_time),
 		cmocka_unit_test(pop_order_is_score_order),
 		cmocka_unit_test(alternation_burst_5),
 		cmocka_unit_test(alternation_counts_only_waiting_pulls),

@@ -211,9 +211,8 @@ static void frontier_anchor_points(void **state)
 	assert_true(hi < 100.0 && hi > 99.75); /* 100 - 1250/5025 = 99.7512 */
 }
 
-/* Strictly decreasing over every integer priority in -6000..5e6, so that
- * the frontier's pop order and the store's claim order agree. */
-static void frontier_strictly_decreasing(void **state)
+/* Strictly decreasing over every integer priority in -6000..5e6. */
+static void frontier_decreasing_on_integers(void **state)
 {
 	double prev = ct_score_from_frontier(-6000.0);
 	assert_true(prev > 0.0 && prev < 100.0);
@@ -225,18 +224,43 @@ static void frontier_strictly_decreasing(void **state)
 		assert_true(s > 0.0);
 		prev = s;
 	}
-	/* fractional priorities around 0 and the two branches of the formula */
-	const double ps[] = {-1.5, -1.0, -0.5, -0.001, 0.0, 0.001, 0.5, 1.0};
-	for (size_t i = 1; i < sizeof ps / sizeof ps[0]; i++)
-		assert_true(ct_score_from_frontier(ps[i]) <
-			    ct_score_from_frontier(ps[i - 1]));
-	/* large values that must remain distinct */
-	assert_true(ct_score_from_frontier(5000001.0) <
-		    ct_score_from_frontier(5000000.0));
-	assert_true(ct_score_from_frontier(5005000.0) <
-		    ct_score_from_frontier(5004999.0));
-	assert_true(ct_score_from_frontier(-5000.0) <
-		    ct_score_from_frontier(-5001.0));
+}
+
+/* In double precision the mapping is monotone but not one-to-one: a lower
+ * priority never gets a lower score, but neighbouring priorities can share
+ * one, so the order of two tasks must be decided on the score (what the
+ * store sorts by), never on the raw priority. Random non-integer pairs
+ * over 1e-3..1e7 in magnitude never invert. */
+static void frontier_monotone_not_injective(void **state)
+{
+	unsigned x = 777;
+	for (int i = 0; i < 1000000; i++) {
+		x = x * 1103515245u + 12345u;
+		double mag = pow(10.0, (double)(x >> 8) / 16777216.0 * 10.0 - 3.0);
+		double p = (x & 1) ? -mag : mag;
+		x = x * 1103515245u + 12345u;
+		double q = p + fabs(p) * ((double)(x >> 8) / 16777216.0) * 1e-15 *
+			   (double)(1 + (x & 15));
+		if (!(q >= p))
+			continue;
+		if (!(ct_score_from_frontier(p) >= ct_score_from_frontier(q)))
+			fail_msg("p %.17g < q %.17g but score(p) %.17g < score(q) %.17g",
+				 p, q, ct_score_from_frontier(p),
+				 ct_score_from_frontier(q));
+	}
+	/* nav 10 + bias 0.3 - reuse 0.6 and nav 10 - reuse 0.3: two doubles,
+	 * one score; the store orders them by discovery time */
+	const double px = 10.0 + 0.3 - 0.6, py = 10.0 - 0.3;
+	assert_true(py < px);
+	assert_true(ct_score_from_frontier(px) == ct_score_from_frontier(py));
+	const struct ct_task_key kx = {5, ct_score_from_frontier(px), 1000, 2};
+	const struct ct_task_key ky = {5, ct_score_from_frontier(py), 2000, 1};
+	assert_true(ct_task_key_cmp(&kx, &ky) < 0);
+	/* 100 - 1250 / (25 - p) rounds to 100 once 1250 / (25 - p) is below
+	 * half an ulp of 100 (2^-47), at p = -1.76e17: -2e17 scores exactly 100 */
+	assert_true(ct_score_from_frontier(-2e17) == 100.0);
+	assert_true(ct_score_from_frontier(-1e300) == 100.0);
+	assert_true(ct_score_from_frontier(-1e17) < 100.0);
 }
 
 static double rel_err(double got, double want)
@@ -308,7 +332,8 @@ int main(void)
 		cmocka_unit_test(task_key_cmp_levels),
 		cmocka_unit_test(task_key_qsort_order),
 		cmocka_unit_test(frontier_anchor_points),
-		cmocka_unit_test(frontier_strictly_decreasing),
+		cmocka_unit_test(frontier_decreasing_on_integers),
+		cmocka_unit_test(frontier_monotone_not_injective),
 		cmocka_unit_test(frontier_round_trip),
 		cmocka_unit_test(hierarchy_to_scale),
 	};
