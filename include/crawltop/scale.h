@@ -45,7 +45,9 @@ struct ct_task_key {
 	int64_t discovered_ms; /* earlier first */
 	int64_t id;            /* lower first */
 };
-/* <0 when a is handed out before b, >0 after, 0 for the same key. */
+/* <0 when a is handed out before b, >0 after, 0 for the same key. A NaN
+ * score goes after every number (two NaN scores tie and fall through to
+ * discovery time and id), so this is a total order fit for qsort. */
 CT_API int ct_task_key_cmp(const struct ct_task_key *a,
 			   const struct ct_task_key *b);
 

@@ -85,7 +85,11 @@ int ct_task_key_cmp(const struct ct_task_key *a, const struct ct_task_key *b)
 {
 	if (a->job_priority != b->job_priority)
 		return a->job_priority < b->job_priority ? -1 : 1;
-	if (a->score != b->score)
+	/* a NaN score (never produced by a scorer) goes after every number,
+	 * and two NaNs tie, so that this stays a total order */
+	if (isnan(a->score) != isnan(b->score))
+		return isnan(a->score) ? 1 : -1;
+	if (a->score != b->score && !isnan(a->score))
 		return a->score > b->score ? -1 : 1;
 	if (a->discovered_ms != b->discovered_ms)
 		return a->discovered_ms < b->discovered_ms ? -1 : 1;

@@ -172,6 +172,35 @@ static int qsort_cmp(const void *a, const void *b)
 	return ct_task_key_cmp(a, b);
 }
 
+/* A NaN score is handed out after every number of its job priority, in
+ * both argument orders (cmp(NaN, 50) > 0 and cmp(50, NaN) < 0), two NaNs
+ * go by discovery time, and qsort puts the NaN keys last. */
+static void task_key_cmp_nan_last(void **state)
+{
+	struct ct_task_key n = {5, NAN, 100, 1}, f = {5, 50.0, 900, 9};
+	assert_true(ct_task_key_cmp(&n, &f) > 0);
+	assert_true(ct_task_key_cmp(&f, &n) < 0);
+	f.score = 0.0;
+	assert_true(ct_task_key_cmp(&n, &f) > 0);
+	assert_true(ct_task_key_cmp(&f, &n) < 0);
+	struct ct_task_key m = {5, NAN, 200, 0};
+	assert_true(ct_task_key_cmp(&n, &m) < 0);
+	assert_true(ct_task_key_cmp(&m, &n) > 0);
+	assert_int_equal(ct_task_key_cmp(&n, &n), 0);
+	/* job priority still comes first */
+	struct ct_task_key urgent = {1, NAN, 100, 1};
+	assert_true(ct_task_key_cmp(&urgent, &f) < 0);
+
+	struct ct_task_key k[9];
+	for (int i = 0; i < 9; i++)
+		k[i] = (struct ct_task_key){5, i % 3 == 0 ? NAN : 10.0 * i, 100, i};
+	qsort(k, 9, sizeof k[0], qsort_cmp);
+	/* 80, 70, 50, 40, 20, 10, then the NaNs by id 0, 3, 6 */
+	const int64_t want[] = {8, 7, 5, 4, 2, 1, 0, 3, 6};
+	for (int i = 0; i < 9; i++)
+		assert_int_equal(k[i].id, want[i]);
+}
+
 /* qsort with the comparator gives the documented hand-out order. */
 static void task_key_qsort_order(void **state)
 {
@@ -331,6 +360,7 @@ int main(void)
 		cmocka_unit_test(class_names_and_parse),
 		cmocka_unit_test(task_key_cmp_levels),
 		cmocka_unit_test(task_key_qsort_order),
+		cmocka_unit_test(task_key_cmp_nan_last),
 		cmocka_unit_test(frontier_anchor_points),
 		cmocka_unit_test(frontier_decreasing_on_integers),
 		cmocka_unit_test(frontier_monotone_not_injective),
