@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "crawltop/number.h"
 #include "crawltop/discovery.h"
 
 static const struct {
@@ -67,11 +68,12 @@ ct_status ct_discovery_weights_check(const double w[CT_SUB_COUNT], double *sum,
 	for (int i = 0; i < CT_SUB_COUNT; i++)
 		if (!isfinite(w[i]) || w[i] < 0.0)
 			return ct_error_set(err, CT_ERANGE,
-				"weight %s = %g: must be a finite number >= 0",
-				sub_table[i].name, w[i]);
+				"weight %s = %s: must be a finite number >= 0",
+				sub_table[i].name, CT_NUM(w[i]));
 	if (!(fabs(s - 1.0) <= CT_WEIGHT_SUM_TOLERANCE + 1e-12))
 		return ct_error_set(err, CT_EINVAL,
-			"discovery weights sum to %.6f, must be 1 within 1e-6", s);
+			"discovery weights sum to %s, must be 1 within 1e-6",
+			CT_NUM(s));
 	return CT_OK;
 }
 
@@ -80,14 +82,16 @@ ct_status ct_backoff_params_check(const struct ct_backoff_params *b,
 {
 	if (!isfinite(b->start_hours) || b->start_hours <= 0)
 		return ct_error_set(err, CT_ERANGE,
-			"backoff start_hours = %g: must be a number > 0", b->start_hours);
+			"backoff start_hours = %s: must be a number > 0",
+			CT_NUM(b->start_hours));
 	if (!isfinite(b->multiplier) || b->multiplier < 1)
 		return ct_error_set(err, CT_ERANGE,
-			"backoff multiplier = %g: must be a number >= 1", b->multiplier);
+			"backoff multiplier = %s: must be a number >= 1",
+			CT_NUM(b->multiplier));
 	if (!isfinite(b->max_hours) || b->max_hours < b->start_hours)
 		return ct_error_set(err, CT_ERANGE,
-			"backoff max_hours = %g: must be a number >= start_hours (%g)",
-			b->max_hours, b->start_hours);
+			"backoff max_hours = %s: must be a number >= start_hours (%s)",
+			CT_NUM(b->max_hours), CT_NUM(b->start_hours));
 	return CT_OK;
 }
 
@@ -106,8 +110,8 @@ ct_status ct_discovery_score(const struct ct_discovery_params *p,
 	for (int i = 0; i < CT_SUB_COUNT; i++) {
 		if (!(sub[i] >= 0.0 && sub[i] <= 1.0))
 			return ct_error_set(err, CT_ERANGE,
-				"sub-score %s = %g: must be a number in 0..1",
-				sub_table[i].name, sub[i]);
+				"sub-score %s = %s: must be a number in 0..1",
+				sub_table[i].name, CT_NUM(sub[i]));
 		out->subscores[i] = sub[i];
 		sum += p->weights[i] * sub[i];
 	}
@@ -184,10 +188,12 @@ ct_status ct_discovery_subscores(const struct ct_discovery_signals *s,
 			"subdomain_depth = %d: must be >= 0", s->subdomain_depth);
 	if (!(s->parking_score >= 0 && s->parking_score <= 1))
 		return ct_error_set(err, CT_ERANGE,
-			"parking_score = %g: must be in 0..1", s->parking_score);
+			"parking_score = %s: must be in 0..1",
+			CT_NUM(s->parking_score));
 	if (!(s->topic_match >= 0 && s->topic_match <= 1))
 		return ct_error_set(err, CT_ERANGE,
-			"topic_match = %g: must be in 0..1", s->topic_match);
+			"topic_match = %s: must be in 0..1",
+			CT_NUM(s->topic_match));
 	if ((unsigned)s->source >= CT_SOURCE_KIND_COUNT)
 		return ct_error_set(err, CT_EINVAL, "unknown source kind");
 

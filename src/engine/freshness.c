@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "crawltop/number.h"
 #include "crawltop/freshness.h"
 
 #define HOUR_MS INT64_C(3600000)
@@ -18,17 +19,19 @@ ct_status ct_freshness_params_check(const struct ct_freshness_params *p,
 	for (int i = 0; i < 10; i++)
 		if (!isfinite(v[i]) || fabs(v[i]) > 100.0)
 			return ct_error_set(err, CT_ERANGE,
-				"freshness.%s = %g: must be a number in -100..100",
-				name[i], v[i]);
+				"freshness.%s = %s: must be a number in -100..100",
+				name[i], CT_NUM(v[i]));
 	if (p->base < 0 || p->base > 100)
 		return ct_error_set(err, CT_ERANGE,
-			"freshness.base = %g: must be in 0..100", p->base);
+			"freshness.base = %s: must be in 0..100", CT_NUM(p->base));
 	if (p->topic_max < 0)
 		return ct_error_set(err, CT_ERANGE,
-			"freshness.topic_max = %g: must be >= 0", p->topic_max);
+			"freshness.topic_max = %s: must be >= 0",
+			CT_NUM(p->topic_max));
 	if (p->topic_high < 0 || p->topic_high > 1)
 		return ct_error_set(err, CT_ERANGE,
-			"freshness.topic_high = %g: must be in 0..1", p->topic_high);
+			"freshness.topic_high = %s: must be in 0..1",
+			CT_NUM(p->topic_high));
 	if (p->deep_depth < 0)
 		return ct_error_set(err, CT_ERANGE,
 			"freshness.deep_depth = %d: must be >= 0", p->deep_depth);
@@ -77,7 +80,8 @@ ct_status ct_freshness_score(const struct ct_freshness_params *p,
 	const double rel = in->topic_relevance;
 	if (!(rel >= 0.0 && rel <= 1.0))
 		return ct_error_set(err, CT_ERANGE,
-			"topicRelevance = %g: must be a number in 0..1", rel);
+			"topicRelevance = %s: must be a number in 0..1",
+			CT_NUM(rel));
 	if (in->hub_depth < 0)
 		return ct_error_set(err, CT_ERANGE,
 			"hubDepth = %d: must be >= 0", in->hub_depth);

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "crawltop/number.h"
 #include "crawltop/frontier.h"
 
 #define PS_BASE "base"
@@ -165,8 +166,8 @@ static ct_status check_named(const struct ct_named_value *tab, size_t n,
 					    field, i, CT_NAME_LEN - 1);
 		if (!isfinite(tab[i].value) || tab[i].value < 0)
 			return ct_error_set(err, CT_ERANGE,
-					    "frontier.%s.%s = %g is out of range: it must be finite and >= 0",
-					    field, tab[i].name, tab[i].value);
+					    "frontier.%s.%s = %s is out of range: it must be finite and >= 0",
+					    field, tab[i].name, CT_NUM(tab[i].value));
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(tab[j].name, tab[i].name) == 0)
 				return ct_error_set(err, CT_EINVAL,
@@ -206,8 +207,8 @@ static ct_status check_min(double v, double lo, const char *field,
 {
 	if (!isfinite(v) || v < lo)
 		return ct_error_set(err, CT_ERANGE,
-				    "frontier.%s = %g is out of range: it must be finite and >= %g",
-				    field, v, lo);
+				    "frontier.%s = %s is out of range: it must be finite and >= %s",
+				    field, CT_NUM(v), CT_NUM(lo));
 	return CT_OK;
 }
 
@@ -262,12 +263,12 @@ ct_status ct_frontier_params_check(const struct ct_frontier_params *p,
 		return st;
 	if (p->cost_fast_ms > p->cost_slow_ms)
 		return ct_error_set(err, CT_ERANGE,
-				    "frontier.cost_fast_ms = %g is above frontier.cost_slow_ms = %g: the fast bound must be <= the slow bound",
-				    p->cost_fast_ms, p->cost_slow_ms);
+				    "frontier.cost_fast_ms = %s is above frontier.cost_slow_ms = %s: the fast bound must be <= the slow bound",
+				    CT_NUM(p->cost_fast_ms), CT_NUM(p->cost_slow_ms));
 	if (!isfinite(p->cost_factor) || p->cost_factor < 0 || p->cost_factor >= 1)
 		return ct_error_set(err, CT_ERANGE,
-				    "frontier.cost_factor = %g is out of range: it must be >= 0 and < 1",
-				    p->cost_factor);
+				    "frontier.cost_factor = %s is out of range: it must be >= 0 and < 1",
+				    CT_NUM(p->cost_factor));
 	if (!isfinite(p->offset_country))
 		return ct_error_set(err, CT_ERANGE,
 				    "frontier.offset_country = %g is not finite", p->offset_country);
@@ -639,21 +640,21 @@ static ct_status check_input(const struct ct_frontier_input *in,
 				    in->cluster_occurrences);
 	if (!(in->knowledge_reuse >= 0 && in->knowledge_reuse <= 1))
 		return ct_error_set(err, CT_ERANGE,
-				    "frontier input knowledge_reuse = %g is out of range: it must be in 0..1",
-				    in->knowledge_reuse);
+				    "frontier input knowledge_reuse = %s is out of range: it must be in 0..1",
+				    CT_NUM(in->knowledge_reuse));
 	if (!isnan(in->estimated_cost_ms) &&
 	    !(in->estimated_cost_ms >= 0 && isfinite(in->estimated_cost_ms)))
 		return ct_error_set(err, CT_ERANGE,
-				    "frontier input estimated_cost_ms = %g is out of range: a cost must be finite and >= 0 (NaN means unknown)",
-				    in->estimated_cost_ms);
+				    "frontier input estimated_cost_ms = %s is out of range: a cost must be finite and >= 0 (NaN means unknown)",
+				    CT_NUM(in->estimated_cost_ms));
 	if (in->has_gap && !(in->gap_confidence >= 0 && in->gap_confidence <= 1))
 		return ct_error_set(err, CT_ERANGE,
-				    "frontier input gap_confidence = %g is out of range: it must be in 0..1",
-				    in->gap_confidence);
+				    "frontier input gap_confidence = %s is out of range: it must be in 0..1",
+				    CT_NUM(in->gap_confidence));
 	if (in->has_gap && !(in->gap_lift >= 0 && in->gap_lift <= 1))
 		return ct_error_set(err, CT_ERANGE,
-				    "frontier input gap_lift = %g is out of range: it must be in 0..1",
-				    in->gap_lift);
+				    "frontier input gap_lift = %s is out of range: it must be in 0..1",
+				    CT_NUM(in->gap_lift));
 	if ((unsigned)in->classification > CT_TP_OTHER)
 		return ct_error_set(err, CT_EINVAL,
 				    "frontier input classification = %d is not a total-prioritisation class",

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "crawltop/number.h"
 #include "crawltop/hierarchy.h"
 
 static const char *const source_names[CT_SRC_COUNT] = {
@@ -40,16 +41,17 @@ ct_status ct_hierarchy_params_check(const struct ct_hierarchy_params *p,
 	for (int i = 0; i < 4; i++)
 		if (!unit(v[i]) || v[i] == 0.0)
 			return ct_error_set(err, CT_ERANGE,
-				"hierarchy.%s = %g: must be a number in (0, 1]",
-				name[i], v[i]);
+				"hierarchy.%s = %s: must be a number in (0, 1]",
+				name[i], CT_NUM(v[i]));
 	if (p->decay >= 1.0)
 		return ct_error_set(err, CT_ERANGE,
-			"hierarchy.decay = %g: must be below 1 (a link scores less "
-			"than its source)", p->decay);
+			"hierarchy.decay = %s: must be below 1 (a link scores less "
+			"than its source)", CT_NUM(p->decay));
 	if (!(p->floor <= p->sitemap && p->sitemap <= p->root))
 		return ct_error_set(err, CT_EINVAL,
-			"hierarchy floor %g, sitemap %g, root %g: must satisfy "
-			"floor <= sitemap <= root", p->floor, p->sitemap, p->root);
+			"hierarchy floor %s, sitemap %s, root %s: must satisfy "
+			"floor <= sitemap <= root", CT_NUM(p->floor),
+			CT_NUM(p->sitemap), CT_NUM(p->root));
 	return CT_OK;
 }
 
@@ -64,10 +66,12 @@ ct_status ct_hierarchy_score(const struct ct_hierarchy_params *p,
 				    "starts with '/'");
 	if (!unit(in->current))
 		return ct_error_set(err, CT_ERANGE,
-			"current = %g: must be a number in 0..1", in->current);
+			"current = %s: must be a number in 0..1",
+			CT_NUM(in->current));
 	if (!isnan(in->source_score) && !unit(in->source_score))
 		return ct_error_set(err, CT_ERANGE,
-			"sourceScore = %g: must be a number in 0..1", in->source_score);
+			"sourceScore = %s: must be a number in 0..1",
+			CT_NUM(in->source_score));
 	if ((unsigned)in->source >= CT_SRC_COUNT)
 		return ct_error_set(err, CT_EINVAL, "unknown source type %d",
 				    (int)in->source);

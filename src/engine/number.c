@@ -1,4 +1,8 @@
-/* number.c: the syntax of a typed number (number.h). */
+/* number.c: the syntax of a typed number, and how a number is written
+ * back in a message (number.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crawltop/number.h"
@@ -32,4 +36,30 @@ bool ct_number_text(const char *s, bool frac)
 		s += ex;
 	}
 	return !*s;
+}
+
+const char *ct_number_format(double v, char buf[CT_NUMBER_BUF])
+{
+	if (!isfinite(v)) {
+		snprintf(buf, CT_NUMBER_BUF, "%s",
+			 isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+		return buf;
+	}
+	/* 17 significant digits always read back exactly (IEEE 754 binary64) */
+	int prec = 1;
+	for (; prec < 17; prec++) {
+		snprintf(buf, CT_NUMBER_BUF, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	snprintf(buf, CT_NUMBER_BUF, "%.*g", prec, v);
+	/* a whole number that %g wrote with an exponent ("1e+02"): in full
+	 * below 1e17, as %.17g would ("100"); it is exact, so it reads back */
+	const char *e = strchr(buf, 'e');
+	if (e) {
+		int x = atoi(e + 1);
+		if (x >= prec && x < 17)
+			snprintf(buf, CT_NUMBER_BUF, "%.*g", x + 1, v);
+	}
+	return buf;
 }

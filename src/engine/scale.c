@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "crawltop/number.h"
 #include "crawltop/scale.h"
 
 static bool in_scale(double v)
@@ -18,12 +19,13 @@ ct_status ct_class_bounds_check(const struct ct_class_bounds *b,
 	for (int i = 0; i < 3; i++)
 		if (!in_scale(v[i]))
 			return ct_error_set(err, CT_ERANGE,
-				"class bound %s = %g: must be a number in 0..100",
-				name[i], v[i]);
+				"class bound %s = %s: must be a number in 0..100",
+				name[i], CT_NUM(v[i]));
 	if (!(b->p0 > b->p1 && b->p1 > b->p2))
 		return ct_error_set(err, CT_EINVAL,
-			"class bounds p0 = %g, p1 = %g, p2 = %g: must be strictly "
-			"decreasing (p0 > p1 > p2)", b->p0, b->p1, b->p2);
+			"class bounds p0 = %s, p1 = %s, p2 = %s: must be strictly "
+			"decreasing (p0 > p1 > p2)", CT_NUM(b->p0), CT_NUM(b->p1),
+			CT_NUM(b->p2));
 	return CT_OK;
 }
 

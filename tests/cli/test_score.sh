@@ -57,6 +57,17 @@ ok_match "line 6: bad time" "$(sed -n 6p <<<"$out")" "^\\{\"line\":6,\"error\":\
 ok_match "line 7: unknown field" "$(sed -n 7p <<<"$out")" "unknown field 'colour'"
 ok_match "lines 1 and 8 still scored" "$(sed -n '1p;8p' <<<"$out" | tr -d '\n')" '^\{"url":"ok1","score":73.*\{"url":"ok2","score":73'
 
+# a value just outside its range is written so that it reads back as
+# itself: 1.0000001 is not "1", which would look valid
+out=$(printf '%s\n' '{"url":"u","topicRelevance":1.0000001}' | "$CT" score freshness --now "$NOW")
+ok_eq "freshness: 1.0000001 named as itself" "$out" \
+	'{"line":1,"error":"topicRelevance = 1.0000001: must be a number in 0..1"}'
+out=$(printf '%s\n' '{"path":"/a","current":1.0000001}' '{"path":"/a","sourceType":"link","sourceScore":-1e-9}' |
+	"$CT" score hierarchy)
+ok_eq "hierarchy: values just outside 0..1 named as themselves" "$out" \
+	"$(printf '%s\n%s' '{"line":1,"error":"current = 1.0000001: must be a number in 0..1"}' \
+	'{"line":2,"error":"sourceScore = -1e-09: must be a number in 0..1"}')"
+
 # binary garbage and invalid UTF-8 are errors, not crashes
 out=$(printf '\xff\xfe\x00\x01garbage\n{"url":"\xc3\x28"}\n' | "$CT" score freshness --now "$NOW")
 ok_eq "binary garbage: exit 1" "$?" 1

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -177,6 +178,16 @@ static void weight_sums(void **state)
 	assert_non_null(strstr(err.msg, "0.9999"));
 	assert_int_equal(check_with(CT_SUB_TOPIC, 0.0201, &sum, &err), CT_EINVAL);
 	assert_non_null(strstr(err.msg, "1.0001"));
+	/* just outside the tolerance: the sum is written with the digits that
+	 * show why it failed (not "1.000001"), and reads back as the sum */
+	assert_int_equal(check_with(CT_SUB_TOPIC, 0.0200014, &sum, &err), CT_EINVAL);
+	const char *at = strstr(err.msg, "sum to ");
+	assert_non_null(at);
+	char *end;
+	double shown = strtod(at + strlen("sum to "), &end);
+	assert_true(shown == sum);
+	assert_true(fabs(shown - 1.0) > 1e-6);
+	assert_string_equal(end, ", must be 1 within 1e-6");
 	/* a NULL sum pointer is allowed */
 	assert_int_equal(check_with(CT_SUB_TOPIC, 0.02, NULL, NULL), CT_OK);
 }
@@ -248,6 +259,11 @@ static void subscore_out_of_range(void **state)
 	expect_sub_error(CT_SUB_SAFETY, NAN, "quality_safety");
 	expect_sub_error(CT_SUB_UNSEEN, INFINITY, "unseen_likelihood");
 	expect_sub_error(CT_SUB_TOPIC, nextafter(1.0, 2.0), "topic_boost");
+	/* the value as written reads back as itself, not as a bound */
+	expect_sub_error(CT_SUB_TOPIC, nextafter(1.0, 2.0),
+			 "sub-score topic_boost = 1.0000000000000002: must be a number in 0..1");
+	expect_sub_error(CT_SUB_FRESHNESS, -1e-9,
+			 "sub-score freshness = -1e-09: must be a number in 0..1");
 	/* the edges 0 and 1 are fine */
 	double sub[CT_SUB_COUNT];
 	fill(sub, 0.0);

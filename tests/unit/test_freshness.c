@@ -304,6 +304,15 @@ static void refuses_bad_input(void **state)
 	struct ct_freshness_input in = neutral();
 	in.topic_relevance = 1.1;
 	expect_range_error(in, "1.1");
+	/* a value just outside is written so that it reads back as itself */
+	in = neutral();
+	in.topic_relevance = 1.0000001;
+	const struct ct_freshness_params p = CT_FRESHNESS_PARAMS_DEFAULT;
+	struct ct_freshness_result r;
+	struct ct_error err = {{0}};
+	assert_int_equal(ct_freshness_score(&p, NULL, &in, NOW, &r, &err), CT_ERANGE);
+	assert_string_equal(err.msg,
+			    "topicRelevance = 1.0000001: must be a number in 0..1");
 	in = neutral();
 	in.hub_depth = -1;
 	expect_range_error(in, "hubDepth");

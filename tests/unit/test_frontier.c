@@ -140,6 +140,7 @@ static void params_check_rules(void **state)
 	REFUSED(p.cost_fast_ms = -1, CT_ERANGE, "cost_fast_ms");
 	REFUSED(p.cost_fast_ms = 600, CT_ERANGE, "cost_fast_ms");
 	REFUSED(p.cost_factor = 1, CT_ERANGE, "cost_factor");
+	REFUSED(p.cost_factor = 1.0000001, CT_ERANGE, "cost_factor = 1.0000001 is");
 	REFUSED(p.cost_factor = -0.1, CT_ERANGE, "cost_factor");
 	REFUSED(p.offset_other = INFINITY, CT_ERANGE, "offset_other");
 	REFUSED(p.max_depth = -1, CT_ERANGE, "max_depth");
@@ -452,7 +453,18 @@ static void gap_out_of_range(void **state)
 	in.has_gap = true;
 	in.gap_confidence = 1.0000001;
 	in.gap_lift = 0;
-	bad_score(&p, &in, CT_ERANGE, "gap_confidence");
+	/* the value reads back as itself, not as the bound 1 */
+	bad_score(&p, &in, CT_ERANGE, "gap_confidence = 1.0000001 is out of range");
+	in.gap_confidence = 0.5;
+	in.gap_lift = -1e-9;
+	bad_score(&p, &in, CT_ERANGE, "gap_lift = -1e-09 is out of range");
+	in.gap_lift = 0;
+	in.has_gap = false;
+	in.knowledge_reuse = 1.0000001;
+	bad_score(&p, &in, CT_ERANGE, "knowledge_reuse = 1.0000001 is out of range");
+	in.knowledge_reuse = 0;
+	in.has_gap = true;
+	in.gap_confidence = 1.0000001;
 	in.gap_confidence = -0.1;
 	bad_score(&p, &in, CT_ERANGE, "gap_confidence");
 	in.gap_confidence = NAN;

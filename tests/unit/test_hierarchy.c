@@ -215,6 +215,11 @@ static void refuses_bad_input(void **state)
 	expect_error(input("/p", CT_SRC_LINK, -0.5, "/", 0.0), CT_ERANGE, "sourceScore");
 	expect_error(input("/p", CT_SRC_LINK, INFINITY, "/", 0.0), CT_ERANGE,
 		     "sourceScore");
+	/* values just outside read back as themselves, not as 1 or 0 */
+	expect_error(input("/p", CT_SRC_LINK, 1.0, "/", 1.0000001), CT_ERANGE,
+		     "current = 1.0000001: must be a number in 0..1");
+	expect_error(input("/p", CT_SRC_LINK, -1e-9, "/", 0.0), CT_ERANGE,
+		     "sourceScore = -1e-09: must be a number in 0..1");
 	expect_error(input("", CT_SRC_LINK, 1.0, "/", 0.0), CT_EINVAL, "path");
 	expect_error(input(NULL, CT_SRC_LINK, 1.0, "/", 0.0), CT_EINVAL, "path");
 	expect_error(input("/p", CT_SRC_COUNT, 1.0, "/", 0.0), CT_EINVAL, "source");

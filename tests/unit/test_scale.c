@@ -94,6 +94,10 @@ static void bounds_check_refuses_bad_bounds(void **state)
 	assert_int_equal(ct_class_bounds_check(&lo, &err), CT_ERANGE);
 	assert_non_null(strstr(err.msg, "p2"));
 	assert_non_null(strstr(err.msg, "-1"));
+	const struct ct_class_bounds just = {100.00000001, 60.0, 40.0};
+	assert_int_equal(ct_class_bounds_check(&just, &err), CT_ERANGE);
+	assert_string_equal(err.msg,
+			    "class bound p0 = 100.00000001: must be a number in 0..100");
 	const struct ct_class_bounds nan1 = {80.0, NAN, 40.0};
 	assert_int_equal(ct_class_bounds_check(&nan1, &err), CT_ERANGE);
 	assert_non_null(strstr(err.msg, "p1"));
