@@ -63,7 +63,12 @@ struct ct_discovery_result {
 };
 
 /* Sub-scores outside 0..1 or not finite: CT_ERANGE naming the sub-score.
- * bounds may be NULL (80/60/40). */
+ * bounds may be NULL (80/60/40). p's weights must have passed
+ * ct_discovery_weights_check() and bounds ct_class_bounds_check(): they
+ * are not re-checked here (hot path). A score off 0..100 (up to 100.0001
+ * from weights summing to 1 + 1e-6 is clamped to 100), which only
+ * unchecked weights give (NaN, negative, summing past 1), is refused with
+ * CT_EINVAL and a message saying the parameters were not checked. */
 CT_API ct_status ct_discovery_score(const struct ct_discovery_params *p,
 				    const struct ct_class_bounds *bounds,
 				    const double sub[CT_SUB_COUNT],

@@ -65,7 +65,12 @@ struct ct_freshness_result {
 	struct ct_reasons reasons;
 };
 
-/* CT_ERANGE: relevance outside 0..1 or not finite, negative depth or visits. */
+/* CT_ERANGE: relevance outside 0..1 or not finite, negative depth or visits.
+ * p must have passed ct_freshness_params_check() and bounds (NULL = the
+ * defaults) ct_class_bounds_check(): they are not re-checked here (hot
+ * path). A score that is not a number in 0..100, which only unchecked
+ * parameters give (a NaN base), is refused with CT_EINVAL and a message
+ * saying the parameters were not checked. */
 CT_API ct_status ct_freshness_score(const struct ct_freshness_params *p,
 				    const struct ct_class_bounds *bounds,
 				    const struct ct_freshness_input *in,

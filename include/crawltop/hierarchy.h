@@ -51,7 +51,11 @@ struct ct_hierarchy_result {
 };
 
 /* CT_ERANGE for a current or source score outside 0..1 (NaN source means
- * unknown and is fine), CT_EINVAL for a NULL or empty path. */
+ * unknown and is fine), CT_EINVAL for a NULL or empty path. p must have
+ * passed ct_hierarchy_params_check(): it is not re-checked here (hot
+ * path). A score off 0..1, which only unchecked parameters give (a decay
+ * of 2 makes a link from a 0.9 page 1.8), is refused with CT_EINVAL and a
+ * message saying the parameters were not checked. */
 CT_API ct_status ct_hierarchy_score(const struct ct_hierarchy_params *p,
 				    const struct ct_hierarchy_input *in,
 				    struct ct_hierarchy_result *out,

@@ -31,6 +31,12 @@ struct ct_class_bounds {
 
 CT_API ct_status ct_class_bounds_check(const struct ct_class_bounds *b,
 				       struct ct_error *err);
+/* The class of a score; b NULL means the defaults. Defined for any bounds:
+ * P0 plus the number of bounds the score does not reach (score >= bound
+ * false), which for bounds that pass ct_class_bounds_check is the
+ * half-open rule above and for others the same as with the bounds sorted
+ * ({40, 60, 80} put 70 in P1); a NaN score or bound is never reached. A
+ * higher score never gets a lower class. */
 CT_API ct_class ct_class_of(double score, const struct ct_class_bounds *b);
 CT_API const char *ct_class_name(ct_class c);   /* "P0" .. "P3" */
 CT_API const char *ct_class_label(ct_class c);  /* "P0 (High)" ... */

@@ -5,6 +5,7 @@
 
 #include "crawltop/number.h"
 #include "crawltop/discovery.h"
+#include "guard.h"
 
 static const struct {
 	const char *name, *title, *env;
@@ -116,8 +117,16 @@ ct_status ct_discovery_score(const struct ct_discovery_params *p,
 		sum += p->weights[i] * sub[i];
 	}
 	out->score = round6(100.0 * sum);
-	if (out->score > 100.0) /* weights may sum to 1 + 1e-6 */
+	/* weights may sum to 1 + 1e-6, which can give up to 100.0001; more
+	 * than that, or NaN, only unchecked weights give */
+	if (out->score > 100.0 &&
+	    out->score <= 100.0 * (1.0 + CT_WEIGHT_SUM_TOLERANCE) + 1e-9)
 		out->score = 100.0;
+	ct_status st = ct_result_guard(out->score, CT_SCORE_MIN, CT_SCORE_MAX,
+				       "discovery score",
+				       "ct_discovery_weights_check", err);
+	if (st != CT_OK)
+		return st;
 	out->cls = ct_class_of(out->score, bounds);
 
 	/* reasons: the three largest contributions (ties in seed order) */

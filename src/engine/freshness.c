@@ -4,6 +4,7 @@
 
 #include "crawltop/number.h"
 #include "crawltop/freshness.h"
+#include "guard.h"
 
 #define HOUR_MS INT64_C(3600000)
 #define DAY_MS (24 * HOUR_MS)
@@ -127,7 +128,9 @@ ct_status ct_freshness_score(const struct ct_freshness_params *p,
 	out->score = s;
 	out->level = ct_freshness_level_of(s);
 	out->cls = ct_class_of(s, bounds);
-	return CT_OK;
+	/* the clamp lets a NaN (from a NaN parameter) through */
+	return ct_result_guard(s, CT_SCORE_MIN, CT_SCORE_MAX, "freshness score",
+			       "ct_freshness_params_check", err);
 }
 
 /* Bottom-up merge sort of indices by descending score: stable, O(n log n),

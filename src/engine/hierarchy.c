@@ -4,6 +4,7 @@
 
 #include "crawltop/number.h"
 #include "crawltop/hierarchy.h"
+#include "guard.h"
 
 static const char *const source_names[CT_SRC_COUNT] = {
 	[CT_SRC_SITEMAP] = "sitemap",
@@ -105,5 +106,6 @@ ct_status ct_hierarchy_score(const struct ct_hierarchy_params *p,
 		ct_reasons_add(&out->reasons, CT_R_HIER_KEPT, s, 0, NULL);
 	}
 	out->score = s;
-	return CT_OK;
+	return ct_result_guard(s, 0.0, 1.0, "hierarchy score",
+			       "ct_hierarchy_params_check", err);
 }

@@ -4,6 +4,7 @@
 
 #include "crawltop/number.h"
 #include "crawltop/scale.h"
+#include "guard.h"
 
 static bool in_scale(double v)
 {
@@ -29,20 +30,28 @@ ct_status ct_class_bounds_check(const struct ct_class_bounds *b,
 	return CT_OK;
 }
 
-/* Half-open intervals: P0 is [p0, 100], P1 [p1, p0), P2 [p2, p1), P3 the
- * rest. NaN falls to P3. */
+ct_status ct_result_guard(double v, double lo, double hi, const char *what,
+			  const char *check, struct ct_error *err)
+{
+	if (v >= lo && v <= hi)
+		return CT_OK;
+	return ct_error_set(err, CT_EINVAL,
+		"%s = %s is outside %s..%s: the parameters were not checked (%s)",
+		what, CT_NUM(v), CT_NUM(lo), CT_NUM(hi), check);
+}
+
+/* P0 plus the number of bounds the score does not reach. With valid bounds
+ * (p0 > p1 > p2) these are the half-open intervals P0 [p0, 100], P1
+ * [p1, p0), P2 [p2, p1), P3 the rest; with any other bounds it is the same
+ * as with the bounds sorted, and a NaN bound is never reached. NaN falls
+ * to P3. */
 ct_class ct_class_of(double score, const struct ct_class_bounds *b)
 {
 	const struct ct_class_bounds d = CT_CLASS_BOUNDS_DEFAULT;
 	if (!b)
 		b = &d;
-	if (score >= b->p0)
-		return CT_P0;
-	if (score >= b->p1)
-		return CT_P1;
-	if (score >= b->p2)
-		return CT_P2;
-	return CT_P3;
+	return (ct_class)(!(score >= b->p0) + !(score >= b->p1) +
+			  !(score >= b->p2));
 }
 
 const char *ct_class_name(ct_class c)

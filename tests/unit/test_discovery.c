@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,6 +251,44 @@ static void expect_sub_error(ct_subscore which, double v, const char *named)
 	assert_int_equal(ct_discovery_score(&p, NULL, sub, &r, &err), CT_ERANGE);
 	if (!strstr(err.msg, named))
 		fail_msg("message does not name '%s': %s", named, err.msg);
+}
+
+/* Unchecked weights cannot give a score off 0..100 with CT_OK. All
+ * sub-scores 1: a NaN weight gives NaN; unseen -5 gives 100 x (-5 + 0.72)
+ * = -428; unseen 5 gives 100 x 5.72 = 572 (once clamped to 100 without a
+ * word). Weights summing to 1 + 1e-6 still give 100 (clamped from
+ * 100.0001). */
+static void unchecked_weights_refused(void **state)
+{
+	static const struct {
+		double w;
+		const char *shown;
+	} cases[] = {{NAN, "nan"}, {-5.0, "-428"}, {5.0, "572"}};
+	double sub[CT_SUB_COUNT];
+	fill(sub, 1.0);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct ct_discovery_params p;
+		struct ct_discovery_result r;
+		struct ct_error err = {{0}};
+		char want[200];
+		ct_discovery_params_default(&p);
+		p.weights[CT_SUB_UNSEEN] = cases[i].w;
+		assert_int_not_equal(ct_discovery_weights_check(p.weights, NULL, NULL),
+				     CT_OK);
+		assert_int_equal(ct_discovery_score(&p, NULL, sub, &r, &err), CT_EINVAL);
+		snprintf(want, sizeof want, "discovery score = %s is outside 0..100: "
+			 "the parameters were not checked (ct_discovery_weights_check)",
+			 cases[i].shown);
+		assert_string_equal(err.msg, want);
+	}
+	struct ct_discovery_params p;
+	struct ct_discovery_result r;
+	struct ct_error err = {{0}};
+	ct_discovery_params_default(&p);
+	p.weights[CT_SUB_TOPIC] = 0.020001;
+	assert_int_equal(ct_discovery_weights_check(p.weights, NULL, NULL), CT_OK);
+	assert_int_equal(ct_discovery_score(&p, NULL, sub, &r, &err), CT_OK);
+	assert_true(r.score == 100.0);
 }
 
 static void subscore_out_of_range(void **state)
@@ -734,6 +773,7 @@ int main(void)
 		cmocka_unit_test(seed_example_weights_refused),
 		cmocka_unit_test(bad_weights),
 		cmocka_unit_test(subscore_out_of_range),
+		cmocka_unit_test(unchecked_weights_refused),
 		cmocka_unit_test(reasons_top_contributions_then_action),
 		cmocka_unit_test(custom_bounds_and_clamp),
 		cmocka_unit_test(backoff_schedule),

@@ -321,6 +321,30 @@ static void refuses_bad_input(void **state)
 	expect_range_error(in, "visits");
 }
 
+/* Unchecked parameters cannot give a score off 0..100 with CT_OK: a NaN
+ * base (or adjustment) survives the clamp and is refused with CT_EINVAL. */
+static void unchecked_params_refused(void **state)
+{
+	struct ct_freshness_params p = CT_FRESHNESS_PARAMS_DEFAULT;
+	struct ct_freshness_result r;
+	struct ct_error err = {{0}};
+	struct ct_freshness_input in = neutral();
+	p.base = NAN;
+	assert_int_not_equal(ct_freshness_params_check(&p, NULL), CT_OK);
+	assert_int_equal(ct_freshness_score(&p, NULL, &in, NOW, &r, &err), CT_EINVAL);
+	assert_string_equal(err.msg, "freshness score = nan is outside 0..100: the "
+			    "parameters were not checked (ct_freshness_params_check)");
+	p = CT_FRESHNESS_PARAMS_DEFAULT;
+	p.hub = NAN;
+	in.is_hub = true;
+	assert_int_equal(ct_freshness_score(&p, NULL, &in, NOW, &r, &err), CT_EINVAL);
+	/* a finite base past 100 is clamped, as the seed says */
+	p = CT_FRESHNESS_PARAMS_DEFAULT;
+	p.base = 500;
+	assert_int_equal(ct_freshness_score(&p, NULL, &in, NOW, &r, &err), CT_OK);
+	assert_true(r.score == 100.0);
+}
+
 /* hubDepth > 3 is deep: 3 changes nothing, 4 gives -5 "Deep URL". */
 static void depth_and_hub(void **state)
 {
@@ -553,6 +577,7 @@ int main(void)
 		cmocka_unit_test(changed_boundaries),
 		cmocka_unit_test(relevance_rounding),
 		cmocka_unit_test(refuses_bad_input),
+		cmocka_unit_test(unchecked_params_refused),
 		cmocka_unit_test(depth_and_hub),
 		cmocka_unit_test(clamps),
 		cmocka_unit_test(levels),

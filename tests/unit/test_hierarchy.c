@@ -230,6 +230,38 @@ static void refuses_bad_input(void **state)
 	assert_true(r.score == 0.1);
 }
 
+/* Parameters that were not checked cannot give a score off 0..1 with
+ * CT_OK: decay 2 makes a link from a 0.9 page 1.8, root 5 gives 5, a NaN
+ * floor gives NaN; each is refused with CT_EINVAL saying why. */
+static void unchecked_params_refused(void **state)
+{
+	const struct ct_hierarchy_params d = CT_HIERARCHY_PARAMS_DEFAULT;
+	struct ct_hierarchy_params p[3] = {d, d, d};
+	p[0].decay = 2.0;
+	p[1].root = 5.0;
+	p[2].floor = NAN;
+	const struct ct_hierarchy_input in[3] = {
+		input("/a", CT_SRC_LINK, 0.9, "/", 0.0),
+		input("/", CT_SRC_OTHER, NAN, NULL, 0.0),
+		input("/m", CT_SRC_MANUAL, NAN, NULL, 0.0),
+	};
+	const char *const want[3] = {
+		"hierarchy score = 1.8 is outside 0..1: the parameters were not "
+		"checked (ct_hierarchy_params_check)",
+		"hierarchy score = 5 is outside 0..1: the parameters were not "
+		"checked (ct_hierarchy_params_check)",
+		"hierarchy score = nan is outside 0..1: the parameters were not "
+		"checked (ct_hierarchy_params_check)",
+	};
+	for (int i = 0; i < 3; i++) {
+		struct ct_hierarchy_result r;
+		struct ct_error err = {{0}};
+		assert_int_not_equal(ct_hierarchy_params_check(&p[i], NULL), CT_OK);
+		assert_int_equal(ct_hierarchy_score(&p[i], &in[i], &r, &err), CT_EINVAL);
+		assert_string_equal(err.msg, want[i]);
+	}
+}
+
 static void expect_params_error(struct ct_hierarchy_params p, ct_status want,
 				const char *named)
 {
@@ -317,6 +349,7 @@ int main(void)
 		cmocka_unit_test(other_sources_get_floor),
 		cmocka_unit_test(never_decreases),
 		cmocka_unit_test(refuses_bad_input),
+		cmocka_unit_test(unchecked_params_refused),
 		cmocka_unit_test(params_check),
 		cmocka_unit_test(custom_params),
 		cmocka_unit_test(source_type_names),

@@ -65,6 +65,32 @@ static void class_of_custom_bounds(void **state)
 	assert_int_equal(ct_class_of(9.99, &b), CT_P3);
 }
 
+/* Bounds that fail ct_class_bounds_check still give a defined class: the
+ * number of bounds the score does not reach, i.e. the bounds taken in
+ * sorted order. {40, 60, 80}: 90 P0, 70 P1 (not P0, though 70 >= p0 = 40),
+ * 50 P2, 30 P3; a NaN bound is never reached; higher never ranks lower. */
+static void class_of_unchecked_bounds(void **state)
+{
+	const struct ct_class_bounds inc = {40.0, 60.0, 80.0};
+	assert_int_equal(ct_class_of(90.0, &inc), CT_P0);
+	assert_int_equal(ct_class_of(80.0, &inc), CT_P0);
+	assert_int_equal(ct_class_of(70.0, &inc), CT_P1);
+	assert_int_equal(ct_class_of(50.0, &inc), CT_P2);
+	assert_int_equal(ct_class_of(30.0, &inc), CT_P3);
+	const struct ct_class_bounds nan1 = {80.0, NAN, 40.0};
+	assert_int_equal(ct_class_of(100.0, &nan1), CT_P1);
+	assert_int_equal(ct_class_of(50.0, &nan1), CT_P2);
+	assert_int_equal(ct_class_of(NAN, &inc), CT_P3);
+	const struct ct_class_bounds swap = {60.0, 80.0, 40.0};
+	ct_class prev = CT_P3;
+	for (double s = 0.0; s <= 100.0; s += 0.5) {
+		ct_class c = ct_class_of(s, &swap);
+		assert_true(c <= prev);
+		prev = c;
+	}
+	assert_int_equal(ct_class_of(70.0, &swap), CT_P1);
+}
+
 static void bounds_check_refuses_bad_bounds(void **state)
 {
 	struct ct_error err = {{0}};
@@ -360,6 +386,7 @@ int main(void)
 		cmocka_unit_test(class_of_default_bounds),
 		cmocka_unit_test(class_of_nan_is_p3),
 		cmocka_unit_test(class_of_custom_bounds),
+		cmocka_unit_test(class_of_unchecked_bounds),
 		cmocka_unit_test(bounds_check_refuses_bad_bounds),
 		cmocka_unit_test(class_names_and_parse),
 		cmocka_unit_test(task_key_cmp_levels),
