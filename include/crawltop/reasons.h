@@ -24,8 +24,9 @@ typedef enum ct_reason_code {
 	/* seed 000, hierarchy */
 	CT_R_HIER_ROOT,         /* "Homepage" (a = score) */
 	CT_R_HIER_SITEMAP,      /* "Sitemap page" (a = score) */
-	CT_R_HIER_LINK,         /* "Linked from S (a x b)"; s may be NULL */
-	CT_R_HIER_LINK_FLOOR,   /* "Linked page at floor a" */
+	CT_R_HIER_LINK,         /* "Linked from S (a x b)" (a = decay, b =
+				   source score); s NULL: "source page" */
+	CT_R_HIER_LINK_FLOOR,   /* "Raised to floor a" */
 	CT_R_HIER_UNKNOWN_SRC,  /* "Source page unknown: floor a" */
 	CT_R_HIER_OTHER,        /* "Source S: floor a" */
 	CT_R_HIER_KEPT,         /* "Kept higher current score a" */
@@ -36,14 +37,14 @@ typedef enum ct_reason_code {
 	CT_R_FR_GAP,            /* "Gap prediction -a" */
 	CT_R_FR_CLUSTER,        /* "Cluster boost -a (b occurrences)" */
 	CT_R_FR_REUSE,          /* "Knowledge reuse -a" */
-	CT_R_FR_COST_FAST,      /* "Fast action (a ms) -10%" */
-	CT_R_FR_COST_SLOW,      /* "Slow action (a ms) +10%" */
+	CT_R_FR_COST_FAST,      /* "Fast action (a ms) -b%" (b = factor x 100) */
+	CT_R_FR_COST_SLOW,      /* "Slow action (a ms) +b%" (b = factor x 100) */
 	CT_R_FR_TOTAL,          /* "Total prioritisation: S +a" */
 	/* seed 003, discovery */
 	CT_R_DISC_SUBSCORE,     /* "S a x b" (sub-score name, value, weight) */
 	CT_R_DISC_CLASS,        /* "S" (class action) */
 	/* tier */
-	CT_R_TIER,              /* "Job priority a: S" */
+	CT_R_TIER,              /* "Job priority a of b" */
 	CT_R_COUNT
 } ct_reason_code;
 

@@ -25,7 +25,7 @@ static const struct {
 	[CT_R_FRESH_DEEP] = {A_NONE, "Deep URL"},
 	[CT_R_HIER_ROOT] = {A_A, "Homepage (%.3f)"},
 	[CT_R_HIER_SITEMAP] = {A_A, "Sitemap page (%.3f)"},
-	[CT_R_HIER_LINK] = {A_SAB, "Linked from %s (%.1f x %.3f)"},
+	[CT_R_HIER_LINK] = {A_SAB, "Linked from %s (%g x %.3f)"},
 	[CT_R_HIER_LINK_FLOOR] = {A_A, "Raised to floor %.3f"},
 	[CT_R_HIER_UNKNOWN_SRC] = {A_A, "Source page unknown: floor %.3f"},
 	[CT_R_HIER_OTHER] = {A_SA, "Source %s: floor %.3f"},
@@ -36,8 +36,8 @@ static const struct {
 	[CT_R_FR_GAP] = {A_A, "Gap prediction -%g"},
 	[CT_R_FR_CLUSTER] = {A_AB, "Cluster boost -%g (%g occurrences)"},
 	[CT_R_FR_REUSE] = {A_A, "Knowledge reuse -%g"},
-	[CT_R_FR_COST_FAST] = {A_A, "Fast action (%g ms) -10%%"},
-	[CT_R_FR_COST_SLOW] = {A_A, "Slow action (%g ms) +10%%"},
+	[CT_R_FR_COST_FAST] = {A_AB, "Fast action (%g ms) -%g%%"},
+	[CT_R_FR_COST_SLOW] = {A_AB, "Slow action (%g ms) +%g%%"},
 	[CT_R_FR_TOTAL] = {A_SA, "Total prioritisation: %s %+.15g"},
 	[CT_R_DISC_SUBSCORE] = {A_SAB, "%s %.2f x %.2f"},
 	[CT_R_DISC_CLASS] = {A_S, "%s"},
@@ -49,7 +49,10 @@ int ct_reason_format(const struct ct_reason *r, char *buf, size_t n)
 	if (!r || (unsigned)r->code >= CT_R_COUNT)
 		return snprintf(buf, n, "?");
 	const char *fmt = reason_table[r->code].fmt;
-	const char *s = r->s ? r->s : "unknown page";
+	/* a link's source path is optional (its score is known); no other
+	 * reason is made without its string */
+	const char *s = r->s ? r->s : r->code == CT_R_HIER_LINK ? "source page"
+								 : "(none)";
 	switch (reason_table[r->code].args) {
 	case A_NONE: { /* constant text: no printf machinery */
 		size_t len = strlen(fmt);

@@ -164,7 +164,7 @@ out=$(printf '%s\n' '{"path":"/a","sourceType":"link","sourceScore":1,"sourcePat
 	"$CT" score hierarchy)
 ok_eq "hierarchy: link, kept score, unknown source type" "$out" \
 	"$(printf '%s\n%s\n%s' '{"path":"/a","score":0.8,"reasons":["Linked from / (0.8 x 1.000)"]}' \
-	'{"path":"/b","score":0.9,"reasons":["Linked from unknown page (0.8 x 0.500)","Kept higher current score 0.900"]}' \
+	'{"path":"/b","score":0.9,"reasons":["Linked from source page (0.8 x 0.500)","Kept higher current score 0.900"]}' \
 	"{\"line\":3,\"error\":\"field 'sourceType': unknown type 'teleport' (sitemap, link, manual, other)\"}")"
 
 # usage errors

@@ -646,6 +646,36 @@ static void cost_aware_bounds(void **state)
 	ASSERT_EXACT(ok_score(&p, &in).priority, 10); /* NaN from INIT */
 }
 
+/* The reason states the factor in use: cost.factor 0.25 on nav depth 0
+ * (10): 50 ms -> 10 - 0.25 x 10 = 7.5, "Fast action (50 ms) -25%"; 900 ms
+ * -> 12.5, "Slow action (900 ms) +25%". */
+static void cost_aware_reason_uses_factor(void **state)
+{
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	p.cost_aware = true;
+	p.cost_factor = 0.25;
+	static const struct {
+		double cost, priority;
+		ct_reason_code code;
+		const char *text;
+	} cases[] = {
+		{ 50, 7.5, CT_R_FR_COST_FAST, "Fast action (50 ms) -25%" },
+		{ 900, 12.5, CT_R_FR_COST_SLOW, "Slow action (900 ms) +25%" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ct_frontier_input in = input("nav", 0);
+		in.estimated_cost_ms = cases[i].cost;
+		struct ct_frontier_result r = ok_score(&p, &in);
+		char buf[64];
+		ASSERT_EXACT(r.priority, cases[i].priority);
+		const struct ct_reason *c = find_reason(&r, cases[i].code);
+		assert_non_null(c);
+		ct_reason_format(c, buf, sizeof(buf));
+		assert_string_equal(buf, cases[i].text);
+	}
+}
+
 /* The adjustment works on |priority|: article depth 0 + sitemap = -10;
  * fast -> -10 - 0.1 x 10 = -11 (more urgent), slow -> -10 + 1 = -9. With
  * the flag off nothing changes. Negative and infinite costs are errors. */
@@ -965,6 +995,7 @@ int main(void)
 		cmocka_unit_test(knowledge_reuse),
 		cmocka_unit_test(cost_aware_bounds),
 		cmocka_unit_test(cost_aware_negative_priority),
+		cmocka_unit_test(cost_aware_reason_uses_factor),
 		cmocka_unit_test(priority_source_is_last_stage),
 		cmocka_unit_test(whole_formula),
 		cmocka_unit_test(total_prioritisation_classes),

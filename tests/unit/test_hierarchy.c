@@ -129,10 +129,26 @@ static void link_reason_text(void **state)
 	r = score(input("/a/b/c/d", CT_SRC_LINK, 0.512, "/a/b/c", 0.0));
 	ASSERT_NEAR(r.score, 0.4096, 1e-12);
 	assert_reason(&r, 0, CT_R_HIER_LINK, "Linked from /a/b/c (0.8 x 0.512)");
-	/* a known source score without a path */
+	/* a known source score without a path: the page is known, only its
+	 * path was not given */
 	r = score(input("/x", CT_SRC_LINK, 0.5, NULL, 0.0));
 	ASSERT_NEAR(r.score, 0.4, 1e-12);
-	assert_reason(&r, 0, CT_R_HIER_LINK, "Linked from unknown page (0.8 x 0.500)");
+	assert_reason(&r, 0, CT_R_HIER_LINK, "Linked from source page (0.8 x 0.500)");
+}
+
+/* The reason carries the decay in use: with decay 0.75 a link from the
+ * homepage is 0.75 x 1 = 0.75, "(0.75 x 1.000)", not 0.75 rounded to 0.8. */
+static void link_reason_non_default_decay(void **state)
+{
+	struct ct_hierarchy_params p = CT_HIERARCHY_PARAMS_DEFAULT;
+	p.decay = 0.75;
+	assert_int_equal(ct_hierarchy_params_check(&p, NULL), CT_OK);
+	const struct ct_hierarchy_input in = input("/a", CT_SRC_LINK, 1.0, "/", 0.0);
+	struct ct_hierarchy_result r;
+	struct ct_error err = {{0}};
+	assert_int_equal(ct_hierarchy_score(&p, &in, &r, &err), CT_OK);
+	assert_true(r.score == 0.75);
+	assert_reason(&r, 0, CT_R_HIER_LINK, "Linked from / (0.75 x 1.000)");
 }
 
 /* A link whose source page is unknown (NaN) gets the floor, with its reason. */
@@ -345,6 +361,7 @@ int main(void)
 		cmocka_unit_test(sitemap_page),
 		cmocka_unit_test(link_chain_reaches_floor),
 		cmocka_unit_test(link_reason_text),
+		cmocka_unit_test(link_reason_non_default_decay),
 		cmocka_unit_test(unknown_source_gets_floor),
 		cmocka_unit_test(other_sources_get_floor),
 		cmocka_unit_test(never_decreases),

@@ -72,8 +72,12 @@ static void hierarchy_strings(void **state)
 			    "Linked from / (0.8 x 1.000)");
 	assert_string_equal(fmt(CT_R_HIER_LINK, 0.8, 0.64, "/a/b", buf, sizeof buf),
 			    "Linked from /a/b (0.8 x 0.640)");
+	/* the source score is known, only its path is not given */
 	assert_string_equal(fmt(CT_R_HIER_LINK, 0.8, 0.5, NULL, buf, sizeof buf),
-			    "Linked from unknown page (0.8 x 0.500)");
+			    "Linked from source page (0.8 x 0.500)");
+	/* a decay of 0.75 is written as 0.75, not rounded to 0.8 */
+	assert_string_equal(fmt(CT_R_HIER_LINK, 0.75, 1.0, "/", buf, sizeof buf),
+			    "Linked from / (0.75 x 1.000)");
 	assert_string_equal(fmt(CT_R_HIER_LINK_FLOOR, 0.1, 0, NULL, buf, sizeof buf),
 			    "Raised to floor 0.100");
 	assert_string_equal(fmt(CT_R_HIER_UNKNOWN_SRC, 0.1, 0, NULL, buf, sizeof buf),
@@ -100,10 +104,15 @@ static void frontier_and_discovery_strings(void **state)
 			    "Cluster boost -20 (8 occurrences)");
 	assert_string_equal(fmt(CT_R_FR_REUSE, 0.5, 0, NULL, buf, sizeof buf),
 			    "Knowledge reuse -0.5");
-	assert_string_equal(fmt(CT_R_FR_COST_FAST, 50, 0, NULL, buf, sizeof buf),
+	/* b is the cost factor x 100: 10 by default, 25 for a factor 0.25 */
+	assert_string_equal(fmt(CT_R_FR_COST_FAST, 50, 10, NULL, buf, sizeof buf),
 			    "Fast action (50 ms) -10%");
-	assert_string_equal(fmt(CT_R_FR_COST_SLOW, 900, 0, NULL, buf, sizeof buf),
+	assert_string_equal(fmt(CT_R_FR_COST_SLOW, 900, 10, NULL, buf, sizeof buf),
 			    "Slow action (900 ms) +10%");
+	assert_string_equal(fmt(CT_R_FR_COST_FAST, 50, 25, NULL, buf, sizeof buf),
+			    "Fast action (50 ms) -25%");
+	assert_string_equal(fmt(CT_R_FR_COST_SLOW, 900, 25, NULL, buf, sizeof buf),
+			    "Slow action (900 ms) +25%");
 	/* total prioritisation offsets carry their sign */
 	assert_string_equal(fmt(CT_R_FR_TOTAL, -5000, 0, "country", buf, sizeof buf),
 			    "Total prioritisation: country -5000");
@@ -115,8 +124,8 @@ static void frontier_and_discovery_strings(void **state)
 	assert_string_equal(fmt(CT_R_DISC_CLASS, 0, 0, "P0: crawl now, profile + list",
 				buf, sizeof buf),
 			    "P0: crawl now, profile + list");
-	fmt(CT_R_TIER, 2, 10, NULL, buf, sizeof buf);
-	assert_non_null(strstr(buf, "2"));
+	assert_string_equal(fmt(CT_R_TIER, 2, 10, NULL, buf, sizeof buf),
+			    "Job priority 2 of 10");
 }
 
 /* snprintf semantics: the full length is returned, at most n bytes are
