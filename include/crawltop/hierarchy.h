@@ -51,7 +51,8 @@ struct ct_hierarchy_result {
 };
 
 /* CT_ERANGE for a current or source score outside 0..1 (NaN source means
- * unknown and is fine), CT_EINVAL for a NULL or empty path. p must have
+ * unknown and is fine), CT_EINVAL for a path that does not start with '/'
+ * (NULL, empty, "a"). p must have
  * passed ct_hierarchy_params_check(): it is not re-checked here (hot
  * path). A score off 0..1, which only unchecked parameters give (a decay
  * of 2 makes a link from a 0.9 page 1.8), is refused with CT_EINVAL and a

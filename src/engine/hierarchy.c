@@ -62,9 +62,9 @@ ct_status ct_hierarchy_score(const struct ct_hierarchy_params *p,
 			     struct ct_hierarchy_result *out,
 			     struct ct_error *err)
 {
-	if (!in->path || !in->path[0])
-		return ct_error_set(err, CT_EINVAL, "path is empty: a page path "
-				    "starts with '/'");
+	if (!in->path || in->path[0] != '/')
+		return ct_error_set(err, CT_EINVAL, "path '%.64s': a page path "
+				    "starts with '/'", in->path ? in->path : "");
 	if (!unit(in->current))
 		return ct_error_set(err, CT_ERANGE,
 			"current = %s: must be a number in 0..1",

@@ -167,6 +167,12 @@ ok_eq "hierarchy: link, kept score, unknown source type" "$out" \
 	'{"path":"/b","score":0.9,"reasons":["Linked from source page (0.8 x 0.500)","Kept higher current score 0.900"]}' \
 	"{\"line\":3,\"error\":\"field 'sourceType': unknown type 'teleport' (sitemap, link, manual, other)\"}")"
 
+# a page path starts with '/': "a" is refused like the empty path
+out=$(printf '%s\n' '{"path":"a"}' '{"path":""}' | "$CT" score hierarchy)
+ok_eq "hierarchy: a path without a leading '/' is refused" "$out" \
+	"$(printf '%s\n%s' "{\"line\":1,\"error\":\"path 'a': a page path starts with '/'\"}" \
+	"{\"line\":2,\"error\":\"path '': a page path starts with '/'\"}")"
+
 # usage errors
 "$CT" score nosuchmodel </dev/null >/dev/null 2>&1
 ok_eq "unknown model: exit 2" "$?" 2

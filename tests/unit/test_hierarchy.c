@@ -236,7 +236,13 @@ static void refuses_bad_input(void **state)
 		     "current = 1.0000001: must be a number in 0..1");
 	expect_error(input("/p", CT_SRC_LINK, -1e-9, "/", 0.0), CT_ERANGE,
 		     "sourceScore = -1e-09: must be a number in 0..1");
-	expect_error(input("", CT_SRC_LINK, 1.0, "/", 0.0), CT_EINVAL, "path");
+	expect_error(input("", CT_SRC_LINK, 1.0, "/", 0.0), CT_EINVAL,
+		     "path '': a page path starts with '/'");
+	/* a path is absolute: "a" is not scored as a page at the floor */
+	expect_error(input("a", CT_SRC_OTHER, NAN, NULL, 0.0), CT_EINVAL,
+		     "path 'a': a page path starts with '/'");
+	expect_error(input("products/x", CT_SRC_SITEMAP, NAN, NULL, 0.0), CT_EINVAL,
+		     "path 'products/x': a page path starts with '/'");
 	expect_error(input(NULL, CT_SRC_LINK, 1.0, "/", 0.0), CT_EINVAL, "path");
 	expect_error(input("/p", CT_SRC_COUNT, 1.0, "/", 0.0), CT_EINVAL, "source");
 	/* the edges of 0..1 are fine */
