@@ -10,7 +10,11 @@
 #include "status.h"
 
 /* "2024-06-10T08:00:00Z", "2024-06-10 08:00:00.5+02:00", "2024-06-10",
- * "1718006400000". CT_EINVAL with a message naming the text otherwise. */
+ * "1718006400000". CT_EINVAL with a message naming the text otherwise.
+ * Exactly 8 digits ("20240229") are refused as ambiguous: a basic date,
+ * or epoch milliseconds in 1970 ("010000000" is the latter). Second 60
+ * is taken only at 23:59 UTC (a leap second, counted as the next
+ * day's 00:00:00). */
 CT_API ct_status ct_time_parse(const char *s, int64_t *ms, struct ct_error *err);
 /* Days from 1970-01-01 of a proleptic Gregorian date. */
 CT_API int64_t ct_days_from_civil(int64_t y, unsigned m, unsigned d);

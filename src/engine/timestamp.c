@@ -65,6 +65,13 @@ ct_status ct_time_parse(const char *s, int64_t *ms, struct ct_error *err)
 	/* epoch milliseconds: an optional '-' and digits only */
 	size_t n = strspn(p + (*p == '-'), "0123456789");
 	if (n > 0 && p[(*p == '-') + n] == '\0') {
+		/* "20240229" is an ISO-8601 basic date to a person and 27 hours
+		 * after the epoch to this rule: refused rather than guessed */
+		if (n == 8 && *p != '-')
+			return bad(err, s, "8 digits are ambiguous (a basic date "
+				   "such as 20240229, or epoch milliseconds in 1970): "
+				   "use 2024-02-29, or epoch milliseconds as a JSON "
+				   "number or with a leading 0");
 		if (n > 15)
 			return bad(err, s, "epoch milliseconds out of range");
 		int64_t v = 0;
@@ -126,6 +133,9 @@ ct_status ct_time_parse(const char *s, int64_t *ms, struct ct_error *err)
 	}
 	if (*p != '\0')
 		return bad(err, s, "trailing characters");
+	/* :60 is a leap second, which comes only after 23:59:59 UTC */
+	if (se == 60 && ((int64_t)(h * 60 + mi) - off_min + 1440) % 1440 != 1439)
+		return bad(err, s, "second 60 (a leap second) only at 23:59 UTC");
 	int64_t days = ct_days_from_civil(y, mo, d);
 	int64_t sec = days * 86400 + h * 3600 + mi * 60 + se - off_min * 60;
 	*ms = sec * 1000 + frac;

@@ -67,6 +67,20 @@ static void epoch_milliseconds(void **state)
 	assert_true(parse_ok("1") == 1);
 	/* too many digits for a sane time */
 	parse_bad("1234567890123456789012");
+	/* 8 digits read as a basic date by a person: refused, not taken as
+	 * 1970-01-01T05:37:20.229Z, with the way out named */
+	parse_bad("20240229");
+	parse_bad("12345678");
+	int64_t ms = -42;
+	struct ct_error err = {{0}};
+	assert_int_equal(ct_time_parse("20240229", &ms, &err), CT_EINVAL);
+	assert_non_null(strstr(err.msg, "ambiguous"));
+	assert_non_null(strstr(err.msg, "use 2024-02-29"));
+	/* 7 and 9 digits, a sign, or a leading 0 are plainly epoch ms */
+	assert_true(parse_ok("2024022") == 2024022);
+	assert_true(parse_ok("202402290") == 202402290);
+	assert_true(parse_ok("020240229") == 20240229);
+	assert_true(parse_ok("-20240229") == -20240229);
 }
 
 static void iso_utc(void **state)
@@ -156,6 +170,16 @@ static void impossible_dates_and_times(void **state)
 	parse_bad("2024-06-10T24:00:00Z");
 	parse_bad("2024-06-10T08:60:00Z");
 	parse_bad("2024-06-10T08:00:61Z");
+	/* second 60 is a leap second: only at 23:59 UTC, where it is the next
+	 * day's midnight (2016-12-31T23:59:60Z = 2017-01-01T00:00:00Z,
+	 * day 17167 x 86400 s) */
+	parse_bad("2024-06-10T08:00:60Z");
+	parse_bad("2024-06-10T23:58:60Z");
+	parse_bad("2016-12-31T23:59:60+01:00"); /* 22:59 UTC */
+	assert_true(parse_ok("2016-12-31T23:59:60Z") == INT64_C(17167) * 86400000);
+	assert_true(parse_ok("2017-01-01T00:59:60+01:00") == INT64_C(17167) * 86400000);
+	assert_true(parse_ok("2016-12-31T23:59:60.5") ==
+		    INT64_C(17167) * 86400000 + 500);
 	parse_bad("2024-6-10");
 	parse_bad("24-06-10");
 	parse_bad("2024/06/10");
