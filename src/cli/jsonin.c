@@ -756,7 +756,7 @@ int jin_only(const struct jin_doc *d, const char *where,
 }
 
 /* The entry at path when it is there and not null (*present says which),
- * else NULL: the fields for which null means absent. */
+ * else NULL: for every field, null means absent. */
 static const struct jin_entry *given(const struct jin_doc *d, const char *path,
 				     const char **key, bool *present)
 {
@@ -765,13 +765,12 @@ static const struct jin_entry *given(const struct jin_doc *d, const char *path,
 	return *present ? e : NULL;
 }
 
-/* See jsonin.h; null is "got null", as with jansson. */
+/* See jsonin.h. */
 int jin_number(const struct jin_doc *d, const char *path, double *out,
 	       bool *present, char err[JIN_ERR])
 {
 	const char *key;
-	const struct jin_entry *e = find(d, path, &key);
-	*present = e != NULL;
+	const struct jin_entry *e = given(d, path, &key, present);
 	if (!e)
 		return 0;
 	if (e->type != JIN_INTEGER && e->type != JIN_REAL)
@@ -780,13 +779,12 @@ int jin_number(const struct jin_doc *d, const char *path, double *out,
 	return 0;
 }
 
-/* See jsonin.h; null is "got null", as with jansson. */
+/* See jsonin.h. */
 int jin_integer(const struct jin_doc *d, const char *path, long *out,
 		bool *present, char err[JIN_ERR])
 {
 	const char *key;
-	const struct jin_entry *e = find(d, path, &key);
-	*present = e != NULL;
+	const struct jin_entry *e = given(d, path, &key, present);
 	if (!e)
 		return 0;
 	if (e->type == JIN_REAL) {

@@ -44,6 +44,9 @@ const struct jin_doc *jin_parse(struct jin_parser *p, const char *line,
  * NULL-terminated list `allowed`. */
 int jin_only(const struct jin_doc *d, const char *where,
 	     const char *const *allowed, char err[JIN_ERR]);
+/* Every reader below: a field that is missing or null is absent (*present
+ * false, *out unchanged), so the default applies (SPEC.md, seed 004:
+ * "Defaults when absent"). */
 /* An integer or a real. */
 int jin_number(const struct jin_doc *d, const char *path, double *out,
 	       bool *present, char err[JIN_ERR]);

@@ -57,6 +57,22 @@ ok_match "line 6: bad time" "$(sed -n 6p <<<"$out")" "^\\{\"line\":6,\"error\":\
 ok_match "line 7: unknown field" "$(sed -n 7p <<<"$out")" "unknown field 'colour'"
 ok_match "lines 1 and 8 still scored" "$(sed -n '1p;8p' <<<"$out" | tr -d '\n')" '^\{"url":"ok1","score":73.*\{"url":"ok2","score":73'
 
+# null means absent for every field, numbers included (SPEC.md, seed 004:
+# "Defaults when absent"): relevance 0.5 and depth 0 -> 50 + 15 + 8 = 73,
+# as for {"url":"n"}; a frontier bias or depth of null is 0 (nav: 10)
+out=$(printf '%s\n' '{"url":"n","topicRelevance":null,"hubDepth":null,"visits":null,"lastVisited":null,"isHub":null}' |
+	"$CT" score freshness --now "$NOW")
+ok_eq "freshness: null numbers are absent, defaults apply" "$out" \
+	'{"url":"n","score":73,"level":"high","reasons":["Never visited"]}'
+out=$(echo '{"url":"u","type":"nav","depth":null,"bias":null,"clusterOccurrences":null,"meta":{"knowledgeReuse":null,"estimatedCostMs":null}}' |
+	"$CT" score frontier)
+ok_match "frontier: null numbers are absent" "$out" '^\{"url":"u","priority":10,"prioritySource":"base"'
+out=$(echo '{"path":"/a","sourceType":"link","sourceScore":null,"current":null}' | "$CT" score hierarchy)
+ok_eq "hierarchy: a null source score is an unknown source page" "$out" \
+	'{"path":"/a","score":0.1,"reasons":["Source page unknown: floor 0.100"]}'
+out=$(echo '{"url":"d","subscores":{"unseen_likelihood":null}}' | "$CT" score discovery)
+ok_match "discovery: a null sub-score is missing, not a type error" "$out" 'subscores.unseen_likelihood is required'
+
 # a value just outside its range is written so that it reads back as
 # itself: 1.0000001 is not "1", which would look valid
 out=$(printf '%s\n' '{"url":"u","topicRelevance":1.0000001}' | "$CT" score freshness --now "$NOW")
