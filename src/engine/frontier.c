@@ -10,8 +10,9 @@
  * and inputs outside their ranges are refused instead of used.
  *
  * Everything here is pure: no I/O, no clock, no mutable globals. The hot
- * path (ct_frontier_score) does a few short strcmp() table scans and one
- * atan() and never formats text. */
+ * path (ct_frontier_score) does a few short strcmp() table scans, a log2()
+ * for the cluster boost, one division to map the priority onto 0..100, and
+ * never formats text. */
 #include <math.h>
 #include <string.h>
 
