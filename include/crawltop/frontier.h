@@ -5,7 +5,7 @@
  *            - gapScore x gapWeight          (gapScore = conf x 10 + lift x 5)
  *            - min(log2(clusterOccurrences) x boostFactor, cap)
  *            - knowledgeReuse x reuseWeight
- *            -/+ 10% of |priority| for fast/slow actions (cost-aware)
+ *            -/+ cost_factor (0.1) x |priority| for fast/slow actions (cost-aware)
  *            + total-prioritisation offset (country / country-related / other)
  *
  * No discoveredAt x 1e-9 term (SPEC.md): ties pop first-in first-out. The

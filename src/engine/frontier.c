@@ -3,8 +3,8 @@
  *
  * The stages run in the seed's order (PriorityScorer.computeEnhancedPriority):
  * base x w_base, discovery bonus, gap prediction, cluster boost, knowledge
- * reuse, cost-aware +-10%, then the total-prioritisation offset of the
- * QueueManager. Changes from the seed: no discoveredAt x 1e-9 tie-breaker
+ * reuse, cost-aware +- cost_factor (10%) of |priority|, then the
+ * total-prioritisation offset of the QueueManager. Changes from the seed: no discoveredAt x 1e-9 tie-breaker
  * (the queue breaks ties by discovery time and insertion sequence), the
  * cost-aware step works on |priority| so "faster" always means "sooner",
  * and inputs outside their ranges are refused instead of used.
