@@ -628,6 +628,32 @@ static void test_out_of_range(void **state)
 /* libconfig 1.5 would wrap these; they are refused instead. */
 static void test_integer_wrap_refused(void **state)
 {
+	static const struct {
+		const char *text;
+		int line;
+		const char *want;
+	} wrap[] = {
+		/* leading zeros are decimal to libconfig, not octal */
+		{ "tier = { default_priority = 04294967297; };\n", 1,
+		  "tier.default_priority = 04294967297: does not fit in 32 bits (libconfig would read it as 1)" },
+		{ "\nclasses = { p0 = 08589934672; };\n", 2,
+		  "classes.p0 = 08589934672: does not fit in 32 bits (libconfig would read it as 80)" },
+		{ "freshness = { recent = -04294967286; };\n", 1,
+		  "freshness.recent = -04294967286: does not fit in 32 bits (libconfig would read it as 10)" },
+		{ "freshness = { recent = -2147483649; };\n", 1,
+		  "(libconfig would read it as 2147483647)" },
+		{ "frontier = { queue = { max_queue = 0x80000000; }; };\n", 1,
+		  "max_queue = 0x80000000: above 0x7fffffff, does not fit in a signed 32-bit integer (libconfig would read it as -2147483648): write it with an L suffix" },
+		/* the L suffix is checked against 64 bits: no clamp, no wrap */
+		{ "frontier = { total_prioritisation = {\n country = 0x1ffffffffffffffffL; }; };\n", 2,
+		  "frontier.total_prioritisation.country = 0x1ffffffffffffffffL: above 0x7fffffffffffffff, does not fit in a signed 64-bit integer (libconfig would read it as -1)" },
+		{ "frontier = { total_prioritisation = { country = 0x8000000000000000L; }; };\n", 1,
+		  "libconfig would read it as -9223372036854775808" },
+		{ "frontier = { total_prioritisation = { other = 99999999999999999999999L; }; };\n", 1,
+		  "frontier.total_prioritisation.other = 99999999999999999999999L: does not fit in 64 bits (libconfig would read it as 9223372036854775807): write it as a float" },
+		{ "frontier = { total_prioritisation = { other = -9223372036854775809LL; }; };\n", 1,
+		  "-9223372036854775809LL: does not fit in 64 bits" },
+	};
 	struct ct_settings s;
 	struct ct_error e;
 	const char *p;
@@ -635,14 +661,28 @@ static void test_integer_wrap_refused(void **state)
 	assert_int_equal(load_text("# big\nfrontier = { queue = {\n max_queue = 99999999999; }; };\n",
 				   &p, &s, &e), CT_ERANGE);
 	assert_msg_has(e, at(p, 3));
-	assert_msg_has(e, "integer 99999999999 does not fit in 32 bits");
-	assert_msg_has(e, "99999999999L");
+	assert_msg_has(e, "frontier.queue.max_queue = 99999999999: does not fit in 32 bits (libconfig would read it as 1215752191): write it with an L suffix or as a float");
 	assert_int_equal(load_text("frontier = { total_prioritisation = { other = 2147483648; }; };\n",
 				   &p, &s, &e), CT_ERANGE);
 	assert_msg_has(e, "2147483648");
 	assert_int_equal(load_text("frontier = { queue = { max_queue = 0xffffffff; }; };\n",
 				   &p, &s, &e), CT_ERANGE);
 	assert_msg_has(e, "0xffffffff");
+	for (size_t i = 0; i < sizeof(wrap) / sizeof(wrap[0]); i++) {
+		assert_int_equal(load_text(wrap[i].text, &p, &s, &e), CT_ERANGE);
+		assert_msg_has(e, at(p, wrap[i].line));
+		assert_msg_has(e, wrap[i].want);
+	}
+	/* ... and what fits in 64 bits loads, as do long runs of zeros */
+	assert_int_equal(load_text("frontier = { queue = { max_queue = 0x7fffffffL; max_depth = 0000000000000000000000000000000000000000000000000000000000000000000000000000012; };\n"
+				   "  total_prioritisation = { country = -9223372036854775808L;\n"
+				   "    other = 0x7fffffffffffffffL; country_related = 99999999999L; }; };\n",
+				   &p, &s, &e), CT_OK);
+	assert_int_equal(s.frontier.max_queue, 2147483647);
+	assert_int_equal(s.frontier.max_depth, 12);
+	assert_true(s.frontier.offset_country == -9223372036854775808.0);
+	assert_true(s.frontier.offset_other == 9223372036854775807.0);
+	assert_true(s.frontier.offset_related == 99999999999.0);
 	/* the edges, comments, strings, floats and names are fine */
 	assert_int_equal(load_text("# 99999999999\n/* 99999999999 */\n"
 				   "frontier = { queue = { max_queue = 2147483647; };\n"

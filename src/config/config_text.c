@@ -1,0 +1,429 @@
+/* config_text.c: the checks libconfig 1.5 does not make, done on the text
+ * of a configuration file.
+ *
+ * One small lexer knows just enough of the libconfig grammar: comments
+ * (#, //, slash-star), strings with backslash escapes, names (which may
+ * hold digits, '-', '_' and '*'), floats (a '.' or an exponent), integers
+ * (decimal, 0x hexadecimal, an optional L or LL suffix) and @include at
+ * the start of a line. A walker on top of it follows groups, lists and
+ * arrays, so every token knows the dotted key it belongs to. On it:
+ *   - before libconfig parses: every @include must name a readable regular
+ *     file (libconfig 1.5 opens a directory and then exits the process
+ *     from its flex scanner), and no file may start with a byte-order mark;
+ *   - after: integer literals libconfig would wrap or clamp are refused;
+ *   - on libconfig's "duplicate setting name": which key it was. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "config_private.h"
+
+#define MAX_FILE_BYTES (16u << 20)
+#define MAX_DEPTH 32          /* group nesting the walker names */
+#define MAX_INCLUDE_DEPTH 10  /* libconfig 1.5's own limit */
+
+/* Reads the whole file into *out, a NUL-terminated buffer the caller
+ * frees; *n receives its length (it may hold NUL bytes). */
+static ct_status slurp(const char *file, char **out, size_t *n,
+		       struct ct_error *err)
+{
+	FILE *f = fopen(file, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	ct_status st;
+
+	*out = NULL;
+	if (!f)
+		return ct_error_set(err, CT_EIO, "%s: cannot read: %s", file,
+				    strerror(errno));
+	for (;;) {
+		if (cap - len < 4096) {
+			char *nb;
+
+			if (cap >= MAX_FILE_BYTES) {
+				st = ct_error_set(err, CT_EIO,
+						  "%s: larger than %u bytes",
+						  file, MAX_FILE_BYTES);
+				goto fail;
+			}
+			cap = cap ? cap * 2 : 8192;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				st = ct_error_set(err, CT_ENOMEM,
+						  "%s: out of memory", file);
+				goto fail;
+			}
+			buf = nb;
+		}
+		size_t got = fread(buf + len, 1, cap - len, f);
+
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		st = ct_error_set(err, CT_EIO, "%s: read error", file);
+		goto fail;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	*out = buf;
+	if (n)
+		*n = len;
+	return CT_OK;
+fail:
+	free(buf);
+	fclose(f);
+	return st;
+}
+
+/* ---- the lexer ------------------------------------------------------ */
+
+typedef enum tok_kind {
+	TK_END,
+	TK_NAME,
+	TK_INT,      /* [-+]digits or 0xhex, with its L/LL suffix */
+	TK_FLOAT,
+	TK_STRING,   /* s..e: the text between the quotes, escapes raw */
+	TK_INCLUDE,  /* s..e: the file name between the quotes, escapes raw */
+	TK_PUNCT,    /* one character */
+} tok_kind;
+
+struct tok {
+	tok_kind kind;
+	const char *s, *e;
+	unsigned line;
+};
+
+struct lexer {
+	const char *p;
+	unsigned line;
+	bool bol;    /* only blanks since the start of the line */
+};
+
+static bool is_name_start(int c)
+{
+	return isalpha(c) || c == '*';
+}
+
+static bool is_name_char(int c)
+{
+	return isalnum(c) || c == '-' || c == '_' || c == '*';
+}
+
+/* Skips a quoted text from the opening quote; s..e its inside. */
+static void lex_quoted(struct lexer *lx, struct tok *t)
+{
+	const char *p = lx->p + 1;
+
+	t->s = p;
+	while (*p && *p != '"') {
+		if (*p == '\\' && p[1])
+			p++;
+		lx->line += *p++ == '\n';
+	}
+	t->e = p;
+	lx->p = *p ? p + 1 : p;
+}
+
+/* A number from its first character (a digit or a sign). */
+static void lex_number(struct lexer *lx, struct tok *t)
+{
+	const char *p = lx->p;
+
+	t->s = p;
+	t->kind = TK_INT;
+	if (*p == '-' || *p == '+')
+		p++;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		p += 2;
+		while (isxdigit((unsigned char)*p))
+			p++;
+	} else {
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (*p == '.' || *p == 'e' || *p == 'E') {
+			t->kind = TK_FLOAT;
+			p++;
+			while (isdigit((unsigned char)*p) || *p == '.' ||
+			       *p == 'e' || *p == 'E' || *p == '-' ||
+			       *p == '+')
+				p++;
+		}
+	}
+	if (t->kind == TK_INT && *p == 'L')
+		p += p[1] == 'L' ? 2 : 1;
+	t->e = lx->p = p;
+}
+
+/* The next token; comments and blanks skipped, lines counted. */
+static void lex_next(struct lexer *lx, struct tok *t)
+{
+	for (;;) {
+		const char *p = lx->p;
+
+		t->line = lx->line;
+		if (*p == '\0') {
+			t->kind = TK_END;
+			t->s = t->e = p;
+			return;
+		}
+		if (*p == '\n') {
+			lx->line++;
+			lx->p++;
+			lx->bol = true;
+		} else if (*p == ' ' || *p == '\t' || *p == '\r' ||
+			   *p == '\f' || *p == '\v') {
+			lx->p++;
+		} else if (*p == '#' || (p[0] == '/' && p[1] == '/')) {
+			while (*lx->p && *lx->p != '\n')
+				lx->p++;
+		} else if (p[0] == '/' && p[1] == '*') {
+			p += 2;
+			while (*p && !(p[0] == '*' && p[1] == '/'))
+				lx->line += *p++ == '\n';
+			lx->p = *p ? p + 2 : p;
+			lx->bol = false;
+		} else {
+			break;
+		}
+	}
+	const char *p = lx->p;
+	bool bol = lx->bol;
+
+	lx->bol = false;
+	if (bol && strncmp(p, "@include", 8) == 0 &&
+	    (p[8] == ' ' || p[8] == '\t')) {
+		p += 8;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '"') {
+			lx->p = p;
+			t->kind = TK_INCLUDE;
+			lex_quoted(lx, t);
+			return;
+		}
+	}
+	if (*p == '"') {
+		t->kind = TK_STRING;
+		lex_quoted(lx, t);
+	} else if (is_name_start((unsigned char)*p)) {
+		t->kind = TK_NAME;
+		t->s = p;
+		while (is_name_char((unsigned char)*p))
+			p++;
+		t->e = lx->p = p;
+	} else if (isdigit((unsigned char)*p) ||
+		   ((*p == '-' || *p == '+') && isdigit((unsigned char)p[1]))) {
+		lex_number(lx, t);
+	} else {
+		t->kind = TK_PUNCT;
+		t->s = p;
+		t->e = lx->p = p + 1;
+	}
+}
+
+/* ---- the walker: which key a token belongs to ------------------------ */
+
+struct walker {
+	struct lexer lx;
+	struct tok t;          /* the current token */
+	tok_kind prev;         /* the kind of the token before */
+	const char *prev_s, *prev_e;
+	struct { const char *s, *e; unsigned anon; } stack[MAX_DEPTH];
+	unsigned depth;        /* may pass MAX_DEPTH: deeper levels unnamed */
+	unsigned anon;         /* numbers unnamed groups and lists */
+	const char *name_s, *name_e; /* the setting being assigned, or NULL */
+	bool assigned;         /* t is the '=' or ':' after its name */
+};
+
+static void walk_init(struct walker *w, const char *text)
+{
+	memset(w, 0, sizeof(*w));
+	w->lx = (struct lexer){ text, 1, true };
+	w->prev = TK_END;
+}
+
+/* Advances to the next token and keeps the key path; false at the end. */
+static bool walk_next(struct walker *w)
+{
+	w->prev = w->t.kind;
+	w->prev_s = w->t.s;
+	w->prev_e = w->t.e;
+	w->assigned = false;
+	lex_next(&w->lx, &w->t);
+	if (w->t.kind == TK_END)
+		return false;
+	if (w->t.kind != TK_PUNCT)
+		return true;
+	switch (*w->t.s) {
+	case '=':
+	case ':':
+		if (w->prev == TK_NAME) {
+			w->name_s = w->prev_s;
+			w->name_e = w->prev_e;
+			w->assigned = true;
+		}
+		break;
+	case '{':
+	case '(':
+	case '[':
+		if (w->depth < MAX_DEPTH) {
+			w->stack[w->depth].s = w->name_s;
+			w->stack[w->depth].e = w->name_e;
+			w->stack[w->depth].anon = w->anon++;
+		}
+		w->depth++;
+		w->name_s = w->name_e = NULL;
+		break;
+	case '}':
+	case ')':
+	case ']':
+		if (w->depth > 0)
+			w->depth--;
+		w->name_s = w->name_e = NULL;
+		break;
+	case ';':
+	case ',':
+		w->name_s = w->name_e = NULL;
+		break;
+	}
+	return true;
+}
+
+/* The dotted key of the current token into buf: the enclosing groups and
+ * the setting being assigned; an unnamed group or list as [N]. */
+static const char *walk_path(const struct walker *w, char *buf, size_t len)
+{
+	size_t used = 0;
+	unsigned n = w->depth < MAX_DEPTH ? w->depth : MAX_DEPTH;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i <= n && used < len; i++) {
+		const char *s = i < n ? w->stack[i].s : w->name_s;
+		const char *e = i < n ? w->stack[i].e : w->name_e;
+		int k;
+
+		if (i == n && !s)
+			break;
+		if (s)
+			k = snprintf(buf + used, len - used, "%s%.*s",
+				     used ? "." : "", (int)(e - s), s);
+		else
+			k = snprintf(buf + used, len - used, "[%u]",
+				     w->stack[i].anon);
+		used += k > 0 ? (size_t)k : 0;
+	}
+	return buf;
+}
+
+/* ---- integer literals ------------------------------------------------ */
+
+/* The magnitude of the digits [p, e) in base; false past 2^64 - 1. */
+static bool magnitude(const char *p, const char *e, int base,
+		      unsigned long long *out)
+{
+	unsigned long long v = 0;
+
+	for (; p < e; p++) {
+		unsigned d = isdigit((unsigned char)*p)
+			? (unsigned)(*p - '0')
+			: (unsigned)(tolower((unsigned char)*p) - 'a' + 10);
+
+		if (v > (ULLONG_MAX - d) / (unsigned)base)
+			return false;
+		v = v * (unsigned)base + d;
+	}
+	*out = v;
+	return true;
+}
+
+/* Checks one integer literal [s, e) the way libconfig 1.5's scanner reads
+ * it: decimal (leading zeros included) with atoi() or, with L, atoll();
+ * 0x with strtoul() or, with L, strtoull(); the result stored in an int or
+ * a long long. Returns NULL when the value survives, else the rule it
+ * breaks, with what libconfig would make of it in *got and the remedy in
+ * *fix. */
+static const char *literal_problem(const char *s, const char *e,
+				   long long *got, const char **fix)
+{
+	char tmp[96];
+	const char *p = s, *end = e;
+	bool neg = false, wide = false, hex;
+	unsigned long long mag;
+	bool ok;
+
+	if (end > p && end[-1] == 'L') {
+		wide = true;
+		end -= end - 1 > p && end[-2] == 'L' ? 2 : 1;
+	}
+	if (*p == '-' || *p == '+')
+		neg = *p++ == '-';
+	hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+	ok = magnitude(hex ? p + 2 : p, end, hex ? 16 : 10, &mag);
+	if (ok && !hex && !wide)
+		ok = neg ? mag <= (unsigned long long)INT_MAX + 1
+			 : mag <= (unsigned long long)INT_MAX;
+	else if (ok && !hex && wide)
+		ok = neg ? mag <= (unsigned long long)LLONG_MAX + 1
+			 : mag <= (unsigned long long)LLONG_MAX;
+	else if (ok && hex)
+		ok = !neg && mag <= (wide ? (unsigned long long)LLONG_MAX
+					  : (unsigned long long)INT_MAX);
+	if (ok)
+		return NULL;
+	/* what libconfig reads, by the calls it makes */
+	snprintf(tmp, sizeof(tmp), "%.*s", (int)(end - s), s);
+	errno = 0;
+	if (hex && wide)
+		*got = (long long)strtoull(tmp, NULL, 16);
+	else if (hex)
+		*got = (int)strtoul(tmp, NULL, 16);
+	else if (wide)
+		*got = strtoll(tmp, NULL, 10);
+	else
+		*got = (int)strtol(tmp, NULL, 10);
+	if (!wide)
+		*fix = hex ? "write it with an L suffix"
+			   : "write it with an L suffix or as a float";
+	else
+		*fix = hex ? "write it in decimal as a float"
+			   : "write it as a float";
+	return hex ? (wide ? "above 0x7fffffffffffffff, does not fit in a signed 64-bit integer"
+			   : "above 0x7fffffff, does not fit in a signed 32-bit integer")
+		   : (wide ? "does not fit in 64 bits" : "does not fit in 32 bits");
+}
+
+ct_status ct_config_scan_int_literals(const char *file, struct ct_error *err)
+{
+	struct walker w;
+	char *text;
+	ct_status st = slurp(file, &text, NULL, err);
+
+	if (st != CT_OK)
+		return st;
+	walk_init(&w, text);
+	while (walk_next(&w)) {
+		char key[CT_CONFIG_PATH_LEN];
+		const char *why, *fix;
+		long long got;
+
+		if (w.t.kind != TK_INT ||
+		    !(why = literal_problem(w.t.s, w.t.e, &got, &fix)))
+			continue;
+		st = ct_error_set(err, CT_ERANGE,
+				  "%s:%u: %s = %.*s: %s (libconfig would read it as %lld): %s",
+				  file, w.t.line,
+				  walk_path(&w, key, sizeof(key)),
+				  (int)(w.t.e - w.t.s), w.t.s, why, got, fix);
+		break;
+	}
+	free(text);
+	return st;
+}
