@@ -5,10 +5,8 @@
  * open map it belongs to) and hands it to config_value.c, which checks the
  * type and the range, stores the value and records the file and line it
  * came from. Anything not in the tables is an unknown key. */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <libconfig.h>
 
@@ -341,24 +339,13 @@ static void dir_of(const char *path, char *buf, size_t len)
  * (CT_EIO) with the system's reason. */
 static ct_status check_readable(const char *path, struct ct_error *err)
 {
-	struct stat sb;
-	FILE *f;
+	ct_status st;
+	const char *why = ct_config_open_problem(path, &st);
 
-	if (stat(path, &sb) != 0)
-		return ct_error_set(err, errno == ENOENT ? CT_ENOENT : CT_EIO,
-				    "%s: cannot open configuration file: %s",
-				    path, strerror(errno));
-	if (S_ISDIR(sb.st_mode))
-		return ct_error_set(err, CT_EIO,
-				    "%s: cannot open configuration file: is a directory",
-				    path);
-	f = fopen(path, "r");
-	if (!f)
-		return ct_error_set(err, CT_EIO,
-				    "%s: cannot open configuration file: %s",
-				    path, strerror(errno));
-	fclose(f);
-	return CT_OK;
+	return why ? ct_error_set(err, st,
+				  "%s: cannot open configuration file: %s",
+				  path, why)
+		   : CT_OK;
 }
 
 /* Collects every file that contributed a setting (main and @includes). */
@@ -379,7 +366,8 @@ static ct_status scan_files(const struct reader *r, const config_setting_t *g)
 	return CT_OK;
 }
 
-/* Parse with libconfig, refuse wrapped integers, then walk the tree. */
+/* Check the @include lines, parse with libconfig, refuse wrapped integers,
+ * then walk the tree. */
 ct_status ct_config_read_file(struct ct_config *c, const char *path,
 			      struct ct_error *err)
 {
@@ -402,8 +390,11 @@ ct_status ct_config_read_file(struct ct_config *c, const char *path,
 	if (st != CT_OK)
 		return st;
 
-	config_init(&cf);
 	dir_of(path, dir, sizeof(dir));
+	st = ct_config_scan_includes(path, dir, err);
+	if (st != CT_OK)
+		return st;
+	config_init(&cf);
 	config_set_include_dir(&cf, dir);
 	if (config_read_file(&cf, path) != CONFIG_TRUE) {
 		const char *ef = config_error_file(&cf);

@@ -16,4 +16,24 @@
  * (libconfig would read it as N)". CT_EIO when the file cannot be read. */
 ct_status ct_config_scan_int_literals(const char *file, struct ct_error *err);
 
+/* Run before libconfig reads `file`: every @include line of it (and of the
+ * files it includes, as deep as libconfig goes) must name a readable
+ * regular file, resolved against dir as libconfig does; else "file:line:
+ * cannot open include file "name" (path): reason" (CT_ENOENT when missing,
+ * CT_EIO otherwise). libconfig 1.5 would say no more than "cannot open
+ * include file", and for a directory exits the process. A file that starts
+ * with a UTF-8 byte-order mark is CT_EINVAL, said so. */
+ct_status ct_config_scan_includes(const char *file, const char *dir,
+				  struct ct_error *err);
+
+/* NULL when path is a readable regular file; else the reason ("is a
+ * directory", strerror) and *st CT_ENOENT (missing) or CT_EIO. */
+const char *ct_config_open_problem(const char *path, ct_status *st);
+
+/* Text from a file or the environment made fit for a message: valid UTF-8
+ * is kept, '"' and '\' are escaped, control characters and bytes that are
+ * not UTF-8 are written \n, \t, \r or \xNN; at most max characters, then
+ * "...". Returns buf, always NUL-terminated. */
+const char *ct_config_escape(const char *s, size_t max, char *buf, size_t len);
+
 #endif

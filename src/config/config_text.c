@@ -83,6 +83,26 @@ fail:
 	return st;
 }
 
+const char *ct_config_open_problem(const char *path, ct_status *st)
+{
+	struct stat sb;
+	FILE *f;
+
+	if (stat(path, &sb) != 0) {
+		*st = errno == ENOENT ? CT_ENOENT : CT_EIO;
+		return strerror(errno);
+	}
+	*st = CT_EIO;
+	if (S_ISDIR(sb.st_mode))
+		return "is a directory";
+	f = fopen(path, "r");
+	if (!f)
+		return strerror(errno);
+	fclose(f);
+	*st = CT_OK;
+	return NULL;
+}
+
 /* ---- the lexer ------------------------------------------------------ */
 
 typedef enum tok_kind {
@@ -426,4 +446,136 @@ ct_status ct_config_scan_int_literals(const char *file, struct ct_error *err)
 	}
 	free(text);
 	return st;
+}
+
+/* ---- before libconfig: @include and the byte-order mark ---------------- */
+
+/* The include name [s, e) unescaped as libconfig does (\\ and \"). */
+static void include_name(const char *s, const char *e, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (; s < e && n + 1 < len; s++) {
+		if (*s == '\\' && s + 1 < e && (s[1] == '\\' || s[1] == '"'))
+			s++;
+		buf[n++] = *s;
+	}
+	buf[n] = '\0';
+}
+
+static ct_status scan_includes(const char *file, const char *dir, int depth,
+			       struct ct_error *err)
+{
+	struct lexer lx;
+	struct tok t;
+	char *text;
+	ct_status st = slurp(file, &text, NULL, err);
+
+	if (st != CT_OK)
+		return st;
+	if (strncmp(text, "\xEF\xBB\xBF", 3) == 0) {
+		free(text);
+		return ct_error_set(err, CT_EINVAL,
+				    "%s:1: the file starts with a UTF-8 byte-order mark (bytes EF BB BF), which libconfig cannot read: save it without one",
+				    file);
+	}
+	lx = (struct lexer){ text, 1, true };
+	for (lex_next(&lx, &t); st == CT_OK && t.kind != TK_END;
+	     lex_next(&lx, &t)) {
+		char name[CT_CONFIG_PATH_LEN], full[CT_CONFIG_PATH_LEN + 8];
+		char shown[2 * CT_CONFIG_PATH_LEN];
+		const char *why;
+		int n;
+
+		if (t.kind != TK_INCLUDE)
+			continue;
+		include_name(t.s, t.e, name, sizeof(name));
+		n = name[0] == '/' ? snprintf(full, sizeof(full), "%s", name)
+				   : snprintf(full, sizeof(full), "%s/%s", dir,
+					      name);
+		if (n < 0 || (size_t)n >= sizeof(full))
+			st = ct_error_set(err, CT_ERANGE,
+					  "%s:%u: @include \"%.64s...\": file name too long",
+					  file, t.line, name);
+		else if ((why = ct_config_open_problem(full, &st)) != NULL)
+			st = ct_error_set(err, st,
+					  "%s:%u: cannot open include file \"%s\" (%s): %s",
+					  file, t.line,
+					  ct_config_escape(name, 200, shown,
+							   sizeof(shown)),
+					  full, why);
+		else if (depth + 1 < MAX_INCLUDE_DEPTH)
+			st = scan_includes(full, dir, depth + 1, err);
+	}
+	free(text);
+	return st;
+}
+
+ct_status ct_config_scan_includes(const char *file, const char *dir,
+				  struct ct_error *err)
+{
+	return scan_includes(file, dir, 0, err);
+}
+
+/* ---- text from a file, fit for a message ----------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (not a control character), or
+ * 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return s[0] >= 0x20 && s[0] != 0x7f ? 1 : 0;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1fu;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0fu;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07u;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3fu);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+const char *ct_config_escape(const char *s, size_t max, char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t used = 0, chars = 0;
+
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	while (*p && chars < max) {
+		size_t n = utf8_len(p);
+		char one[8];
+
+		if (n == 1 && (*p == '"' || *p == '\\'))
+			snprintf(one, sizeof(one), "\\%c", *p);
+		else if (n > 0)
+			snprintf(one, sizeof(one), "%.*s", (int)n, (const char *)p);
+		else if (*p == '\n' || *p == '\t' || *p == '\r')
+			snprintf(one, sizeof(one), "\\%c",
+				 *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
+		else
+			snprintf(one, sizeof(one), "\\x%02x", *p);
+		if (used + strlen(one) + 4 > len)
+			break;
+		memcpy(buf + used, one, strlen(one) + 1);
+		used += strlen(one);
+		p += n ? n : 1;
+		chars++;
+	}
+	if (*p && used + 4 <= len)
+		memcpy(buf + used, "...", 4);
+	return buf;
 }

@@ -389,10 +389,71 @@ static void test_include_syntax_error(void **state)
 			 CT_EINVAL);
 	snprintf(want, sizeof(want), "%s/bad-part.conf:2: syntax error", tmp.dir);
 	assert_msg_has(e, want);
-	assert_int_equal(load_text("@include \"absent.conf\"\n", &p, &s, &e),
+}
+
+/* @include of a missing file, a directory or an unreadable file: the
+ * including file and line, the file as written and as opened, and why
+ * (libconfig 1.5 exits the process on a directory). Nothing loads. */
+static void test_include_cannot_open(void **state)
+{
+	struct ct_settings s, before;
+	struct ct_error e;
+	const char *p;
+	char want[2 * CT_CONFIG_PATH_LEN + 128];
+
+	ct_settings_default(&before);
+	s = before;
+	assert_int_equal(load_text("# m\n@include \"absent.conf\"\n", &p, &s, &e),
+			 CT_ENOENT);
+	snprintf(want, sizeof(want), "%s cannot open include file \"absent.conf\" (%s/absent.conf): No such file or directory",
+		 at(p, 2), tmp.dir);
+	assert_msg_has(e, want);
+	tmp_mkdir("sub");
+	assert_int_equal(load_text("@include \"sub\"\n", &p, &s, &e), CT_EIO);
+	snprintf(want, sizeof(want), "%s cannot open include file \"sub\" (%s/sub): is a directory",
+		 at(p, 1), tmp.dir);
+	assert_msg_has(e, want);
+	/* from an included file: that file and its line */
+	tmp_write("part.conf", "\n\n@include \"sub\"\n");
+	assert_int_equal(load_text("@include \"part.conf\"\n", &p, &s, &e), CT_EIO);
+	snprintf(want, sizeof(want), "%s/part.conf:3: cannot open include file \"sub\"", tmp.dir);
+	assert_msg_has(e, want);
+	/* in comments and strings it is no directive */
+	assert_int_equal(load_text("/* @include \"sub\" */\n# @include \"sub\"\n"
+				   "frontier = { aliases = { x = \"\n@include \\\"sub\\\"\"; }; };\n",
+				   &p, &s, &e), CT_EINVAL);
+	assert_msg_has(e, "no method");
+	/* unreadable (not for root, who reads anything) */
+	if (geteuid() != 0) {
+		const char *u = tmp_write("locked.conf", "");
+
+		assert_int_equal(chmod(u, 0), 0);
+		assert_int_equal(load_text("@include \"locked.conf\"\n", &p, &s, &e),
+				 CT_EIO);
+		assert_msg_has(e, "locked.conf): Permission denied");
+	}
+	/* a file that includes itself: libconfig's own limit */
+	assert_int_equal(load_text("@include \"test.conf\"\n", &p, &s, &e), CT_EINVAL);
+	assert_msg_has(e, "include file nesting too deep");
+	assert_settings_equal(&s, &before);
+}
+
+/* A UTF-8 byte-order mark is named, in the main file or an included one. */
+static void test_byte_order_mark(void **state)
+{
+	struct ct_settings s;
+	struct ct_error e;
+	const char *p;
+	char want[CT_CONFIG_PATH_LEN + 64];
+
+	assert_int_equal(load_text("\xef\xbb\xbf" "classes = { p0 = 81.0; };\n", &p, &s, &e),
 			 CT_EINVAL);
 	assert_msg_has(e, at(p, 1));
-	assert_msg_has(e, "cannot open include file");
+	assert_msg_has(e, "starts with a UTF-8 byte-order mark (bytes EF BB BF)");
+	tmp_write("bom.conf", "\xef\xbb\xbf# part\n");
+	assert_int_equal(load_text("@include \"bom.conf\"\n", &p, &s, &e), CT_EINVAL);
+	snprintf(want, sizeof(want), "%s/bom.conf:1: the file starts with a UTF-8 byte-order mark", tmp.dir);
+	assert_msg_has(e, want);
 }
 
 /* An error in an included file names that file and its line. */
@@ -1291,6 +1352,8 @@ int main(void)
 		T(test_partial_file_overlays),
 		T(test_include),
 		T(test_include_error_names_included_file),
+		T(test_include_cannot_open),
+		T(test_byte_order_mark),
 		T(test_include_syntax_error),
 		T(test_syntax_error),
 		T(test_missing_explicit_file),
