@@ -11,6 +11,8 @@
 
 #define OFF(field) offsetof(struct ct_settings, field)
 #define INF HUGE_VAL
+#define CT_BACKOFF_MAX_HOURS 87600.0    /* 10 years */
+#define CT_BACKOFF_MAX_MULTIPLIER 1000.0
 
 /* A number key: path, type, field, min, max, flags, env, help. */
 #define NUM(p, t, f, lo, hi, fl, env, help) \
@@ -110,15 +112,18 @@ const struct ct_key ct_keys[] = {
 	W("freshness", CT_SUB_FRESHNESS, "RANK_WEIGHTS_FRESHNESS"),
 	W("quality_safety", CT_SUB_SAFETY, "RANK_WEIGHTS_SAFETY"),
 	W("topic_boost", CT_SUB_TOPIC, "RANK_WEIGHTS_TOPIC"),
+	/* The engine waits min(start x multiplier^step, max) hours, P3 twice
+	 * that: with max_hours at most 10 years the wait stays finite (a
+	 * multiplier^step past a double's range is capped at max_hours). */
 	DBL("discovery.backoff.start_hours", discovery.backoff.start_hours, 0,
-	    INF, CT_KEY_GT_MIN, "BACKOFF_START_HOURS",
+	    CT_BACKOFF_MAX_HOURS, CT_KEY_GT_MIN, "BACKOFF_START_HOURS",
 	    "hours, first P2 wait, > 0, <= max_hours; lower = sooner"),
-	DBL("discovery.backoff.max_hours", discovery.backoff.max_hours, 0, INF,
-	    CT_KEY_GT_MIN, "BACKOFF_MAX_HOURS",
-	    "hours, longest P2 wait, >= start_hours (P3: twice)"),
+	DBL("discovery.backoff.max_hours", discovery.backoff.max_hours, 0,
+	    CT_BACKOFF_MAX_HOURS, CT_KEY_GT_MIN, "BACKOFF_MAX_HOURS",
+	    "hours, longest P2 wait, >= start_hours, <= 87600 (10 years; P3: twice)"),
 	DBL("discovery.backoff.multiplier", discovery.backoff.multiplier, 1,
-	    INF, 0, "BACKOFF_MULTIPLIER",
-	    "wait x this per unchanged recheck, >= 1"),
+	    CT_BACKOFF_MAX_MULTIPLIER, 0, "BACKOFF_MULTIPLIER",
+	    "wait x this per unchanged recheck, 1..1000"),
 
 	DBL("freshness.base", freshness.base, 0, 100, 0, NULL,
 	    "starting score, 0..100; higher = sooner"),

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -659,9 +660,15 @@ static void test_out_of_range(void **state)
 		{ "discovery = { weights = { topic_boost = 1e999; }; };",
 		  "discovery.weights.topic_boost = inf: must be >= 0 and <= 1" },
 		{ "discovery = { backoff = { start_hours = 0.0; }; };",
-		  "discovery.backoff.start_hours = 0: must be > 0 and finite" },
+		  "discovery.backoff.start_hours = 0: must be > 0 and <= 87600" },
 		{ "discovery = { backoff = { multiplier = 0.5; }; };",
-		  "discovery.backoff.multiplier = 0.5: must be >= 1 and finite" },
+		  "discovery.backoff.multiplier = 0.5: must be >= 1 and <= 1000" },
+		{ "discovery = { backoff = { multiplier = 1000.5; }; };",
+		  "discovery.backoff.multiplier = 1000.5: must be >= 1 and <= 1000" },
+		{ "discovery = { backoff = { max_hours = 87601.0; }; };",
+		  "discovery.backoff.max_hours = 87601: must be > 0 and <= 87600" },
+		{ "discovery = { backoff = { start_hours = 1e300; }; };",
+		  "discovery.backoff.start_hours = 1e+300: must be > 0 and <= 87600" },
 		{ "freshness = { base = 101.0; };",
 		  "freshness.base = 101: must be >= 0 and <= 100" },
 		{ "freshness = { recent = -101.0; };",
@@ -1048,6 +1055,12 @@ static void test_env_out_of_range(void **state)
 		  "environment BACKOFF_MAX_HOURS=-48: discovery.backoff.max_hours must be > 0" },
 		{ "BACKOFF_MULTIPLIER", "0.5",
 		  "environment BACKOFF_MULTIPLIER=0.5: discovery.backoff.multiplier must be >= 1" },
+		{ "BACKOFF_MULTIPLIER", "1e308",
+		  "environment BACKOFF_MULTIPLIER=1e308: discovery.backoff.multiplier must be >= 1 and <= 1000" },
+		{ "BACKOFF_MAX_HOURS", "1e308",
+		  "environment BACKOFF_MAX_HOURS=1e308: discovery.backoff.max_hours must be > 0 and <= 87600" },
+		{ "BACKOFF_START_HOURS", "1e300",
+		  "environment BACKOFF_START_HOURS=1e300: discovery.backoff.start_hours must be > 0 and <= 87600" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1059,6 +1072,24 @@ static void test_env_out_of_range(void **state)
 		assert_msg_has(e, cases[i].want);
 		unsetenv(cases[i].var);
 	}
+}
+
+/* At the largest backoff the file allows, every wait is a finite time. */
+static void test_backoff_limits_keep_waits_finite(void **state)
+{
+	struct ct_settings s;
+	struct ct_error e;
+	const char *p;
+	bool has;
+	double h = 0;
+
+	assert_int_equal(load_text("discovery = { backoff = { start_hours = 87600.0;\n"
+				   "  max_hours = 87600.0; multiplier = 1000.0; }; };\n",
+				   &p, &s, &e), CT_OK);
+	assert_int_equal(ct_backoff_hours(&s.discovery.backoff, CT_P3, INT_MAX,
+					  false, &has, &h, &e), CT_OK);
+	assert_true(has);
+	assert_true(h == 2 * 87600.0);
 }
 
 /* The environment wins over the file; good values load. */
@@ -1371,6 +1402,7 @@ int main(void)
 		T(test_env_bad_values),
 		T(test_env_out_of_range),
 		T(test_env_overrides_file),
+		T(test_backoff_limits_keep_waits_finite),
 		T(test_lookup_order),
 		T(test_reload_notifies_in_order),
 		T(test_bad_reload_keeps_old),
