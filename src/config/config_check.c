@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "config_keys.h"
+#include "config_private.h"
 
 /* upper must be > lower (strict) or >= lower. */
 struct order_rule {
@@ -61,7 +62,7 @@ static ct_status check_aliases(const struct ct_config *c, struct ct_error *err)
 
 	for (size_t i = 0; i < p->n_aliases; i++) {
 		bool found = false;
-		char src[CT_CONFIG_PATH_LEN + 16];
+		char src[CT_CONFIG_PATH_LEN + 16], to[256];
 
 		for (size_t j = 0; j < p->n_bonuses && !found; j++)
 			found = strcmp(p->bonuses[j].name, p->aliases[i].to) == 0;
@@ -71,8 +72,10 @@ static ct_status check_aliases(const struct ct_config *c, struct ct_error *err)
 				    "%s: frontier.aliases.%s = \"%s\": no method \"%s\" in frontier.bonuses",
 				    ct_config_source_str(c, &c->alias_src[i],
 							 src, sizeof(src)),
-				    p->aliases[i].from, p->aliases[i].to,
-				    p->aliases[i].to);
+				    p->aliases[i].from,
+				    ct_config_escape(p->aliases[i].to, 60, to,
+						     sizeof(to)),
+				    to);
 	}
 	return CT_OK;
 }

@@ -122,12 +122,19 @@ static const char *value_str(const void *node, char *buf, size_t len)
 		snprintf(buf, len, "%lldL", config_setting_get_int64(s));
 		break;
 	case CONFIG_TYPE_FLOAT:
+		/* a decimal stays one: 5.0, not 5 */
 		snprintf(buf, len, "%.15g", config_setting_get_float(s));
+		if (!buf[strspn(buf, "-0123456789")])
+			snprintf(buf + strlen(buf), len - strlen(buf), ".0");
 		break;
-	case CONFIG_TYPE_STRING:
-		snprintf(buf, len, "\"%.60s%s\"", config_setting_get_string(s),
-			 strlen(config_setting_get_string(s)) > 60 ? "..." : "");
+	case CONFIG_TYPE_STRING: {
+		char esc[256];
+
+		snprintf(buf, len, "\"%s\"",
+			 ct_config_escape(config_setting_get_string(s), 60, esc,
+					  sizeof(esc)));
 		break;
+	}
 	case CONFIG_TYPE_BOOL:
 		snprintf(buf, len, "%s",
 			 config_setting_get_bool(s) ? "true" : "false");
@@ -366,6 +373,29 @@ static ct_status scan_files(const struct reader *r, const config_setting_t *g)
 	return CT_OK;
 }
 
+/* libconfig's syntax error at "file:line"; its "duplicate setting name"
+ * says which key, found in the file's text (libconfig does not say). */
+static ct_status parse_error(const config_t *cf, const char *dir,
+			     const char *ef, struct ct_error *err)
+{
+	char file[CT_CONFIG_PATH_LEN + 8], key[CT_KEY_PATH_LEN];
+	unsigned line = (unsigned)config_error_line(cf), first;
+	const char *text = config_error_text(cf);
+
+	snprintf(file, sizeof(file), "%s%s%s", dir ? dir : "", dir ? "/" : "",
+		 ef);
+	if (strcmp(text, "duplicate setting name") != 0)
+		return ct_error_set(err, CT_EINVAL, "%s:%u: %s", file, line,
+				    text);
+	ct_config_find_duplicate(file, line, key, sizeof(key), &first);
+	if (first)
+		return ct_error_set(err, CT_EINVAL,
+				    "%s:%u: duplicate setting name %s (set already on line %u)",
+				    file, line, key, first);
+	return ct_error_set(err, CT_EINVAL, "%s:%u: duplicate setting name%s%s",
+			    file, line, key[0] ? " " : "", key);
+}
+
 /* Check the @include lines, parse with libconfig, refuse wrapped integers,
  * then walk the tree. */
 ct_status ct_config_read_file(struct ct_config *c, const char *path,
@@ -407,10 +437,7 @@ ct_status ct_config_read_file(struct ct_config *c, const char *path,
 					  rel ? dir : "", rel ? "/" : "", ef,
 					  config_error_text(&cf));
 		else
-			st = ct_error_set(err, CT_EINVAL, "%s%s%s:%d: %s",
-					  rel ? dir : "", rel ? "/" : "", ef,
-					  config_error_line(&cf),
-					  config_error_text(&cf));
+			st = parse_error(&cf, rel ? dir : NULL, ef, err);
 		config_destroy(&cf);
 		return st;
 	}

@@ -26,6 +26,14 @@ ct_status ct_config_scan_int_literals(const char *file, struct ct_error *err);
 ct_status ct_config_scan_includes(const char *file, const char *dir,
 				  struct ct_error *err);
 
+/* After libconfig's "duplicate setting name" at `line` of `file`: the
+ * dotted key (within that file) set on that line that an earlier line set
+ * too, into key, and that earlier line into *first; without an earlier
+ * one, the first key set on the line and *first = 0; "" when the file
+ * cannot be read. */
+void ct_config_find_duplicate(const char *file, unsigned line, char *key,
+			      size_t len, unsigned *first);
+
 /* NULL when path is a readable regular file; else the reason ("is a
  * directory", strerror) and *st CT_ENOENT (missing) or CT_EIO. */
 const char *ct_config_open_problem(const char *path, ct_status *st);

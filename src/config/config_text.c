@@ -256,9 +256,12 @@ struct walker {
 	struct tok t;          /* the current token */
 	tok_kind prev;         /* the kind of the token before */
 	const char *prev_s, *prev_e;
-	struct { const char *s, *e; unsigned anon; } stack[MAX_DEPTH];
+	struct {
+		const char *s, *e;  /* the name, or NULL inside a list */
+		unsigned index;     /* then its place in the list */
+		unsigned elems;     /* commas seen inside it */
+	} stack[MAX_DEPTH];
 	unsigned depth;        /* may pass MAX_DEPTH: deeper levels unnamed */
-	unsigned anon;         /* numbers unnamed groups and lists */
 	const char *name_s, *name_e; /* the setting being assigned, or NULL */
 	bool assigned;         /* t is the '=' or ':' after its name */
 };
@@ -297,7 +300,9 @@ static bool walk_next(struct walker *w)
 		if (w->depth < MAX_DEPTH) {
 			w->stack[w->depth].s = w->name_s;
 			w->stack[w->depth].e = w->name_e;
-			w->stack[w->depth].anon = w->anon++;
+			w->stack[w->depth].index =
+				w->depth ? w->stack[w->depth - 1].elems : 0;
+			w->stack[w->depth].elems = 0;
 		}
 		w->depth++;
 		w->name_s = w->name_e = NULL;
@@ -309,8 +314,12 @@ static bool walk_next(struct walker *w)
 			w->depth--;
 		w->name_s = w->name_e = NULL;
 		break;
-	case ';':
 	case ',':
+		if (w->depth > 0 && w->depth <= MAX_DEPTH)
+			w->stack[w->depth - 1].elems++;
+		w->name_s = w->name_e = NULL;
+		break;
+	case ';':
 		w->name_s = w->name_e = NULL;
 		break;
 	}
@@ -337,7 +346,7 @@ static const char *walk_path(const struct walker *w, char *buf, size_t len)
 				     used ? "." : "", (int)(e - s), s);
 		else
 			k = snprintf(buf + used, len - used, "[%u]",
-				     w->stack[i].anon);
+				     w->stack[i].index);
 		used += k > 0 ? (size_t)k : 0;
 	}
 	return buf;
@@ -515,6 +524,59 @@ ct_status ct_config_scan_includes(const char *file, const char *dir,
 				  struct ct_error *err)
 {
 	return scan_includes(file, dir, 0, err);
+}
+
+/* ---- after libconfig's "duplicate setting name" ---------------------- */
+
+void ct_config_find_duplicate(const char *file, unsigned line, char *key,
+			      size_t len, unsigned *first)
+{
+	struct ct_error e;
+	struct walker w;
+	char *text;
+	struct { char *path; unsigned line; } *seen = NULL;
+	size_t n_seen = 0, cap = 0;
+
+	key[0] = '\0';
+	*first = 0;
+	if (len == 0 || slurp(file, &text, NULL, &e) != CT_OK)
+		return;
+	walk_init(&w, text);
+	while (walk_next(&w) && w.t.line <= line) {
+		char path[CT_CONFIG_PATH_LEN];
+
+		if (!w.assigned)
+			continue;
+		walk_path(&w, path, sizeof(path));
+		if (w.t.line == line) {
+			if (!key[0])  /* at least the first name of the line */
+				snprintf(key, len, "%s", path);
+			for (size_t i = 0; i < n_seen; i++) {
+				if (strcmp(seen[i].path, path) == 0) {
+					snprintf(key, len, "%s", path);
+					*first = seen[i].line;
+					goto done;
+				}
+			}
+		}
+		if (n_seen == cap) {
+			size_t nc = cap ? 2 * cap : 64;
+			void *ns = realloc(seen, nc * sizeof(*seen));
+
+			if (!ns)
+				break;
+			seen = ns;
+			cap = nc;
+		}
+		if (!(seen[n_seen].path = strdup(path)))
+			break;
+		seen[n_seen++].line = w.t.line;
+	}
+done:
+	for (size_t i = 0; i < n_seen; i++)
+		free(seen[i].path);
+	free(seen);
+	free(text);
 }
 
 /* ---- text from a file, fit for a message ----------------------------- */

@@ -143,6 +143,21 @@ static ct_status load_text(const char *text, const char **path,
 	return ct_config_load_file(*path, out, e);
 }
 
+/* Loads text as a file and expects status st with a message that holds
+ * want, and "path:line:" when line > 0. */
+static void assert_refused(const char *text, ct_status st, int line,
+			   const char *want)
+{
+	struct ct_settings s;
+	struct ct_error e;
+	const char *p;
+
+	assert_int_equal(load_text(text, &p, &s, &e), st);
+	if (line > 0)
+		assert_msg_has(e, at(p, line));
+	assert_msg_has(e, want);
+}
+
 /* The scalar fields of struct ct_settings, written from the header (not
  * from the key table, so the table is checked against it). */
 #define SCALAR_FIELDS(X) \
@@ -468,7 +483,7 @@ static void test_include_error_names_included_file(void **state)
 	tmp_write("part.conf", "\n\nclasses = { p0 = 200.0; };\n");
 	assert_int_equal(load_text("@include \"part.conf\"\n", &p, &s, &e),
 			 CT_ERANGE);
-	snprintf(want, sizeof(want), "%s/part.conf:3: classes.p0 = 200: must be >= 0 and <= 100",
+	snprintf(want, sizeof(want), "%s/part.conf:3: classes.p0 = 200.0: must be >= 0 and <= 100",
 		 tmp.dir);
 	assert_msg_has(e, want);
 }
@@ -485,11 +500,15 @@ static void test_syntax_error(void **state)
 				   &p, &s, &e), CT_EINVAL);
 	assert_msg_has(e, at(p, 3));
 	assert_msg_has(e, "syntax error");
-	/* libconfig's duplicate check, with its line */
-	assert_int_equal(load_text("classes = {\n  p0 = 80.0;\n  p0 = 81.0;\n};\n",
-				   &p, &s, &e), CT_EINVAL);
-	assert_msg_has(e, at(p, 3));
-	assert_msg_has(e, "duplicate setting name");
+	/* libconfig's duplicate check, with its line and the key */
+	assert_refused("classes = {\n  p0 = 80.0;\n  p0 = 81.0;\n};\n", CT_EINVAL,
+		       3, "duplicate setting name classes.p0 (set already on line 2)");
+	assert_refused("classes = { p0 = 80.0; p0 = 81.0; };\n", CT_EINVAL, 1,
+		       "duplicate setting name classes.p0 (set already on line 1)");
+	assert_refused("classes = { p0 = 80.0; };\n# x = 1;\n"
+		       "frontier = { types = { x = 1; }; };\nclasses = { p1 = 1.0; };\n",
+		       CT_EINVAL, 4,
+		       "duplicate setting name classes (set already on line 1)");
 	/* groups need '=' or ':' in libconfig */
 	assert_int_equal(load_text("classes { p0 = 80.0; };\n", &p, &s, &e),
 			 CT_EINVAL);
@@ -557,7 +576,7 @@ static void test_wrong_type(void **state)
 		{ "frontier = 1;\n", 1,
 		  "frontier = 1: must be a group frontier = { ... }, not a number" },
 		{ "frontier = { types = 3.0; };\n", 1,
-		  "frontier.types = 3: must be a group types = { ... }, not a number" },
+		  "frontier.types = 3.0: must be a group types = { ... }, not a number" },
 		{ "frontier = { weights = { base = { x = 1; }; }; };\n", 1,
 		  "frontier.weights.base = { ... }: must be a number, not a group" },
 		{ "frontier = { total_prioritisation = {\n country_tokens = \"de\"; }; };\n", 2,
@@ -570,6 +589,14 @@ static void test_wrong_type(void **state)
 		  "frontier.types.nav = \"ten\": must be a number, not a string" },
 		{ "classes = { p0 = (1, 2); };\n", 1,
 		  "classes.p0 = ( ... ): must be a number, not a list" },
+		/* a decimal is shown as one, even when whole */
+		{ "tier = { default_priority = 5.0; };\n", 1,
+		  "tier.default_priority = 5.0: must be a whole number (no decimal point)" },
+		{ "frontier = { queue = { burst = -3e2; }; };\n", 1,
+		  "frontier.queue.burst = -300.0: must be a whole number" },
+		/* bytes that are not UTF-8, and control characters, escaped */
+		{ "frontier = { types = { nav = \"\xc3\xa9t\xe9\\n\\\"\"; }; };\n", 1,
+		  "frontier.types.nav = \"\xc3\xa9t\\xe9\\n\\\"\": must be a number, not a string" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -624,27 +651,27 @@ static void test_out_of_range(void **state)
 		{ "frontier = { weights = { gap-score = -0.5; }; };",
 		  "frontier.weights.gap-score = -0.5: must be >= 0" },
 		{ "classes = { p0 = 101.0; };",
-		  "classes.p0 = 101: must be >= 0 and <= 100" },
+		  "classes.p0 = 101.0: must be >= 0 and <= 100" },
 		{ "classes = { p2 = -1.0; };",
-		  "classes.p2 = -1: must be >= 0 and <= 100" },
+		  "classes.p2 = -1.0: must be >= 0 and <= 100" },
 		{ "hierarchy = { decay = 1.0; };",
-		  "hierarchy.decay = 1: must be > 0 and < 1" },
+		  "hierarchy.decay = 1.0: must be > 0 and < 1" },
 		{ "hierarchy = { floor = 0.0; };",
-		  "hierarchy.floor = 0: must be > 0 and <= 1" },
+		  "hierarchy.floor = 0.0: must be > 0 and <= 1" },
 		{ "tier = { default_priority = 0; };",
 		  "tier.default_priority = 0: must be >= 1 and <= 10" },
 		{ "tier = { default_priority = 11; };",
 		  "tier.default_priority = 11: must be >= 1 and <= 10" },
 		{ "frontier = { types = { article = -1.0; }; };",
-		  "frontier.types.article = -1: must be >= 0 and finite" },
+		  "frontier.types.article = -1.0: must be >= 0 and finite" },
 		{ "frontier = { types = { default = -2.0; }; };",
-		  "frontier.types.default = -2: must be >= 0 and finite" },
+		  "frontier.types.default = -2.0: must be >= 0 and finite" },
 		{ "frontier = { bonuses = { link = -1.0; }; };",
-		  "frontier.bonuses.link = -1: must be >= 0 and finite" },
+		  "frontier.bonuses.link = -1.0: must be >= 0 and finite" },
 		{ "frontier = { clustering = { problem_threshold = 0; }; };",
 		  "frontier.clustering.problem_threshold = 0: must be >= 1" },
 		{ "frontier = { cost = { factor = 1.0; }; };",
-		  "frontier.cost.factor = 1: must be >= 0 and < 1" },
+		  "frontier.cost.factor = 1.0: must be >= 0 and < 1" },
 		{ "frontier = { queue = { max_queue = 0; }; };",
 		  "frontier.queue.max_queue = 0: must be >= 1" },
 		{ "frontier = { queue = { max_depth = -1; }; };",
@@ -660,19 +687,19 @@ static void test_out_of_range(void **state)
 		{ "discovery = { weights = { topic_boost = 1e999; }; };",
 		  "discovery.weights.topic_boost = inf: must be >= 0 and <= 1" },
 		{ "discovery = { backoff = { start_hours = 0.0; }; };",
-		  "discovery.backoff.start_hours = 0: must be > 0 and <= 87600" },
+		  "discovery.backoff.start_hours = 0.0: must be > 0 and <= 87600" },
 		{ "discovery = { backoff = { multiplier = 0.5; }; };",
 		  "discovery.backoff.multiplier = 0.5: must be >= 1 and <= 1000" },
 		{ "discovery = { backoff = { multiplier = 1000.5; }; };",
 		  "discovery.backoff.multiplier = 1000.5: must be >= 1 and <= 1000" },
 		{ "discovery = { backoff = { max_hours = 87601.0; }; };",
-		  "discovery.backoff.max_hours = 87601: must be > 0 and <= 87600" },
+		  "discovery.backoff.max_hours = 87601.0: must be > 0 and <= 87600" },
 		{ "discovery = { backoff = { start_hours = 1e300; }; };",
 		  "discovery.backoff.start_hours = 1e+300: must be > 0 and <= 87600" },
 		{ "freshness = { base = 101.0; };",
-		  "freshness.base = 101: must be >= 0 and <= 100" },
+		  "freshness.base = 101.0: must be >= 0 and <= 100" },
 		{ "freshness = { recent = -101.0; };",
-		  "freshness.recent = -101: must be >= -100 and <= 100" },
+		  "freshness.recent = -101.0: must be >= -100 and <= 100" },
 		{ "freshness = { topic_high = 1.5; };",
 		  "freshness.topic_high = 1.5: must be >= 0 and <= 1" },
 		{ "freshness = { deep_depth = -1; };",
@@ -829,6 +856,10 @@ static void test_alias_and_tokens(void **state)
 				   &p, &s, &e), CT_EINVAL);
 	assert_msg_has(e, at(p, 2));
 	assert_msg_has(e, "frontier.aliases.feed = \"nope\": no method \"nope\" in frontier.bonuses");
+	/* a target that is not UTF-8 is escaped in the message */
+	assert_refused("frontier = { aliases = { feed = \"a\xff\"; }; };\n",
+		       CT_EINVAL, 1,
+		       "frontier.aliases.feed = \"a\\xff\": no method \"a\\xff\" in frontier.bonuses");
 	assert_int_equal(load_text("frontier = { aliases = { feed = \"\"; }; };\n",
 				   &p, &s, &e), CT_EINVAL);
 	assert_msg_has(e, "frontier.aliases.feed = \"\": must not be empty");
