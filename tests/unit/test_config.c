@@ -1027,38 +1027,53 @@ static void test_weight_message_fits(void **state)
 
 /* ---- environment ---------------------------------------------------- */
 
+/* The key an override variable sets, from the table. */
+static const char *key_of_env(const char *var)
+{
+	for (size_t i = 0; i < ct_n_keys; i++)
+		if (ct_keys[i].env && strcmp(ct_keys[i].env, var) == 0)
+			return ct_keys[i].path;
+	fail_msg("no key for %s", var);
+	return NULL;
+}
+
 /* Every override variable, every kind of bad value. */
 static void test_env_bad_values(void **state)
 {
 	static const struct {
-		const char *value, *why;
+		const char *value, *shown, *why;
 	} bad[] = {
-		{ "abc", "not a number" },
-		{ "", "not a number (empty)" },
-		{ "1e999", "not a finite number" },
-		{ "-1e999", "not a finite number" },
-		{ "nan", "not a finite number" },
-		{ "inf", "not a finite number" },
-		{ " 0.3", "not a number (leading space)" },
-		{ "0.3 ", "not a number" },
-		{ "0.3x", "not a number" },
-		{ "1e-400", "out of the range of a double" },
-		{ "+0.3", "not a plain decimal number" },
-		{ "0x1p-2", "not a plain decimal number" },
+		{ "abc", "abc", "not a number" },
+		{ "", "\"\"", "not a number (empty)" },
+		{ "1e999", "1e999", "not a finite number" },
+		{ "-1e999", "-1e999", "not a finite number" },
+		{ "nan", "nan", "not a finite number" },
+		{ "inf", "inf", "not a finite number" },
+		{ " 0.3", "\" 0.3\"", "not a number (leading space)" },
+		{ "0.3 ", "\"0.3 \"", "not a number (trailing space)" },
+		{ "0.3\n", "\"0.3\\n\"", "not a number (trailing space)" },
+		{ "0.3 x", "\"0.3 x\"", "not a number" },
+		{ "0.3x", "0.3x", "not a number" },
+		{ "0.3\xff", "\"0.3\\xff\"", "not a number" },
+		{ "1e-400", "1e-400", "out of the range of a double" },
+		{ "+0.3", "+0.3", "not a plain decimal number" },
+		{ "0x1p-2", "0x1p-2", "not a plain decimal number" },
 	};
 
 	for (size_t v = 0; v < N_OVERRIDES; v++) {
 		for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
 			struct ct_settings s, before;
 			struct ct_error e = { { 0 } };
-			char want[128];
+			char want[256];
 
 			ct_settings_default(&before);
 			s = before;
 			setenv(override_vars[v], bad[b].value, 1);
 			assert_int_equal(ct_config_load_file(NULL, &s, &e), CT_EINVAL);
-			snprintf(want, sizeof(want), "environment %s=%s: %s",
-				 override_vars[v], bad[b].value, bad[b].why);
+			snprintf(want, sizeof(want), "environment %s=%s: %s: %s",
+				 override_vars[v], bad[b].shown,
+				 key_of_env(override_vars[v]),
+				 bad[b].why);
 			assert_msg_has(e, want);
 			assert_settings_equal(&s, &before);
 			unsetenv(override_vars[v]);
@@ -1329,7 +1344,7 @@ static void test_bad_reload_keeps_old(void **state)
 	tmp_write("r.conf", "classes = { p2 = 31.0; };\n");
 	setenv("RANK_WEIGHTS_UNSEEN", "abc", 1);
 	assert_int_equal(ct_config_reload(&h, &e), CT_EINVAL);
-	assert_msg_has(e, "environment RANK_WEIGHTS_UNSEEN=abc: not a number");
+	assert_msg_has(e, "environment RANK_WEIGHTS_UNSEEN=abc: discovery.weights.unseen_likelihood: not a number");
 	assert_memory_equal(&h.settings, &before, sizeof(before));
 	unsetenv("RANK_WEIGHTS_UNSEEN");
 	/* the file removed */
