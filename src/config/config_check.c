@@ -1,7 +1,9 @@
 /* config_check.c: the rules that tie keys together, checked once the file
  * and the environment have both been applied. Single-key ranges were
  * checked as each value was read. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -125,9 +127,27 @@ static const char *weight_source(const struct ct_config *c,
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
+/* Significant digits that show the sum outside 1 +- the tolerance (the
+ * engine's test): 9, or more when 9 would round it back inside
+ * (1.0000010001 is not 1.000001). */
+static int sum_digits(double sum)
+{
+	int p;
+
+	for (p = 9; p < 17; p++) {
+		char b[32];
+
+		snprintf(b, sizeof(b), "%.*g", p, sum);
+		if (!(fabs(strtod(b, NULL) - 1.0) <=
+		      CT_WEIGHT_SUM_TOLERANCE + 1e-12))
+			break;
+	}
+	return p;
+}
+
 /* Renders the weight-sum message; false when it did not fit in len. The
  * compact form (for long file names or many environment sources) has a
- * shorter head, 9 significant digits and shorter sources. */
+ * shorter head, 9 significant digits per weight and shorter sources. */
 static bool weight_message(const struct ct_config *c, double sum,
 			   bool compact, char *out, size_t len)
 {
@@ -135,11 +155,11 @@ static bool weight_message(const struct ct_config *c, double sum,
 	bool file_named[CT_CONFIG_MAX_FILES] = { false };
 	bool first = true;
 	int n = snprintf(out, len,
-			 compact ? "discovery weights sum to %.9g, not 1+-"
+			 compact ? "discovery weights sum to %.*g, not 1+-"
 				   STR(CT_WEIGHT_SUM_TOLERANCE) ": "
-				 : "discovery weights sum to %.9g, not 1 (tolerance "
+				 : "discovery weights sum to %.*g, not 1 (tolerance "
 				   STR(CT_WEIGHT_SUM_TOLERANCE) "): ",
-			 sum);
+			 sum_digits(sum), sum);
 	size_t used = n > 0 ? (size_t)n : 0;
 
 	for (size_t i = 0; i < ct_n_keys && used < len; i++) {

@@ -942,6 +942,11 @@ static void test_weight_sums(void **state)
 	assert_int_equal(load_text("discovery = { weights = { unseen_likelihood = 0.2800011; }; };\n",
 				   &p, &s, &e), CT_EINVAL);
 	assert_msg_has(e, "sum to 1.0000011");
+	/* as many digits as show the sum is outside the tolerance */
+	assert_refused("discovery = { weights = { unseen_likelihood = 0.2800010001; }; };\n",
+		       CT_EINVAL, 0, "sum to 1.0000010001, not 1 (tolerance 1e-6)");
+	assert_refused("discovery = { weights = { unseen_likelihood = 0.2799989999; }; };\n",
+		       CT_EINVAL, 0, "sum to 0.9999989999, not 1 (tolerance 1e-6)");
 	/* every weight from the file: each one's line */
 	assert_int_equal(ct_config_load_file(DEFAULT_CONF, &s, &e), CT_OK);
 	assert_int_equal(load_text("discovery = { weights = {\n"
