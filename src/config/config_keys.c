@@ -284,6 +284,26 @@ const char *ct_key_suggest(const char *path, char *buf, size_t len)
 	return buf;
 }
 
+const char *ct_map_reserved_near(const struct ct_map *m, const char *name)
+{
+	size_t nm = strlen(m->path), nn = strlen(name);
+
+	if (nn >= SUGGEST_MAX)
+		return NULL;
+	for (size_t i = 0; i < ct_n_keys; i++) {
+		const char *leaf = ct_keys[i].path + nm + 1;
+		size_t nl;
+
+		if (!has_prefix_group(ct_keys[i].path, m->path) ||
+		    strchr(leaf, '.') || (nl = strlen(leaf)) >= SUGGEST_MAX)
+			continue;
+		if (edit_distance(name, nn, leaf, nl) <= 2 &&
+		    strcmp(name, leaf) != 0)
+			return ct_keys[i].path;
+	}
+	return NULL;
+}
+
 /* Finite, above min (strictly with CT_KEY_GT_MIN), below max (strictly
  * with CT_KEY_LT_MAX). */
 bool ct_key_range_ok(double min, double max, unsigned flags, double v)

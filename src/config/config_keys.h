@@ -70,6 +70,10 @@ bool ct_key_is_group(const char *path);
  * same depth (a likely typo), or "" when none is close. Returns buf. */
 const char *ct_key_suggest(const char *path, char *buf, size_t len);
 
+/* The fixed key of map m (frontier.types.default) whose last name is
+ * within 2 edits of a new entry's name, a likely typo, or NULL. */
+const char *ct_map_reserved_near(const struct ct_map *m, const char *name);
+
 /* Numbers: finite and inside [min, max] with the open ends of flags. */
 bool ct_key_range_ok(double min, double max, unsigned flags, double v);
 /* "must be >= 0 and <= 1", "must be finite" when unbounded; returns buf. */

@@ -176,11 +176,18 @@ ct_status ct_value_read_entry(const struct ct_value_reader *r,
 {
 	struct ct_frontier_params *fp = &r->c->settings.frontier;
 	struct ct_value v;
-	char rule[96];
+	char rule[CT_KEY_PATH_LEN + 96];
+	const char *near = ct_map_reserved_near(m, name);
 	ct_status st = check_len(r, node, path, name, "name ");
 
 	if (st != CT_OK)
 		return st;
+	if (near) {
+		snprintf(rule, sizeof(rule),
+			 "a new entry within 2 edits of the reserved key %s is taken for a typo (did you mean %s?)",
+			 near, near);
+		return ct_value_fail(r, node, path, CT_EINVAL, rule);
+	}
 	r->ops->view(node, &v);
 	if (m->kind == CT_MAP_ALIASES) {
 		struct ct_config_source src;

@@ -893,6 +893,31 @@ static void test_alias_and_tokens(void **state)
 	assert_int_equal(s.frontier.n_country_tokens, 1);
 }
 
+/* A new entry named like a reserved key is taken for a typo of it. */
+static void test_open_map_typo_of_reserved(void **state)
+{
+	static const char *const typos[] = { "defualt", "Default", "defaults",
+					     "defalt" };
+	struct ct_settings s;
+	struct ct_error e;
+	const char *p;
+	char text[128], want[256];
+
+	for (size_t i = 0; i < sizeof(typos) / sizeof(typos[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "frontier = {\n types = { %s = 1.0; }; };\n", typos[i]);
+		snprintf(want, sizeof(want),
+			 "frontier.types.%s = 1.0: a new entry within 2 edits of the reserved key frontier.types.default is taken for a typo (did you mean frontier.types.default?)",
+			 typos[i]);
+		assert_refused(text, CT_EINVAL, 2, want);
+	}
+	/* farther names are new types; default itself is the key */
+	assert_int_equal(load_text("frontier = { types = { dflt = 1.0; nav2 = 2.0;\n"
+				   "  default = 3.0; }; bonuses = { defualt = 1.0; }; };\n",
+				   &p, &s, &e), CT_OK);
+	assert_true(s.frontier.default_type_weight == 3.0);
+}
+
 /* Open maps: any name, up to CT_FRONTIER_MAX_NAMES entries and
  * CT_NAME_LEN - 1 characters. */
 static void test_open_map_limits(void **state)
@@ -1447,6 +1472,7 @@ int main(void)
 		T(test_other_order_rules),
 		T(test_alias_and_tokens),
 		T(test_open_map_limits),
+		T(test_open_map_typo_of_reserved),
 		T(test_weight_sums),
 		T(test_seed_example_env_refused),
 		T(test_weight_message_fits),
