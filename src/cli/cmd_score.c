@@ -246,7 +246,7 @@ const struct cli_cmd cli_cmd_score = {
 	.summary = "Score JSON Lines on stdin with one model (freshness, frontier, "
 		   "discovery, hierarchy)",
 	.help = "  --config FILE  settings file (default: $CRAWLTOP_CONFIG, "
-		"$XDG_CONFIG_HOME/crawltop/crawltop.conf, /etc/crawltop/crawltop.conf)\n"
+		"$XDG_CONFIG_HOME/crawltop/crawltop.conf, " CT_CONFIG_SYSTEM_PATH ")\n"
 		"  --now TIME     freshness: the clock (epoch ms or ISO-8601; default now)\n"
 		"  --rank         print the lines best first (stable)\n"
 		"  --backoff      discovery: read {class,step,nsAsnChanged}, print {hours}\n"

@@ -7,13 +7,13 @@
  * from (file and line, environment variable, or default), the key, the
  * value and the rule, for example
  *
- *   /etc/crawltop/crawltop.conf:12: frontier.weights.base = -1: must be >= 0
+ *   crawltop.conf:12: frontier.weights.base = -1: must be >= 0
  *   environment RANK_WEIGHTS_UNSEEN=abc: not a number
  *
  * Lookup order of ct_config_load(): the explicit path (--config FILE),
  * $CRAWLTOP_CONFIG, $XDG_CONFIG_HOME/crawltop/crawltop.conf (or
  * $HOME/.config/crawltop/crawltop.conf), the system file
- * (CT_CONFIG_SYSTEM_PATH), then the built-in defaults. A file named
+ * (CT_CONFIG_SYSTEM_PATH, below), then the built-in defaults. A file named
  * explicitly (flag or CRAWLTOP_CONFIG) must exist; the implicit ones are
  * skipped when absent (but a file that exists and cannot be read is an
  * error).
@@ -34,6 +34,10 @@
 #include <crawltop/settings.h>
 #include <crawltop/status.h>
 
+/* The system file: src/config/meson.build defines it as
+ * prefix/sysconfdir/crawltop/crawltop.conf, where install_data() puts
+ * data/crawltop.conf (/usr/local/etc/... by default, /etc/... with
+ * --prefix=/usr). The fallback serves builds without meson. */
 #ifndef CT_CONFIG_SYSTEM_PATH
 #define CT_CONFIG_SYSTEM_PATH "/etc/crawltop/crawltop.conf"
 #endif
