@@ -10,10 +10,18 @@
 #include <stdbool.h>
 
 #include "export.h"
+#include "status.h"
 
 /* Whether s is written as a plain decimal whole number (frac false) or
  * real (frac true). Checks the text only, not the range. */
 CT_API bool ct_number_text(const char *s, bool frac);
+
+/* Reads s, which must pass ct_number_text(s, frac), into *out (strtod's
+ * value). CT_EINVAL when the text is not such a number; CT_ERANGE when a
+ * double cannot hold it: it overflows (*out is +-inf), or it is not 0 but
+ * reads as 0 or a subnormal ("1e-400"). *out is written either way except
+ * for CT_EINVAL. */
+CT_API ct_status ct_number_read(const char *s, bool frac, double *out);
 
 /* How a number is written back in a message: printf "%.Ng" with the
  * fewest significant digits N (1..17) that strtod reads as exactly v, so

@@ -115,6 +115,8 @@ struct ct_value {
 	const char *words;  /* "a number", for "must be X, not Y" */
 	bool b;             /* BOOL */
 	double d;           /* NUMBER */
+	bool unheld;        /* NUMBER that a double cannot hold: it reads
+			     * as d (+-inf, or 0 for a non-zero one) */
 	bool whole;         /* NUMBER written as a whole number, */
 	long long i;        /*   which is this */
 	const char *s;      /* STRING */

@@ -64,6 +64,11 @@ static ct_status read_number(const struct ct_value_reader *r, const void *node,
 	if (need_whole && !v->whole)
 		return ct_value_fail(r, node, path, CT_EINVAL,
 				     "must be a whole number (no decimal point)");
+	if (v->unheld) {
+		snprintf(rule, sizeof(rule), "a double cannot hold it (it "
+			 "would read as %g)", v->d);
+		return ct_value_fail(r, node, path, CT_ERANGE, rule);
+	}
 	*d = need_whole ? (double)v->i : v->d;
 	*i = v->i;
 	if (!ct_key_range_ok(min, max, flags, *d))

@@ -1,5 +1,6 @@
 /* number.c: the syntax of a typed number, and how a number is written
  * back in a message (number.h). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,20 @@ bool ct_number_text(const char *s, bool frac)
 		s += ex;
 	}
 	return !*s;
+}
+
+ct_status ct_number_read(const char *s, bool frac, double *out)
+{
+	if (!ct_number_text(s, frac))
+		return CT_EINVAL;
+	/* strtod sets ERANGE for an overflow and for an underflow to 0 or a
+	 * subnormal; errno is the caller's, so it is kept as it was */
+	int saved = errno;
+	errno = 0;
+	*out = strtod(s, NULL);
+	int range = errno == ERANGE;
+	errno = saved;
+	return range ? CT_ERANGE : CT_OK;
 }
 
 const char *ct_number_format(double v, char buf[CT_NUMBER_BUF])

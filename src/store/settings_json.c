@@ -16,6 +16,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "config_keys.h"
+#include "crawltop/number.h"
 #include "settings_json.h"
 
 /* The one key the store spells differently (0001_schema.sql). */
@@ -64,7 +65,10 @@ static void view(const void *node, struct ct_value *v)
 				.words = type_words(j) };
 	if (YAJL_IS_NUMBER(j)) {
 		v->kind = CT_VALUE_NUMBER;
-		v->d = strtod(j->u.number.r, NULL);
+		/* JSON numbers are plain decimals: CT_ERANGE is the one
+		 * refusal (1e-400, 1e400) */
+		v->unheld = ct_number_read(j->u.number.r, true, &v->d) ==
+			    CT_ERANGE;
 		v->whole = !strpbrk(j->u.number.r, ".eE");
 		if (v->whole)
 			v->i = strtoll(j->u.number.r, NULL, 10);

@@ -478,17 +478,24 @@ static int parse_number(const char *path, const char *v, int whole, double min,
 			double max, unsigned flags, double *d, char *why,
 			size_t len)
 {
-	char *end, rule[96];
+	char rule[96];
 	if (!*v) {
 		snprintf(why, len, "%s: a value is needed", path);
 		return -1;
 	}
-	*d = whole ? (double)strtoll(v, &end, 10) : strtod(v, &end);
-	if (!ct_number_text(v, !whole) || *end || end == v) {
+	ct_status st = ct_number_read(v, !whole, d);
+	if (st == CT_EINVAL) {
 		snprintf(why, len, "%s = %s: must be %s", path, v, whole ?
 			 "a whole number (no decimal point)" : "a number");
 		return -1;
 	}
+	if (st == CT_ERANGE) {
+		snprintf(why, len, "%s = %s: a double cannot hold it (it would "
+			 "read as %g)", path, v, *d);
+		return -1;
+	}
+	if (whole)
+		*d = (double)strtoll(v, NULL, 10);
 	if (!ct_key_range_ok(min, max, flags, *d)) {
 		snprintf(why, len, "%s = %s: %s", path, v,
 			 ct_key_range_str(min, max, flags, rule, sizeof rule));

@@ -619,6 +619,10 @@ static void settings_json_refusals(void **state)
 		 "000000000}}",
 		 "classes.p0 = 1000000000000000000000000000000000000000000000000"
 		 "00000000000...: must be >= 0 and <= 100"},
+		/* a double cannot hold it (it read as 0, inside the range) */
+		{"{\"discovery\": {\"weights\": {\"topic_boost\": 1e-400}}}",
+		 "discovery.weights.topic_boost = 1e-400: a double cannot hold "
+		 "it (it would read as 0)"},
 		{"[1]", "the settings must be a JSON object, not an array"},
 		{"{\"classes\": ", "crawltop.settings:7: not JSON"},
 	};
@@ -700,6 +704,10 @@ static void tune_panel_edits(void **state)
 	assert_int_equal(tws_edit(t, p0, "0x50", why, sizeof why), -1);
 	assert_string_equal(why, "classes.p0 = 0x50: must be a number");
 	assert_int_equal(tws_edit(t, p0, "+70", why, sizeof why), -1);
+	/* a double cannot hold it: not 0, it would read as 0 */
+	assert_int_equal(tws_edit(t, p0, "1e-400", why, sizeof why), -1);
+	assert_string_equal(why, "classes.p0 = 1e-400: a double cannot hold it "
+			    "(it would read as 0)");
 	assert_int_equal(tws_edit(t, p1, "90", why, sizeof why), -1);
 	assert_non_null(strstr(why, "classes.p0 = 80 (crawltop.settings:3) must be "
 			       "> classes.p1 = 90 (weights panel:3)"));

@@ -1,4 +1,5 @@
 /* test_number.c: the one syntax of a typed number (number.h). */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -47,6 +48,38 @@ static void real_numbers(void **state)
 /* A value is written back as the shortest %.Ng text that reads back as
  * the same double: a value just outside a range never looks like its
  * bound (1.0000001 is not "1", 1.0000014 is not "1.000001"). */
+/* Reading: the text's syntax, then what a double can hold. */
+static void read_refuses_what_a_double_cannot_hold(void **state)
+{
+	(void)state;
+	double d = -1;
+	assert_int_equal(ct_number_read("0.35", true, &d), CT_OK);
+	assert_true(d == 0.35);
+	assert_int_equal(ct_number_read("0e-400", true, &d), CT_OK);
+	assert_true(d == 0);
+	assert_int_equal(ct_number_read("2.2250738585072014e-308", true, &d),
+			 CT_OK); /* DBL_MIN, the smallest normal double */
+	assert_int_equal(ct_number_read("-12", false, &d), CT_OK);
+	assert_true(d == -12);
+	/* not 0, but it reads as 0 or a subnormal; too big for a double */
+	assert_int_equal(ct_number_read("1e-400", true, &d), CT_ERANGE);
+	assert_true(d == 0);
+	assert_int_equal(ct_number_read("4e-320", true, &d), CT_ERANGE);
+	assert_int_equal(ct_number_read("1e400", true, &d), CT_ERANGE);
+	assert_true(isinf(d) && d > 0);
+	assert_int_equal(ct_number_read("-1e400", true, &d), CT_ERANGE);
+	assert_true(isinf(d) && d < 0);
+	/* syntax first */
+	assert_int_equal(ct_number_read("0x10", true, &d), CT_EINVAL);
+	assert_int_equal(ct_number_read(" 1", true, &d), CT_EINVAL);
+	assert_int_equal(ct_number_read("1.5", false, &d), CT_EINVAL);
+	assert_int_equal(ct_number_read("inf", true, &d), CT_EINVAL);
+	/* errno is the caller's */
+	errno = EDOM;
+	assert_int_equal(ct_number_read("1e-400", true, &d), CT_ERANGE);
+	assert_int_equal(errno, EDOM);
+}
+
 static void format_shortest_round_trip(void **state)
 {
 	(void)state;
@@ -104,6 +137,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(whole_numbers),
 		cmocka_unit_test(real_numbers),
+		cmocka_unit_test(read_refuses_what_a_double_cannot_hold),
 		cmocka_unit_test(format_shortest_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
