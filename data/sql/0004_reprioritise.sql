@@ -17,13 +17,17 @@
 -- meanwhile are left out. (Inline rather than a helper: a helper would
 -- need grants of its own.)
 
--- Lock job p_job_id and return it; P0002 when it does not exist.
+-- Lock job p_job_id for a change of the job and return it; P0002 when it
+-- does not exist. FOR UPDATE, the strongest row lock: enqueue holds the
+-- row FOR NO KEY UPDATE (it keeps total_pages) and release and the
+-- reaper FOR KEY SHARE (0005), and a job change must come wholly before
+-- or after each of them, while they need not wait for one another.
 CREATE FUNCTION crawltop.lock_job(p_job_id bigint) RETURNS crawltop.jobs
 	LANGUAGE plpgsql AS $$
 DECLARE
 	j crawltop.jobs;
 BEGIN
-	SELECT * INTO j FROM crawltop.jobs WHERE id = p_job_id FOR NO KEY UPDATE;
+	SELECT * INTO j FROM crawltop.jobs WHERE id = p_job_id FOR UPDATE;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION 'job % does not exist', coalesce(p_job_id::text, 'NULL')
 			USING ERRCODE = 'P0002';
@@ -33,7 +37,10 @@ END $$;
 
 -- Set a job's priority (1..10); its pending tasks follow at once (a
 -- paused job's stay 100 further back), locked in task id order first.
--- Returns the pending tasks moved.
+-- Returns the pending tasks moved. The priority the job has already
+-- changes nothing: no task is rewritten (on a job of 1,000,000 pending
+-- tasks, seconds of work and as many dead rows) and no audit row is
+-- written; it returns 0.
 CREATE FUNCTION crawltop.set_job_priority(p_job_id bigint,
 		p_priority integer)
 	RETURNS bigint LANGUAGE plpgsql AS $$
@@ -43,6 +50,9 @@ DECLARE
 BEGIN
 	PERFORM crawltop.check_priority(p_priority);
 	j := crawltop.lock_job(p_job_id);
+	IF j.priority = p_priority THEN
+		RETURN 0;
+	END IF;
 	UPDATE crawltop.jobs SET priority = p_priority, updated_at = now()
 	WHERE id = j.id;
 	PERFORM 1 FROM crawltop.tasks t
@@ -61,8 +71,10 @@ END $$;
 -- Add p_delta (-100..100, finite) to the score of job p_job_id's pending
 -- tasks whose path starts with p_prefix (compared as a plain string: no
 -- wildcards), clamped to 0..100 as the scale requires; the class follows.
--- A positive delta boosts, a negative one demotes. The matching pending
--- tasks are locked in task id order first. Returns the tasks changed.
+-- A positive delta boosts, a negative one demotes. Only the tasks whose
+-- score changes (not those the clamp holds at 0 or 100, none for a delta
+-- of 0) are locked, in task id order first, and written; the audit row
+-- is written when any was. Returns the tasks changed.
 CREATE FUNCTION crawltop.adjust_scores(p_job_id bigint,
 		p_prefix text, p_delta double precision)
 	RETURNS bigint LANGUAGE plpgsql AS $$
@@ -80,10 +92,14 @@ BEGIN
 			USING ERRCODE = '22003';
 	END IF;
 	j := crawltop.lock_job(p_job_id);
+	IF p_delta = 0 THEN
+		RETURN 0;
+	END IF;
 	PERFORM 1 FROM crawltop.tasks t
 	JOIN crawltop.pages p ON p.id = t.page_id
 	WHERE t.job_id = j.id AND t.status = 'pending'
 	  AND left(p.path, length(p_prefix)) = p_prefix
+	  AND least(100, greatest(0, t.score + p_delta)) <> t.score
 	ORDER BY t.id FOR NO KEY UPDATE OF t;
 	UPDATE crawltop.tasks t
 	SET score = least(100, greatest(0, t.score + p_delta)),
@@ -92,11 +108,15 @@ BEGIN
 		(c->>'p2')::double precision)
 	FROM crawltop.pages p
 	WHERE t.job_id = j.id AND t.status = 'pending' AND p.id = t.page_id
-	  AND left(p.path, length(p_prefix)) = p_prefix;
+	  AND left(p.path, length(p_prefix)) = p_prefix
+	  AND least(100, greatest(0, t.score + p_delta)) <> t.score;
 	GET DIAGNOSTICS n = ROW_COUNT;
-	INSERT INTO crawltop.audit_log (action, job_id, before, after, rows_affected)
-	VALUES (CASE WHEN p_delta >= 0 THEN 'tasks.boost' ELSE 'tasks.demote' END,
-		j.id, jsonb_build_object('prefix', p_prefix),
-		jsonb_build_object('prefix', p_prefix, 'delta', p_delta), n);
+	IF n > 0 THEN
+		INSERT INTO crawltop.audit_log (action, job_id, before, after,
+			rows_affected)
+		VALUES (CASE WHEN p_delta >= 0 THEN 'tasks.boost' ELSE 'tasks.demote' END,
+			j.id, jsonb_build_object('prefix', p_prefix),
+			jsonb_build_object('prefix', p_prefix, 'delta', p_delta), n);
+	END IF;
 	RETURN n;
 END $$;

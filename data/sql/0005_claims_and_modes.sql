@@ -18,13 +18,17 @@
 -- another (claim and the reaper never wait: SKIP LOCKED); enqueue (0002)
 -- locks the existing tasks of its duplicates in task id order too.
 -- release and the reaper, which put running tasks back to pending with
--- their job's state and priority, hold the job row FOR SHARE while they
--- read it: a pause, resume, cancel or priority change of the job (which
--- holds the row FOR NO KEY UPDATE and then changes the job's pending
--- tasks) comes wholly before or wholly after them, so that no released
--- task misses it. release takes the job rows before the task rows, as
--- those do; the reaper takes its tasks without waiting (SKIP LOCKED), and
--- running tasks are never waited for by a job change.
+-- their job's state and priority, hold the job row FOR KEY SHARE while
+-- they read it: a pause, resume, cancel or priority change of the job
+-- (which holds the row FOR UPDATE, lock_job in 0004, and then changes the
+-- job's pending tasks) comes wholly before or wholly after them, so that
+-- no released task misses it. FOR KEY SHARE does not wait for an
+-- enqueue, which holds the job row FOR NO KEY UPDATE while it reports
+-- pages (FOR SHARE would: the reaper, holding expired tasks, then waited
+-- for an enqueue that waited for one of those tasks, a deadlock that
+-- stopped simulated crawls). release takes the job rows before the task
+-- rows, as those do; the reaper takes its tasks without waiting (SKIP
+-- LOCKED), and running tasks are never waited for by a job change.
 -- The roles do not exist yet at this point: claim, reap_expired, release
 -- and set_job_state are granted in 0009_roles.sql with the other worker
 -- and operator functions, the functions of sections 2 and 3 in
@@ -212,7 +216,7 @@ BEGIN
 	-- their jobs' state and priority, held until commit (see the top)
 	PERFORM 1 FROM crawltop.jobs j
 	WHERE j.id IN (SELECT t.job_id FROM crawltop.tasks t WHERE t.id = ANY (v_ids))
-	ORDER BY j.id FOR SHARE;
+	ORDER BY j.id FOR KEY SHARE;
 	WITH next AS (
 		SELECT t.id,
 		       CASE WHEN j.status = 'cancelled' THEN 'skipped'
@@ -256,7 +260,7 @@ BEGIN
 	WHERE j.id IN (SELECT t.job_id FROM crawltop.tasks t
 		       WHERE t.id = ANY (p_task_ids) AND t.status = 'running'
 			 AND t.lease_owner = p_worker)
-	ORDER BY j.id FOR SHARE;
+	ORDER BY j.id FOR KEY SHARE;
 	RETURN QUERY
 	WITH mine AS (
 		SELECT t.id FROM crawltop.tasks t

@@ -89,10 +89,15 @@ $$;
 -- Record a ranking run of job p_job_id (NULL: all jobs): the tasks ranked
 -- at or after p_since (the run's start) are counted by priority_class and
 -- score bucket, with their average discovery_score; unranked_count counts
--- the job's tasks that are still unranked. Returns the new row's id.
--- O(tasks of the job): a ranking run reads them all anyway.
+-- the job's tasks that are still unranked. p_settings_version is the
+-- settings version the run ranked with, as its caller says (NULL: its
+-- settings were not one stored version as it stands: a file, environment
+-- overrides, bounds from the command line; p_note says what they were);
+-- a version that does not exist is refused (P0002). Returns the new row's
+-- id. O(tasks of the job): a ranking run reads them all anyway.
 CREATE FUNCTION crawltop.record_run_manifest(p_job_id bigint,
-		p_since timestamptz, p_note text DEFAULT NULL)
+		p_since timestamptz, p_note text DEFAULT NULL,
+		p_settings_version integer DEFAULT NULL)
 	RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
 	v_id bigint;
@@ -104,6 +109,11 @@ BEGIN
 	IF p_job_id IS NOT NULL AND NOT EXISTS (
 			SELECT 1 FROM crawltop.jobs WHERE id = p_job_id) THEN
 		RAISE EXCEPTION 'job % does not exist', p_job_id USING ERRCODE = 'P0002';
+	END IF;
+	IF p_settings_version IS NOT NULL AND NOT EXISTS (
+			SELECT 1 FROM crawltop.settings WHERE version = p_settings_version) THEN
+		RAISE EXCEPTION 'settings version % does not exist', p_settings_version
+			USING ERRCODE = 'P0002';
 	END IF;
 	INSERT INTO crawltop.run_manifest (job_id, p0_count, p1_count, p2_count,
 		p3_count, unranked_count, avg_score, score_0_20, score_20_40,
@@ -121,7 +131,7 @@ BEGIN
 	       count(*) FILTER (WHERE r AND crawltop.score_bucket(t.discovery_score) = '40-60'),
 	       count(*) FILTER (WHERE r AND crawltop.score_bucket(t.discovery_score) = '60-80'),
 	       count(*) FILTER (WHERE r AND crawltop.score_bucket(t.discovery_score) = '80-100'),
-	       (SELECT max(version) FROM crawltop.settings), p_since, p_note
+	       p_settings_version, p_since, p_note
 	FROM crawltop.tasks t,
 	     LATERAL (SELECT t.ranked_at >= p_since AS r) x
 	WHERE p_job_id IS NULL OR t.job_id = p_job_id

@@ -121,7 +121,7 @@ GRANT EXECUTE ON FUNCTION
 	crawltop.set_job_state(bigint, text),
 	crawltop.adjust_scores(bigint, text, double precision),
 	crawltop.apply_sitemap_priorities(bigint),
-	crawltop.record_run_manifest(bigint, timestamptz, text),
+	crawltop.record_run_manifest(bigint, timestamptz, text, integer),
 	crawltop.compact_counts(), crawltop.rebuild_counts(),
 	crawltop.dashboard_cells_exact(bigint)
 	TO crawltop_operator;

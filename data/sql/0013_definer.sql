@@ -129,7 +129,7 @@ BEGIN
 		'crawltop.set_job_state(bigint, text)',
 		'crawltop.adjust_scores(bigint, text, double precision)',
 		'crawltop.apply_sitemap_priorities(bigint)',
-		'crawltop.record_run_manifest(bigint, timestamptz, text)',
+		'crawltop.record_run_manifest(bigint, timestamptz, text, integer)',
 		'crawltop.set_job_mode(bigint, text)',
 		'crawltop.rescore_start(bigint)',
 		'crawltop.rescore_fetch(bigint, text, bigint, integer)',

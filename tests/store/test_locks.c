@@ -1,6 +1,6 @@
 /* test_locks.c: what two sessions at once may not do to each other
- * (0002 enqueue, 0005 and 0016 release and reap_expired against
- * set_job_state and enqueue).
+ * (0002 enqueue, 0005 release and reap_expired against set_job_state and
+ * enqueue).
  *
  * Each test holds a transaction open in one session, sends the other
  * session's call without waiting for it (libpq's asynchronous API), and
@@ -13,7 +13,7 @@
  *     them in task id order, as complete and release do, so that the two
  *     cannot deadlock when task id order and page id order differ;
  *   - the reaper and release do not wait for an enqueue's hold on the job
- *     row (0016), so an enqueue that reports their tasks' pages again
+ *     row, so an enqueue that reports their tasks' pages again
  *     cannot deadlock with them. */
 #include <inttypes.h>
 #include <setjmp.h>
