@@ -81,6 +81,35 @@ ok_eq "2 workers: the store agrees" "$(counts tree2)" "42 42 0 0 0"
 ok_eq "2 workers: hierarchy propagated (a leaf: 0.8^3)" \
 	"$(q "SELECT round(p.priority_score::numeric, 3) FROM crawltop.pages p JOIN crawltop.domains d ON d.id = p.domain_id WHERE d.name = 'sim.tree' AND p.path = '/a2/b2/c2'")" 0.512
 
+# ---- the order tells the modes apart ----------------------------------
+# a sitemap of depth-3 pages: FIFO fetches them with '/', before any
+# depth-1 page; hierarchy fetches by score (/ 1, then 0.8, 0.64, 0.512;
+# a sitemap page's 0.5 is raised when a link finds it), depth never
+# going back
+printf '/a3/b3/c2\n/a1/b2/c1\n' >"$T/deep.sitemap"
+decreases() { depth <"$1" | awk 'NR > 1 && $1 < last { n++ } { last = $1 } END { print n + 0 }'; }
+run simulate --graph "$T/tree.tsv" --sitemap "$T/deep.sitemap" --job deep-h \
+	--workers 1 --latency-ms 1 --order-out "$T/oh" -q
+ok_eq "deep sitemap, hierarchy: exit 0" "$RC" 0
+ok_eq "deep sitemap, hierarchy: depth never decreases" "$(decreases "$T/oh") $(wc -l <"$T/oh")" "0 41"
+run simulate --graph "$T/tree.tsv" --sitemap "$T/deep.sitemap" --job deep-f \
+	--mode fifo --workers 1 --latency-ms 1 --order-out "$T/of" -q
+ok_eq "deep sitemap, fifo: exit 0" "$RC" 0
+ok_eq "deep sitemap, fifo: the depth goes back (the check above can fail)" \
+	"$([ "$(decreases "$T/of")" -gt 0 ] && echo yes) $(wc -l <"$T/of")" "yes 41"
+
+# ---- politeness ---------------------------------------------------------
+# one host, 3 workers, 150 ms between fetches: 12 fetches take at least
+# 11 x 150 ms from the first claim to the last completion, however the
+# workers interleave (a lower bound the code guarantees, not a timing goal)
+run simulate --graph "$T/tree.tsv" --job polite --workers 3 --latency-ms 1 \
+	--host-delay-ms 150 --max-pages 12 -q
+ok_eq "--host-delay-ms 150: exit 0" "$RC" 0
+ok_eq "--host-delay-ms 150: 12 fetches span at least 1.65 s" \
+	"$(q "SELECT count(*) || ' ' || (extract(epoch FROM max(t.completed_at) - min(t.started_at)) >= 1.65)
+	      FROM crawltop.tasks t JOIN crawltop.jobs j ON j.id = t.job_id
+	      WHERE j.name = 'polite' AND t.status = 'completed'")" "12 true"
+
 # ---- failures and retries ---------------------------------------------
 # retries after 50..200 ms instead of 10 s, so the test stays short
 q "INSERT INTO crawltop.settings (value, note)
@@ -98,6 +127,9 @@ ok_eq "--fail-rate 0.3: order-out lists the completed pages once" \
 	"$(sort -u "$T/o3" | wc -l) $(wc -l <"$T/o3")" "$done $done"
 ok_eq "--fail-rate 0.3: retries counted in the store" \
 	"$([ "$(q "SELECT sum(retry_count) FROM crawltop.tasks t JOIN crawltop.jobs j ON j.id = t.job_id WHERE j.name = 'flaky'")" -gt 0 ] && echo yes)" yes
+# each attempt draws afresh: some page that failed was fetched on a retry
+ok_eq "--fail-rate 0.3: a retry can succeed" \
+	"$([ "$(q "SELECT count(*) FROM crawltop.tasks t JOIN crawltop.jobs j ON j.id = t.job_id WHERE j.name = 'flaky' AND t.status = 'completed' AND t.retry_count > 0")" -gt 0 ] && echo yes)" yes
 run simulate --graph "$T/tree.tsv" --job doomed --workers 2 --latency-ms 0 \
 	--fail-rate 1 -q
 read -r total done failed pending running <<<"$(counts doomed)"
