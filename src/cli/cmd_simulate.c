@@ -257,12 +257,26 @@ static int simulate(const struct sim_opts *o)
 	char err[700], domain[260];
 	int rc = DB_EXIT_FAIL;
 	/* the store's limit (2048) is checked again by the store */
-	if (simgraph_load(&g, o->graph, 2048, err, sizeof err) != 0 ||
-	    (o->sitemap && simgraph_load_list(&g, o->sitemap, 2048, &smap,
-					      &nsmap, err, sizeof err) != 0)) {
+	if (simgraph_load(&g, o->graph, 2048, err, sizeof err) != 0) {
 		cli_error("simulate", "%s", err);
 		goto out;
 	}
+	size_t in_graph = g.n; /* the sitemap's own paths come after */
+	if (o->sitemap && simgraph_load_list(&g, o->sitemap, 2048, &smap,
+					     &nsmap, err, sizeof err) != 0) {
+		cli_error("simulate", "%s", err);
+		goto out;
+	}
+	/* sitemap paths the graph does not have: pages without links */
+	size_t strays = 0, first_stray = 0;
+	for (size_t i = 0; i < nsmap; i++)
+		if ((size_t)smap[i] >= in_graph && !strays++)
+			first_stray = (size_t)smap[i];
+	if (strays)
+		fprintf(stderr, "simulate: warning: %zu of the sitemap's paths "
+			"are not in %s (the first: %s): they are fetched as "
+			"pages without links\n", strays, o->graph,
+			g.path[first_stray]);
 	long root = simgraph_intern(&g, "/");
 	if (root < 0) {
 		cli_error("simulate", "out of memory");

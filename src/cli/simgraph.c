@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "simgraph.h"
+#include "urlpath.h"
 
 /* FNV-1a, 64 bits. */
 static uint64_t hash(const char *s)
@@ -122,6 +123,9 @@ static const char *path_problem(const char *s, size_t n, size_t max)
 		if ((unsigned char)s[i] <= 0x20 || s[i] == 0x7f || s[i] == '#')
 			return "a path holds no white space, control character "
 			       "or '#'";
+	size_t bad;
+	if (!urlpath_utf8_ok(s, n, &bad))
+		return "a path is UTF-8 text (the store keeps no other)";
 	return NULL;
 }
 

@@ -70,6 +70,8 @@ ok_eq "2 workers: exit 0" "$RC" 0
 ok_match "2 workers: '/' among the first two fetched" "$(head -2 "$T/o2")" '^/$'
 ok_eq "2 workers: every reachable page (and the sitemap's orphan) exactly once" \
 	"$(sort "$T/o2" | uniq -c | awk '$1 != 1' | wc -l) $(wc -l <"$T/o2")" "0 42"
+ok_match "2 workers: a sitemap path the graph lacks is warned about" "$OUT" \
+	"warning: 1 of the sitemap's paths are not in .*tree\.tsv \(the first: /orphan\)"
 ok_match "2 workers: the orphan came from the sitemap" \
 	"$(q "SELECT t.source_type FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id JOIN crawltop.jobs j ON j.id = t.job_id WHERE j.name = 'tree2' AND p.path = '/orphan'")" '^sitemap$'
 avg() { # DEPTH FILE: mean line number of the paths of that depth
@@ -180,6 +182,11 @@ ok_match "a line without a TAB: names it" "$OUT" "notab\.tsv:2: expected 'source
 printf '/\tnot-a-path\n' >"$T/nopath.tsv"
 run simulate --graph "$T/nopath.tsv" --job bad
 ok_match "a target that is not a path: names it" "$OUT" "nopath\.tsv:1: a path starts with '/'"
+printf '/\t/ok\n/ok\t/caf\351\n' >"$T/latin1.tsv"
+run simulate --graph "$T/latin1.tsv" --job bad
+ok_eq "a path that is not UTF-8: exit 1" "$RC" 1
+ok_match "a path that is not UTF-8: names the line, before the database" "$OUT" \
+	"latin1\.tsv:2: a path is UTF-8 text"
 head -c 4096 /dev/urandom >"$T/garbage.tsv"
 run simulate --graph "$T/garbage.tsv" --job bad
 ok_eq "binary garbage graph: exit 1" "$RC" 1

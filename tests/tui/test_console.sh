@@ -152,18 +152,24 @@ tm_keys x
 ok_noscreen "any key closes the help" 'Help \(any key closes\)'
 
 # ---- keys while a query is stuck: a lock holds dashboard_jobs ---------------------------
-psql -qAtd "$DB" -c "BEGIN; LOCK TABLE crawltop.jobs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(6); COMMIT" >/dev/null 2>&1 &
+PGAPPNAME=ct_jobs_locker psql -qAtd "$DB" -c "BEGIN; LOCK TABLE crawltop.jobs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60); COMMIT" >/dev/null 2>&1 &
 LOCKER=$!
+# the console's refresh waits on the lock (seen from the server) ...
 tm_keys r
-sleep 0.3
-start=$(date +%s%N)
+ok_sql "a refresh of the console waits on the lock" "SELECT count(*) > 0 FROM \
+pg_stat_activity WHERE application_name = 'crawltop' AND wait_event_type = 'Lock'" t
+# ... and a key is answered all the same, before the lock goes
 tm_keys '?'
-tm_wait 'Help \(any key closes\)' 2
-took=$((($(date +%s%N) - start) / 1000000))
+tm_wait 'Help \(any key closes\)' 10
+held=$(psql -qAtd "$DB" -c "SELECT CASE WHEN count(*) > 0 THEN 'held' ELSE \
+'released' END FROM pg_stat_activity WHERE application_name = 'crawltop' AND \
+wait_event_type = 'Lock'")
 ok_key_answered "? answered while a query waits on a lock" \
-	"$TM_HOME/keylog" 63 "$took"
+	"$TM_HOME/keylog" 63 "$held"
 tm_keys x
 ok_screen "the stuck refresh shows STALE" '^ crawltop +STALE [0-9]+s' 8
+psql -qAtd "$DB" -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE \
+application_name = 'ct_jobs_locker'" >/dev/null
 wait "$LOCKER"
 ok_screen "back to LIVE when the lock goes" '^ crawltop +LIVE' 10
 ok_match "slow queries back the interval off, and the header says so" \
@@ -174,8 +180,19 @@ tm resize-window -t ct -x 60 -y 15
 ok_screen "60x15: says what it needs" 'crawltop needs 80x24, have 60x15'
 jobs_now="SELECT string_agg(name || ':' || priority || ':' || status, ',' ORDER BY id) FROM crawltop.jobs"
 jobs_before=$(sql "$jobs_now")
+logged=$(wc -l <"$TM_HOME/keylog")
 tm_keys ']' p C y b
-sleep 0.5
+# the console has read all five keys (they are in its key log: ] p C y b
+# are 93 112 67 121 98) and has no query of its own in flight: whatever
+# they did is done
+read_keys() { tail -n +$((logged + 1)) "$TM_HOME/keylog" | awk '$1 ~ /^(93|112|67|121|98)$/' | wc -l; }
+for _ in $(seq 100); do
+	[ "$(read_keys)" -ge 5 ] &&
+		[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE \
+application_name = 'crawltop' AND state <> 'idle'")" = 0 ] && break
+	sleep 0.05
+done
+ok_eq "60x15: the console read the five keys" "$(read_keys)" 5
 ok_sql "60x15: change keys act on nothing unseen" "$jobs_now" "$jobs_before"
 ok_screen "60x15: still only the size message" 'crawltop needs 80x24, have 60x15'
 tm resize-window -t ct -x 80 -y 24
@@ -198,14 +215,20 @@ ok_match "Ctrl-C in the prompt: the console still runs" "$SCREEN" '^ crawltop +(
 ok_sql "Ctrl-C in the prompt: nothing changed" "$jobs_now" "$jobs_before"
 
 # ---- a change in flight when the connection goes: not confirmed, not "refused" -----------------
-psql -qAtd "$DB" -c "BEGIN; LOCK TABLE crawltop.jobs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT" >/dev/null 2>&1 &
+PGAPPNAME=ct_jobs_locker psql -qAtd "$DB" -c "BEGIN; LOCK TABLE crawltop.jobs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60); COMMIT" >/dev/null 2>&1 &
 LOCKER=$!
-sleep 0.5
+ok_sql "the jobs table is locked" "SELECT count(*) FROM pg_locks l JOIN \
+pg_stat_activity a USING (pid) WHERE a.application_name = 'ct_jobs_locker' \
+AND l.mode = 'AccessExclusiveLock' AND l.granted" 1
 tm_keys ']'
-sleep 1
+ok_sql "the change waits on the lock" "SELECT count(*) > 0 FROM pg_stat_activity \
+WHERE application_name = 'crawltop' AND wait_event_type = 'Lock' AND query LIKE \
+'%set_job_priority%'" t
 psql -qAtd "$DB" -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'crawltop'" >/dev/null
 ok_screen "a change in flight when the connection went: not confirmed" \
 	'raise the priority.*not confirmed: the connection was lost|priority .* not confirmed: the connection was lost'
+psql -qAtd "$DB" -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE \
+application_name = 'ct_jobs_locker'" >/dev/null
 wait "$LOCKER"
 ok_screen "and the console comes back" '^ crawltop +(LIVE|STALE)' 15
 
