@@ -307,9 +307,18 @@ static void *worker(void *arg)
 		}
 		if (round % 4 == 0) {
 			int64_t j = w->job[next_rand(&seed) % JOBS];
+			/* half new pages, half pages the job has (duplicates
+			 * lock their tasks, which workers hold, release and
+			 * the reaper takes back meanwhile) */
 			for (int i = 0; i < 20; i++) {
-				snprintf(paths_buf[w->no][i], sizeof paths_buf[w->no][i],
-					 "/w%d/%ld/%d", w->no, round, i);
+				if (i % 2)
+					snprintf(paths_buf[w->no][i],
+						 sizeof paths_buf[w->no][i], "/seed/%u",
+						 next_rand(&seed) % 1000);
+				else
+					snprintf(paths_buf[w->no][i],
+						 sizeof paths_buf[w->no][i],
+						 "/w%d/%ld/%d", w->no, round, i);
 				paths[i] = paths_buf[w->no][i];
 				scores[i] = (double)(next_rand(&seed) % 10001) / 100.0;
 			}
@@ -322,7 +331,10 @@ static void *worker(void *arg)
 			b.depth = (int)(next_rand(&seed) % 6) - 1;
 			b.type = next_rand(&seed) % 2 ? "article" : NULL;
 			b.discovery_method = next_rand(&seed) % 2 ? "link" : "sitemap";
-			if (ct_store_enqueue(s, &b, &r, &err) != CT_OK) {
+			do
+				st = ct_store_enqueue(s, &b, &r, &err);
+			while (st != CT_OK && deadlocked(s, w));
+			if (st != CT_OK) {
 				snprintf(w->error, sizeof w->error, "enqueue: %s", err.msg);
 				break;
 			}
@@ -405,10 +417,15 @@ static void *operator(void *arg)
 
 /* Six workers and an operator change tasks at once for a few seconds;
  * then every counter is exact. Should PostgreSQL abort a statement with a
- * deadlock on task rows (every store function locks tasks in id order
- * since 0005, so none is expected; counter rows never wait, next test),
- * the statement rolls back with its counter changes and is retried; the
- * count is shown. */
+ * deadlock, the statement rolls back with its counter changes and is
+ * retried, so that the counters can still be checked; but none may
+ * happen: every store function locks tasks in id order, job rows before
+ * task rows, and release and the reaper do not wait for an enqueue's hold
+ * on the job row (0005); counter rows never wait (next test). The workers
+ * enqueue duplicates of pages whose tasks others hold, release or see
+ * reaped (short leases). (The reaper's deadlock with enqueue needs a
+ * narrow interleaving that this run seldom hits, with the old locks too:
+ * test_locks.c builds it step by step.) */
 static void counters_exact_under_concurrency(void **state)
 {
 	struct ct_store *s = *state;
@@ -444,6 +461,7 @@ static void counters_exact_under_concurrency(void **state)
 		      "statements aborted by deadlock detection and retried\n",
 		      ops, THREADS, deadlocks);
 	assert_true(ops >= 7 * 10);
+	assert_int_equal(deadlocks, 0);
 	/* the writers spread over several shards (rate_ticks keeps the
 	 * shard of every claim and completion; compaction folded the
 	 * counters meanwhile) */
