@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "config_private.h"
 
 /* Copies p into path; CT_ERANGE when it does not fit. */
 static ct_status copy_path(const char *p, char *path, size_t len,
@@ -23,28 +24,21 @@ static ct_status copy_path(const char *p, char *path, size_t len,
 	return CT_OK;
 }
 
-/* A file the user named: it must exist and be a readable regular file. */
+/* A file the user named: it must exist and be readable, once and again
+ * (ct_config_open_problem). */
 static ct_status pick_named(const char *p, const char *who, char *path,
 			    size_t len, struct ct_error *err)
 {
-	struct stat sb;
-	FILE *f;
+	ct_status st;
+	const char *why;
 
 	if (!p[0])
 		return ct_error_set(err, CT_EINVAL,
 				    "%s: empty configuration file name", who);
-	if (stat(p, &sb) != 0)
-		return ct_error_set(err, errno == ENOENT ? CT_ENOENT : CT_EIO,
-				    "%s (named by %s): %s", p, who,
-				    strerror(errno));
-	if (S_ISDIR(sb.st_mode))
-		return ct_error_set(err, CT_EIO,
-				    "%s (named by %s): is a directory", p, who);
-	f = fopen(p, "r");
-	if (!f)
-		return ct_error_set(err, CT_EIO, "%s (named by %s): %s", p, who,
-				    strerror(errno));
-	fclose(f);
+	why = ct_config_open_problem(p, &st);
+	if (why)
+		return ct_error_set(err, st, "%s (named by %s): %s", p, who,
+				    why);
 	return copy_path(p, path, len, err);
 }
 
@@ -54,23 +48,16 @@ static ct_status probe(const char *p, bool *found, char *path, size_t len,
 		       struct ct_error *err)
 {
 	struct stat sb;
-	FILE *f;
+	ct_status st;
+	const char *why;
 
 	*found = false;
-	if (stat(p, &sb) != 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return CT_OK;
-		return ct_error_set(err, CT_EIO, "%s: %s", p, strerror(errno));
-	}
-	if (S_ISDIR(sb.st_mode))
-		return ct_error_set(err, CT_EIO,
-				    "%s: is a directory, not a configuration file",
-				    p);
-	f = fopen(p, "r");
-	if (!f)
-		return ct_error_set(err, CT_EIO, "%s: exists but cannot be read: %s",
-				    p, strerror(errno));
-	fclose(f);
+	if (stat(p, &sb) != 0 && (errno == ENOENT || errno == ENOTDIR))
+		return CT_OK;
+	why = ct_config_open_problem(p, &st);
+	if (why)
+		return ct_error_set(err, st, "%s: exists but cannot be read as "
+				    "a configuration file: %s", p, why);
 	*found = true;
 	return copy_path(p, path, len, err);
 }

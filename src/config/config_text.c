@@ -95,6 +95,14 @@ const char *ct_config_open_problem(const char *path, ct_status *st)
 	*st = CT_EIO;
 	if (S_ISDIR(sb.st_mode))
 		return "is a directory";
+	/* a file is read more than once (its @include lines, libconfig,
+	 * its integer literals): a pipe would give its text only once, and
+	 * the rest would read nothing and check nothing */
+	if (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode)) {
+		*st = CT_EINVAL;
+		return "is a pipe or a socket, which can be read only once: "
+		       "write the configuration to a file";
+	}
 	f = fopen(path, "r");
 	if (!f)
 		return strerror(errno);

@@ -1285,6 +1285,15 @@ static void test_lookup_order(void **state)
 	assert_int_equal(ct_config_find(NULL, sys, got, sizeof(got), &e), CT_EIO);
 	assert_msg_has(e, want);
 	assert_msg_has(e, "directory");
+	/* a pipe (say, --config <(...)) is refused: the file is read more
+	 * than once, and the later reads would find nothing (the settings
+	 * fell back to the defaults without a word) */
+	snprintf(want, sizeof(want), "%s/fifo.conf", tmp.dir);
+	assert_int_equal(mkfifo(want, 0600), 0);
+	assert_int_equal(ct_config_load(want, &s, got, sizeof(got), &e), CT_EINVAL);
+	assert_msg_has(e, want);
+	assert_msg_has(e, "is a pipe or a socket, which can be read only once");
+	assert_int_equal(unlink(want), 0);
 	/* a used_path buffer too small */
 	snprintf(want, sizeof(want), "%s/flag.conf", tmp.dir);
 	assert_int_equal(ct_config_load(want, &s, got, 8, &e), CT_ERANGE);
