@@ -34,7 +34,7 @@ static int store_settings(struct ct_store *s, struct ct_settings *set,
 		cli_error("rank", "%s", err.msg);
 		return DB_EXIT_FAIL;
 	}
-	char env[512];
+	char env[512] = "";
 	ct_status st = ct_settings_from_json_env(row.value, row.version, set,
 						 env, sizeof env, &err);
 	*version = env[0] ? 0 : row.version;
@@ -192,6 +192,10 @@ static int run(int argc, char **argv)
 	       "unranked); run manifest %" PRId64 "\n", res.ranked,
 	       job ? " of job " : " of every discovery job", job ? ji.name : "",
 	       secs, res.unranked, res.manifest.id);
+	if (res.retried)
+		printf("(%ld batch%s rolled back by the server to break a "
+		       "deadlock with other transactions, and ranked again)\n",
+		       res.retried, res.retried == 1 ? "" : "es");
 	rankfmt_text(stdout, &res.manifest, &set.classes, false);
 	return DB_EXIT_OK;
 }

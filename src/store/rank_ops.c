@@ -12,6 +12,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,9 @@
 #include "store_int.h"
 
 #define RANK_BATCH_DEFAULT 10000
+/* A batch rolled back by a deadlock or serialization failure is tried
+ * again up to this many times in a row before the run fails. */
+#define RANK_RETRIES 5
 #define RANK_BATCH_MAX 100000
 
 /* The columns every input fetch returns after its first `base` columns:
@@ -271,12 +275,16 @@ static void manifest_row(const PGresult *r, struct ct_run_manifest *m)
 }
 
 /* Rank one batch of the tasks after *after, up to task id hi, in its own
- * transaction; *got receives the rows fetched (0: done). */
+ * transaction; *got receives the rows fetched (0: done). *after moves on
+ * only when the batch committed. *conflict: the server rolled the batch
+ * back to break a deadlock (40P01) or a serialization failure (40001),
+ * and it may be tried again (it changed nothing). */
 static ct_status rank_batch(struct ct_store *s, const struct ct_rank_opts *o,
 			    const char *jobs, int64_t *after, int64_t hi,
 			    int *got, struct ct_rank_result *out,
-			    struct ct_error *err)
+			    bool *conflict, struct ct_error *err)
 {
+	*conflict = false;
 	char aft[24], lim[24], top[24];
 	snprintf(aft, sizeof aft, "%" PRId64, *after);
 	snprintf(lim, sizeof lim, "%zu", o->batch ? o->batch : RANK_BATCH_DEFAULT);
@@ -296,10 +304,11 @@ static ct_status rank_batch(struct ct_store *s, const struct ct_rank_opts *o,
 	int rows = st == CT_OK ? PQntuples(r) : 0;
 	for (int i = 0; st == CT_OK && i < rows; i++)
 		st = rank_row(r, i, o, a, &n, &unranked, err);
+	int64_t next = *after;
 	if (st == CT_OK && rows > 0)
-		*after = strtoll(PQgetvalue(r, rows - 1, 0), NULL, 10);
+		next = strtoll(PQgetvalue(r, rows - 1, 0), NULL, 10);
 	char last[24];
-	snprintf(last, sizeof last, "%" PRId64, *after);
+	snprintf(last, sizeof last, "%" PRId64, next);
 	for (int k = 0; st == CT_OK && k < A_COUNT; k++) {
 		st_buf_puts(&a[k], n ? "}" : "{}");
 		if (a[k].oom)
@@ -315,12 +324,16 @@ static ct_status rank_batch(struct ct_store *s, const struct ct_rank_opts *o,
 	}
 	if (st == CT_OK)
 		st = st_exec(s, "rank", "COMMIT", 0, NULL, NULL, err);
-	if (st != CT_OK)
+	if (st != CT_OK) {
+		const char *state = ct_store_sqlstate(s); /* before ROLLBACK */
+		*conflict = !strcmp(state, "40P01") || !strcmp(state, "40001");
 		st_exec(s, "rank", "ROLLBACK", 0, NULL, NULL, NULL);
+	}
 	PQclear(r);
 	for (int k = 0; k < A_COUNT; k++)
 		st_buf_free(&a[k]);
 	if (st == CT_OK) {
+		*after = next;
 		*got = rows;
 		out->ranked += n;
 		out->unranked += unranked;
@@ -348,12 +361,24 @@ static void *stripe_run(void *arg)
 	int64_t after = w->lo;
 	int got;
 	w->st = CT_OK;
+	int tries = 0;
+	bool conflict;
 	do {
 		if (atomic_load(w->failed)) /* another stripe failed: stop */
 			break;
 		got = 0;
 		w->st = rank_batch(w->s, w->o, w->jobs, &after, w->hi, &got,
-				   &w->res, &w->err);
+				   &w->res, &conflict, &w->err);
+		/* a batch the server rolled back to break a deadlock with a
+		 * crawl's transactions (which may lock tasks in any order)
+		 * is tried again, a few times */
+		if (w->st != CT_OK && conflict && ++tries <= RANK_RETRIES) {
+			w->res.retried++;
+			w->st = CT_OK;
+			got = 1;
+			continue;
+		}
+		tries = 0;
 	} while (w->st == CT_OK && got > 0);
 	if (w->st != CT_OK)
 		atomic_store(w->failed, 1);
@@ -381,6 +406,7 @@ static ct_status rank_stripes(struct stripe *w, size_t n,
 		out->ranked += w[i].res.ranked;
 		out->unranked += w[i].res.unranked;
 		out->batches += w[i].res.batches;
+		out->retried += w[i].res.retried;
 		if (st == CT_OK && w[i].st != CT_OK) {
 			st = w[i].st;
 			if (err)

@@ -56,6 +56,8 @@ struct ct_rank_result {
 	long long unranked;      /* unfinished tasks without inputs, left
 				  * unranked */
 	long batches;            /* transactions committed */
+	long retried;            /* batches the server rolled back (deadlock,
+				  * serialization failure) and tried again */
 	struct ct_run_manifest manifest; /* the row recorded */
 };
 

@@ -16,6 +16,7 @@
  *     row, so an enqueue that reports their tasks' pages again
  *     cannot deadlock with them. */
 #include <inttypes.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,7 +29,9 @@
 #include <cmocka.h>
 #include <libpq-fe.h>
 
+#include "crawltop/settings.h"
 #include "pgtest.h"
+#include "rank_ops.h"
 
 /* A plain libpq session on database db. */
 static PGconn *session(const char *db)
@@ -319,6 +322,132 @@ static void reap_and_release_during_enqueue(void **state)
 	trio_close(&t);
 }
 
+/* A job change (a) holds its job row; the reaper (b) takes an expired
+ * task and waits for that row; a ranking batch (k) takes the job's
+ * unfinished tasks in id order. Had the batch taken a pending task and
+ * then waited for the reaper's, the job change, which locks the job's
+ * pending tasks, would have waited for the batch: a cycle of three. The
+ * batch takes the job rows first, so it waits for the job change holding
+ * nothing, and all three go through. */
+static void rank_batch_during_job_change(void **state)
+{
+	(void)state;
+	struct trio t = trio_open("ct_locks_rk");
+	PGconn *k = session("ct_locks_rk");
+	int64_t job = job_with_tasks(t.w, "rk", 3);
+	/* /t1 pending again (given back), /t2 expired: the batch would take
+	 * /t1 before it reached /t2 */
+	long long given = claim_one(t.w, "wa", job, 30);
+	long long expired = claim_one(t.w, "wb", job, 0.05);
+	char sql[300];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.release('wa', "
+		 "ARRAY[%lld])", given);
+	assert_string_equal(run(t.w, sql), "1");
+	assert_true(given < expired);
+	run(t.w, "SELECT pg_sleep(0.2)");
+
+	run(t.a, "BEGIN");
+	run(t.a, "SET statement_timeout = '5s'");
+	snprintf(sql, sizeof sql, "SELECT (crawltop.lock_job(%" PRId64 ")).id",
+		 job);
+	run(t.a, sql);
+	assert_true(PQsendQuery(t.b, "SELECT crawltop.reap_expired(100)"));
+	assert_true(waits_for_lock(t.w, t.b));
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.rank_lock("
+		 "ARRAY[%" PRId64 "]::bigint[], 0, 1000, 100)", job);
+	assert_true(PQsendQuery(k, sql));
+	assert_true(waits_for_lock(t.w, k));
+	/* the job change locks the job's pending tasks (/t1, /t3): the
+	 * batch holds none of them */
+	snprintf(sql, sizeof sql, "SELECT crawltop.set_job_priority(%" PRId64
+		 ", 4)", job);
+	assert_string_equal(run(t.a, sql), "2");
+	run(t.a, "COMMIT");
+	finish_ok(t.b, "the reaper");
+	finish_ok(k, "the ranking batch");
+	snprintf(sql, sizeof sql, "SELECT status || ' ' || job_priority FROM "
+		 "crawltop.tasks WHERE id = %lld", expired);
+	assert_string_equal(run(t.w, sql), "pending 4");
+	PQfinish(k);
+	trio_close(&t);
+}
+
+/* A ranking run on a thread of its own (ct_store_rank, batches of 100). */
+struct ranker {
+	char dsn[1024];
+	int64_t job;
+	ct_status st;
+	struct ct_rank_result res;
+	struct ct_error err;
+};
+
+static void *ranker_main(void *arg)
+{
+	struct ranker *r = arg;
+	struct ct_store *s;
+	if ((r->st = ct_store_open(r->dsn, &s, &r->err)) != CT_OK)
+		return NULL;
+	struct ct_settings set;
+	ct_settings_default(&set);
+	struct ct_rank_opts o = {.settings = &set, .job_id = r->job,
+				 .batch = 100};
+	r->st = ct_store_rank(s, &o, &r->res, &r->err);
+	ct_store_close(s);
+	return NULL;
+}
+
+/* A crawl's transaction need not lock tasks in id order (a worker that
+ * enqueues its page's links, locking a duplicate's task, and then
+ * completes its own, lower, task). Session a holds /t2 and then asks for
+ * /t1, which a ranking batch holds while it waits for /t2: a deadlock,
+ * which PostgreSQL breaks by rolling back the batch (it waited first).
+ * The run tries the batch again and succeeds; it does not fail. */
+static void rank_batch_retried_after_a_deadlock(void **state)
+{
+	(void)state;
+	struct trio t = trio_open("ct_locks_rd");
+	int64_t job = strtoll(run(t.w, "SELECT crawltop.create_job('rd', "
+				  "'rd.example', 3, 'discovery')"), NULL, 10);
+	char sql[400];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%" PRId64
+		 ", ARRAY['/t1', '/t2', '/t3'], 'link', NULL, 1, NULL, NULL, NULL, "
+		 "ARRAY[40, 40, 40]::float8[])", job);
+	run(t.w, sql);
+	snprintf(sql, sizeof sql, "SELECT min(id) || ' ' || max(id) FROM "
+		 "crawltop.tasks WHERE job_id = %" PRId64 " AND id < (SELECT "
+		 "max(id) FROM crawltop.tasks)", job);
+	long long t1, t2;
+	assert_int_equal(sscanf(run(t.w, sql), "%lld %lld", &t1, &t2), 2);
+
+	run(t.a, "BEGIN");
+	snprintf(sql, sizeof sql, "SELECT id FROM crawltop.tasks WHERE id = %lld "
+		 "FOR NO KEY UPDATE", t2);
+	run(t.a, sql);
+	struct ranker r = {.job = job};
+	snprintf(r.dsn, sizeof r.dsn, "%s", pgt_dsn("ct_locks_rd"));
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, ranker_main, &r), 0);
+	/* the batch holds /t1 and waits for /t2 */
+	const char *waiting = "SELECT count(*) FROM pg_stat_activity WHERE "
+		"wait_event_type = 'Lock' AND query LIKE '%rank_lock%'";
+	for (int i = 0; i < 500 && atoi(run(t.w, waiting)) == 0; i++)
+		run(t.w, "SELECT pg_sleep(0.01)");
+	assert_string_equal(run(t.w, waiting), "1");
+	snprintf(sql, sizeof sql, "SELECT id FROM crawltop.tasks WHERE id = %lld "
+		 "FOR NO KEY UPDATE", t1);
+	assert_true(PQsendQuery(t.a, sql));
+	finish_ok(t.a, "the crawl's transaction");
+	run(t.a, "COMMIT");
+	assert_int_equal(pthread_join(th, NULL), 0);
+	if (r.st != CT_OK)
+		fail_msg("rank: %s", r.err.msg);
+	assert_true(r.res.retried >= 1);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.run_manifest "
+		 "WHERE job_id = %" PRId64, job);
+	assert_string_equal(run(t.w, sql), "1");
+	trio_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +455,8 @@ int main(void)
 		cmocka_unit_test(reap_then_pause),
 		cmocka_unit_test(enqueue_duplicates_lock_in_task_order),
 		cmocka_unit_test(reap_and_release_during_enqueue),
+		cmocka_unit_test(rank_batch_during_job_change),
+		cmocka_unit_test(rank_batch_retried_after_a_deadlock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
