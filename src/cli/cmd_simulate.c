@@ -464,7 +464,11 @@ static int run(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* SIGHUP (the terminal closed) too, unless it is ignored, as under
+	 * nohup: then the run goes on */
+	struct sigaction hup;
+	if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 	return simulate(&o);
 }
 

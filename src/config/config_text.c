@@ -507,9 +507,9 @@ static ct_status scan_includes(const char *file, const char *dir, int depth,
 		if (t.kind != TK_INCLUDE)
 			continue;
 		include_name(t.s, t.e, name, sizeof(name));
-		n = name[0] == '/' ? snprintf(full, sizeof(full), "%s", name)
-				   : snprintf(full, sizeof(full), "%s/%s", dir,
-					      name);
+		/* libconfig 1.5 opens the include directory, '/' and the
+		 * name, an absolute name too ("/a.conf" is dir//a.conf) */
+		n = snprintf(full, sizeof(full), "%s/%s", dir, name);
 		if (n < 0 || (size_t)n >= sizeof(full))
 			st = ct_error_set(err, CT_ERANGE,
 					  "%s:%u: @include \"%.64s...\": file name too long",

@@ -170,6 +170,22 @@ interrupted() {
 }
 interrupted INT 130 slow
 interrupted HUP 129 hup
+# under nohup (SIGHUP ignored) a hangup does not stop it: pages are still
+# completed after it, and it ends on SIGINT
+(trap '' HUP; exec "$CT" simulate --graph "$T/tree.tsv" --job nohup --workers 2 \
+	--latency-ms 200 -q >"$T/nohup.out" 2>&1) &
+pid=$!
+done_now() { q "SELECT count(*) FROM crawltop.tasks t JOIN crawltop.jobs j ON j.id = t.job_id WHERE j.name = 'nohup' AND t.status = 'completed'"; }
+for _ in $(seq 100); do [ "$(done_now)" -ge 1 ] 2>/dev/null && break; sleep 0.05; done
+kill -HUP "$pid"
+at_hup=$(done_now)
+for _ in $(seq 100); do [ "$(done_now)" -gt "$at_hup" ] && break; sleep 0.05; done
+ok_eq "SIGHUP ignored (nohup): pages still completed after it" \
+	"$([ "$(done_now)" -gt "$at_hup" ] && echo yes)" yes
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+ok_eq "SIGHUP ignored (nohup): SIGINT ends it (130)" "$rc" 130
 
 # ---- bad input ---------------------------------------------------------
 before=$(state)
