@@ -24,13 +24,10 @@ ALTER TABLE crawltop.settings ALTER COLUMN created_by SET DEFAULT session_user;
 ALTER TABLE crawltop.run_manifest ALTER COLUMN created_by SET DEFAULT session_user;
 
 -- A ranking run's batch (src/store/rank_ops.c), which wrote tasks with
--- plain SQL: lock the jobs p_jobs (FOR KEY SHARE, in id order: the job
--- rows before the task rows, as the job changes, enqueue, release and the
--- reaper take them; a job change, which holds its row FOR UPDATE, comes
--- wholly before or after the batch), then the next p_n unfinished tasks
--- of those jobs with an id in (p_after, p_upto], in id order (the order
--- complete, fail and release lock theirs), and return their score inputs
--- (the caller unpacks them with discovery_input_columns) ...
+-- plain SQL: lock the next p_n unfinished tasks of jobs p_jobs with an id
+-- in (p_after, p_upto], in id order (the order complete, fail and release
+-- lock theirs), and return their score inputs (the caller unpacks them
+-- with discovery_input_columns) ...
 CREATE FUNCTION crawltop.rank_lock(p_jobs bigint[], p_after bigint,
 		p_upto bigint, p_n integer)
 	RETURNS TABLE (task_id bigint, backoff_step smallint, score_inputs jsonb)
@@ -41,11 +38,6 @@ BEGIN
 		RAISE EXCEPTION 'ranking batch of % tasks is outside 1..100000',
 			coalesce(p_n::text, 'NULL') USING ERRCODE = '22003';
 	END IF;
-	-- without the job rows first, a batch holding pending tasks could
-	-- wait for a running task the reaper holds while the reaper waited
-	-- for a job change that waited for the batch's tasks
-	PERFORM 1 FROM crawltop.jobs j WHERE j.id = ANY (p_jobs)
-	ORDER BY j.id FOR KEY SHARE;
 	RETURN QUERY
 	SELECT t.id, t.backoff_step, t.score_inputs::jsonb
 	FROM crawltop.tasks t

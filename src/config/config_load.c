@@ -56,8 +56,8 @@ static ct_status probe(const char *p, bool *found, char *path, size_t len,
 		return CT_OK;
 	why = ct_config_open_problem(p, &st);
 	if (why)
-		return ct_error_set(err, st, "%s: exists but cannot be read as "
-				    "a configuration file: %s", p, why);
+		return ct_error_set(err, st, "%s: cannot be read as a "
+				    "configuration file: %s", p, why);
 	*found = true;
 	return copy_path(p, path, len, err);
 }

@@ -507,8 +507,18 @@ static ct_status scan_includes(const char *file, const char *dir, int depth,
 		if (t.kind != TK_INCLUDE)
 			continue;
 		include_name(t.s, t.e, name, sizeof(name));
-		/* libconfig 1.5 opens the include directory, '/' and the
-		 * name, an absolute name too ("/a.conf" is dir//a.conf) */
+		/* an absolute name is refused: libconfig 1.5 opens it under
+		 * the include directory ("/a.conf" as dir//a.conf), 1.7 as it
+		 * is; the rest of this reader would take it as it is */
+		if (name[0] == '/') {
+			st = ct_error_set(err, CT_EINVAL,
+					  "%s:%u: @include \"%s\": an absolute name is not supported (libconfig reads it under %s in one version and as it is in another): write it relative to %s",
+					  file, t.line,
+					  ct_config_escape(name, 200, shown,
+							   sizeof(shown)),
+					  dir, dir);
+			break;
+		}
 		n = snprintf(full, sizeof(full), "%s/%s", dir, name);
 		if (n < 0 || (size_t)n >= sizeof(full))
 			st = ct_error_set(err, CT_ERANGE,
