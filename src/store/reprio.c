@@ -4,8 +4,15 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "store_int.h"
+
+/* A job change PostgreSQL rolls back to break a deadlock (40P01) or a
+ * serialization failure (40001) changed nothing; when it ran on its own
+ * (not inside a transaction of the caller's), it is made again, up to
+ * this many times in all. */
+#define CHANGE_TRIES 3
 
 /* Run a function returning one bigint (the rows changed) into *rows. */
 static ct_status call_rows(struct ct_store *s, const char *what,
@@ -13,7 +20,14 @@ static ct_status call_rows(struct ct_store *s, const char *what,
 			   long *rows, struct ct_error *err)
 {
 	PGresult *r;
-	ct_status st = st_exec(s, what, sql, n, params, &r, err);
+	ct_status st;
+	for (int tries = 1;; tries++) {
+		st = st_exec(s, what, sql, n, params, &r, err);
+		if (st == CT_OK || tries == CHANGE_TRIES ||
+		    (strcmp(s->sqlstate, "40P01") && strcmp(s->sqlstate, "40001")) ||
+		    PQtransactionStatus(s->conn) != PQTRANS_IDLE)
+			break;
+	}
 	if (st != CT_OK)
 		return st;
 	if (rows)

@@ -214,8 +214,12 @@ ct_status ct_store_release(struct ct_store *s, const char *worker,
 
 /* ---- reprioritisation (reprio.c) --------------------------------------
  * Each call is one transaction that also writes an audit_log row (role,
- * application_name, what, before, after, rows affected). *rows (may be
- * NULL) receives the number of pending tasks changed. */
+ * application_name, what, before, after, rows affected); a change that
+ * changes nothing writes none. *rows (may be NULL) receives the number of
+ * pending tasks changed. A call that PostgreSQL rolls back to break a
+ * deadlock (40P01) or a serialization failure (40001) changed nothing and
+ * is made again, up to 3 times in all, unless it ran inside a transaction
+ * of the caller's (then the caller's transaction is aborted: its to say). */
 
 /* Set a job's priority, 1..10; its pending tasks follow at once. */
 ct_status ct_store_job_set_priority(struct ct_store *s, int64_t job_id,

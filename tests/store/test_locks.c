@@ -322,6 +322,21 @@ static void reap_and_release_during_enqueue(void **state)
 	trio_close(&t);
 }
 
+/* Whether a session whose query names `name` waits for a lock, as `watch`
+ * sees it, within 5 s (a session of another thread: no PGconn here). */
+static int query_waits(PGconn *watch, const char *name)
+{
+	char sql[200];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM pg_stat_activity WHERE "
+		 "wait_event_type = 'Lock' AND query LIKE '%%%s%%'", name);
+	for (int i = 0; i < 500; i++) {
+		if (atoi(run(watch, sql)) > 0)
+			return 1;
+		run(watch, "SELECT pg_sleep(0.01)");
+	}
+	return 0;
+}
+
 /* A ranking run on a thread of its own (ct_store_rank, batches of 100). */
 struct ranker {
 	char dsn[1024];
@@ -382,11 +397,7 @@ static void rank_batch_retried_after_a_deadlock(void **state)
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, ranker_main, &r), 0);
 	/* the batch holds /t1 and waits for /t2 */
-	const char *waiting = "SELECT count(*) FROM pg_stat_activity WHERE "
-		"wait_event_type = 'Lock' AND query LIKE '%rank_lock%'";
-	for (int i = 0; i < 500 && atoi(run(t.w, waiting)) == 0; i++)
-		run(t.w, "SELECT pg_sleep(0.01)");
-	assert_string_equal(run(t.w, waiting), "1");
+	assert_true(query_waits(t.w, "rank_lock"));
 	snprintf(sql, sizeof sql, "SELECT id FROM crawltop.tasks WHERE id = %lld "
 		 "FOR NO KEY UPDATE", t1);
 	assert_true(PQsendQuery(t.a, sql));
@@ -402,6 +413,74 @@ static void rank_batch_retried_after_a_deadlock(void **state)
 	trio_close(&t);
 }
 
+/* A job change through the C API on a thread of its own. */
+struct changer {
+	char dsn[1024];
+	int64_t job;
+	ct_status st;
+	long rows;
+	struct ct_error err;
+};
+
+static void *changer_main(void *arg)
+{
+	struct changer *c = arg;
+	struct ct_store *s;
+	if ((c->st = ct_store_open(c->dsn, &s, &c->err)) != CT_OK)
+		return NULL;
+	/* it checks for a deadlock after 2 s: long enough for the test to
+	 * close the cycle first, so that it is the one rolled back */
+	c->st = ct_store_exec(s, "timeout", "SET deadlock_timeout = '2s'",
+			      &c->err);
+	if (c->st == CT_OK)
+		c->st = ct_store_job_set_priority(s, c->job, 4, &c->rows,
+						  &c->err);
+	ct_store_close(s);
+	return NULL;
+}
+
+/* A job change that PostgreSQL rolls back to break a deadlock changed
+ * nothing and is made again by the C API. Session a holds a pending
+ * task; the change locks the job row and waits for that task; a then
+ * asks for the job row: a cycle, which the change (checking first) is
+ * rolled back to break. a goes on and commits, and the change, made
+ * again, goes through. */
+static void job_change_retried_after_a_deadlock(void **state)
+{
+	(void)state;
+	struct trio t = trio_open("ct_locks_jd");
+	int64_t job = job_with_tasks(t.w, "jd", 3);
+	char sql[300];
+	snprintf(sql, sizeof sql, "SELECT min(id) FROM crawltop.tasks WHERE "
+		 "job_id = %" PRId64, job);
+	long long t1 = atoll(run(t.w, sql));
+
+	run(t.a, "SET deadlock_timeout = '30s'");
+	run(t.a, "BEGIN");
+	snprintf(sql, sizeof sql, "SELECT id FROM crawltop.tasks WHERE id = %lld "
+		 "FOR NO KEY UPDATE", t1);
+	run(t.a, sql);
+	struct changer c = {.job = job};
+	snprintf(c.dsn, sizeof c.dsn, "%s", pgt_dsn("ct_locks_jd"));
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, changer_main, &c), 0);
+	assert_true(query_waits(t.w, "set_job_priority"));
+	snprintf(sql, sizeof sql, "SELECT id FROM crawltop.jobs WHERE id = %"
+		 PRId64 " FOR KEY SHARE", job);
+	assert_true(PQsendQuery(t.a, sql));
+	finish_ok(t.a, "the other session's lock of the job row");
+	run(t.a, "COMMIT");
+	assert_int_equal(pthread_join(th, NULL), 0);
+	if (c.st != CT_OK)
+		fail_msg("set job priority: %s", c.err.msg);
+	assert_int_equal(c.rows, 3);
+	snprintf(sql, sizeof sql, "SELECT priority || ' ' || (SELECT count(*) "
+		 "FROM crawltop.audit_log WHERE action = 'job.priority') FROM "
+		 "crawltop.jobs WHERE id = %" PRId64, job);
+	assert_string_equal(run(t.w, sql), "4 1");
+	trio_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +489,7 @@ int main(void)
 		cmocka_unit_test(enqueue_duplicates_lock_in_task_order),
 		cmocka_unit_test(reap_and_release_during_enqueue),
 		cmocka_unit_test(rank_batch_retried_after_a_deadlock),
+		cmocka_unit_test(job_change_retried_after_a_deadlock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
