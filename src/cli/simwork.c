@@ -122,8 +122,7 @@ static int fetch_delay(struct sim *s)
  * changed nothing. Counted in s->conflicts. */
 static int conflict(struct sim *s, struct ct_store *st)
 {
-	const char *state = ct_store_sqlstate(st);
-	if (strcmp(state, "40P01") != 0 && strcmp(state, "40001") != 0)
+	if (!ct_store_rolled_back(st))
 		return 0;
 	pthread_mutex_lock(&s->mu);
 	s->conflicts++;

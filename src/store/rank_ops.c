@@ -325,8 +325,7 @@ static ct_status rank_batch(struct ct_store *s, const struct ct_rank_opts *o,
 	if (st == CT_OK)
 		st = st_exec(s, "rank", "COMMIT", 0, NULL, NULL, err);
 	if (st != CT_OK) {
-		const char *state = ct_store_sqlstate(s); /* before ROLLBACK */
-		*conflict = !strcmp(state, "40P01") || !strcmp(state, "40001");
+		*conflict = ct_store_rolled_back(s); /* before ROLLBACK */
 		st_exec(s, "rank", "ROLLBACK", 0, NULL, NULL, NULL);
 	}
 	PQclear(r);

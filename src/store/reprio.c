@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "store_int.h"
 
@@ -24,7 +23,7 @@ static ct_status call_rows(struct ct_store *s, const char *what,
 	for (int tries = 1;; tries++) {
 		st = st_exec(s, what, sql, n, params, &r, err);
 		if (st == CT_OK || tries == CHANGE_TRIES ||
-		    (strcmp(s->sqlstate, "40P01") && strcmp(s->sqlstate, "40001")) ||
+		    !ct_store_rolled_back(s) ||
 		    PQtransactionStatus(s->conn) != PQTRANS_IDLE)
 			break;
 	}

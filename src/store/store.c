@@ -68,6 +68,11 @@ const char *ct_store_sqlstate(const struct ct_store *s)
 	return s->sqlstate;
 }
 
+bool ct_store_rolled_back(const struct ct_store *s)
+{
+	return !strcmp(s->sqlstate, "40P01") || !strcmp(s->sqlstate, "40001");
+}
+
 void ct_store_set_notice_hook(struct ct_store *s, ct_store_notice_fn *fn,
 			      void *ctx)
 {

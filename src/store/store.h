@@ -45,6 +45,11 @@ void ct_store_close(struct ct_store *s);
  * call on s. */
 const char *ct_store_sqlstate(const struct ct_store *s);
 
+/* Whether the last failed call on s was rolled back by the server to break
+ * a deadlock (40P01) or a serialization failure (40001): it changed
+ * nothing, and the transaction is to be tried again. */
+bool ct_store_rolled_back(const struct ct_store *s);
+
 /* Receive server notices (severity and message, both borrowed for the
  * call). fn NULL drops them, which is the default. */
 typedef void ct_store_notice_fn(void *ctx, const char *severity,
