@@ -18,35 +18,6 @@
 #include "dbcmd.h"
 #include "rank_ops.h"
 #include "rankfmt.h"
-#include "settings_json.h"
-#include "settings_store.h"
-
-/* The store's current settings version with seed 003's environment
- * overrides: *set, *version (the version, or 0 when a variable overrode a
- * value of it) and from ("crawltop.settings v3", then the variables).
- * Returns DB_EXIT_OK, or the exit status after saying why. */
-static int store_settings(struct ct_store *s, struct ct_settings *set,
-			  int *version, char *from, size_t len)
-{
-	struct ct_settings_row row;
-	struct ct_error err;
-	if (ct_store_settings_get(s, 0, &row, &err) != CT_OK) {
-		cli_error("rank", "%s", err.msg);
-		return DB_EXIT_FAIL;
-	}
-	char env[512] = "";
-	ct_status st = ct_settings_from_json_env(row.value, row.version, set,
-						 env, sizeof env, &err);
-	*version = env[0] ? 0 : row.version;
-	snprintf(from, len, "crawltop.settings v%d%s%s", row.version,
-		 env[0] ? " with " : "", env);
-	ct_settings_row_free(&row);
-	if (st != CT_OK) {
-		cli_error("rank", "%s", err.msg);
-		return DB_EXIT_USAGE;
-	}
-	return DB_EXIT_OK;
-}
 
 /* `crawltop rank [-d DSN] [--job J] [--min-publish-score S]
  * [--profile-score S] [--config FILE] [--batch N] [--connections N]`: on
@@ -127,11 +98,18 @@ static int run(int argc, char **argv)
 	if (from_file && !from[0]) {
 		snprintf(from, sizeof from, "the built-in defaults");
 	} else if (!from_file) {
-		int rc = store_settings(s, &set, &version, from, sizeof from);
-		if (rc != DB_EXIT_OK) {
+		/* the store's current version, the environment on top: the
+		 * version only when no variable overrode a value of it */
+		char env[512];
+		int rc = db_settings("rank", s, &set, &version, env, sizeof env);
+		if (rc != 0) {
 			ct_store_close(s);
-			return rc;
+			return rc == -1 ? DB_EXIT_FAIL : DB_EXIT_USAGE;
 		}
+		snprintf(from, sizeof from, "crawltop.settings v%d%s%s", version,
+			 env[0] ? " with " : "", env);
+		if (env[0])
+			version = 0;
 	}
 	if (profile || minpub) {
 		set.classes.p0 = profile ? p0 : set.classes.p0;

@@ -44,19 +44,24 @@ int db_job(const char *cmd, struct ct_store *s, const char *spec,
 }
 
 int db_settings(const char *cmd, struct ct_store *s, struct ct_settings *out,
-		int *version)
+		int *version, char *env, size_t env_len)
 {
 	struct ct_settings_row row;
 	struct ct_error err;
 	int rc = 0;
+	if (env && env_len)
+		env[0] = '\0';
 	if (ct_store_settings_get(s, 0, &row, &err) != CT_OK) {
 		cli_error(cmd, "%s", err.msg); /* "settings: ..." */
 		rc = -1;
-	} else if (ct_settings_from_json(row.value, row.version, out, &err) !=
-		   CT_OK) {
-		cli_error(cmd, "settings: the stored version %d does not read: "
-			  "%s", row.version, err.msg);
-		rc = -1;
+	} else if ((env ? ct_settings_from_json_env(row.value, row.version,
+						    out, env, env_len, &err)
+			: ct_settings_from_json(row.value, row.version, out,
+						&err)) != CT_OK) {
+		cli_error(cmd, "settings: the stored version %d%s does not read: "
+			  "%s", row.version, env ? " with the environment's "
+			  "overrides" : "", err.msg);
+		rc = -2;
 	} else if (version) {
 		*version = row.version;
 	}

@@ -40,10 +40,13 @@ int db_job(const char *cmd, struct ct_store *s, const char *spec,
 /* The engine settings in force in the store: its current version of
  * crawltop.settings over the defaults (settings_json.h:
  * ct_settings_from_json), as the console scores with them. *version (may
- * be NULL) receives the version. Prints "crawltop CMD: settings: ..." on
- * failure. */
+ * be NULL) receives the version. With env (env_len bytes), seed 003's
+ * environment overrides go on top, and env receives the variables that
+ * overrode a value ("" when none; ct_settings_from_json_env). Prints
+ * "crawltop CMD: settings: ..." on failure: -1 when the store did not
+ * answer, -2 when its version (with the overrides) does not read. */
 int db_settings(const char *cmd, struct ct_store *s, struct ct_settings *out,
-		int *version);
+		int *version, char *env, size_t env_len);
 
 /* A job priority: an integer 1..10 (SPEC.md: 0 and 11 are errors, never
  * clamped). Checked here, before anything is sent. */

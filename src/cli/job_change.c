@@ -78,7 +78,7 @@ int job_set_mode(const struct job_args *a)
 	memset(&r, 0, sizeof r);
 	if (open_job(a, &s, &j) != 0)
 		return DB_EXIT_FAIL;
-	if (db_settings("job", s, &set, &version) != 0) {
+	if (db_settings("job", s, &set, &version, NULL, 0) != 0) {
 		ct_store_close(s);
 		return DB_EXIT_FAIL;
 	}

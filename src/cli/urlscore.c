@@ -22,7 +22,7 @@ int urlscore_init(struct urlscore *u, const char *cmd, struct ct_store *s,
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	u->now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-	return db_settings(cmd, s, &u->st, NULL);
+	return db_settings(cmd, s, &u->st, NULL, NULL, 0);
 }
 
 const char *urlscore_method(ct_source_type src)
