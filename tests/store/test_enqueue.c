@@ -225,6 +225,53 @@ static void mode_scores(void **state)
 	assert_true(task_score(s, fr, page(s, fr, "/lb2"), &cls) == 88.0);
 }
 
+/* Paths with their scores (/p1 = 1 ... /pN = N, /p7 twice, the second
+ * time 99): a batch of new pages (whose ids and scores come from the page
+ * insert) and a batch of new and known pages (looked up one by one) give
+ * every path its own score, and the hierarchy score of its page. */
+static void new_and_known_pages_scored_alike(void **state)
+{
+	struct ct_store *s = *state;
+	enum { N = 60 };
+	char buf[N + 1][16];
+	const char *p[N + 1];
+	double sc[N + 1];
+	for (int i = 0; i < N; i++) {
+		snprintf(buf[i], sizeof buf[i], "/p%d", i + 1);
+		p[i] = buf[i];
+		sc[i] = i + 1;
+	}
+	p[N] = "/p7";
+	sc[N] = 99;
+	/* known pages: the first half, through a fifo job of the domain */
+	int64_t fifo = pgt_job(s, "alike-f", "known.example", 5, "fifo");
+	pgt_enqueue(s, fifo, p, N / 2, NULL);
+	const char *dom[] = {"fresh.example", "known.example"};
+	for (int d = 0; d < 2; d++) {
+		char name[32], sql[512];
+		snprintf(name, sizeof name, "alike-%d", d);
+		int64_t job = pgt_job(s, name, dom[d], 5, "frontier");
+		struct ct_enqueue_result r = pgt_enqueue(s, job, p, N + 1, sc);
+		assert_int_equal(r.inserted, N);
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.tasks t "
+			 "JOIN crawltop.pages g ON g.id = t.page_id WHERE t.job_id = %"
+			 PRId64 " AND t.score = CASE g.path WHEN '/p7' THEN 99 ELSE "
+			 "substr(g.path, 3)::int END AND g.priority_score = 0.5",
+			 job);
+		assert_int_equal(pgt_int(s, sql), N);
+	}
+	/* hierarchy mode takes the page's score: '/' the root, the rest the
+	 * sitemap score, new or known alike */
+	int64_t h = pgt_job(s, "alike-h", "known.example", 5, "hierarchy");
+	p[N] = "/";
+	pgt_enqueue(s, h, p, N + 1, NULL);
+	char sql[300];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.tasks t JOIN "
+		 "crawltop.pages g ON g.id = t.page_id WHERE t.job_id = %" PRId64
+		 " AND t.score = CASE g.path WHEN '/' THEN 100 ELSE 50 END", h);
+	assert_int_equal(pgt_int(s, sql), N + 1);
+}
+
 /* Everything a refused call could have touched, as one string. */
 static char *fingerprint(struct ct_store *s)
 {
@@ -637,6 +684,7 @@ int main(void)
 		cmocka_unit_test(hierarchy_chain),
 		cmocka_unit_test(scores_only_increase),
 		cmocka_unit_test(mode_scores),
+		cmocka_unit_test(new_and_known_pages_scored_alike),
 		cmocka_unit_test(bad_enqueue_refused),
 		cmocka_unit_test(bad_job_refused),
 		cmocka_unit_test(references_hold),
