@@ -137,8 +137,7 @@ CREATE TABLE crawltop.jobs (
 -- expired lease returns the task to pending (crawltop.claim does that).
 CREATE TABLE crawltop.tasks (
 	id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-	job_id           bigint NOT NULL REFERENCES crawltop.jobs (id)
-		ON DELETE CASCADE,
+	job_id           bigint NOT NULL, -- a job (checked per statement, below)
 	page_id          bigint NOT NULL, -- a page (checked per statement, below)
 	status           text NOT NULL DEFAULT 'pending'
 		CHECK (status IN ('pending', 'running', 'completed', 'failed',
@@ -182,16 +181,21 @@ CREATE INDEX tasks_claim_job ON crawltop.tasks
 CREATE INDEX tasks_lease ON crawltop.tasks (lease_expires_at)
 	WHERE status = 'running';
 
--- ---- references to pages and domains ------------------------------------
+-- ---- references to jobs, pages and domains -------------------------------
 --
--- tasks.page_id and tasks.source_page_id name pages, pages.domain_id names
--- a domain. They are checked once per statement instead of by foreign keys,
--- which cost one query and one row lock per row: 30 % of an enqueue of
--- 50,000 new pages (3.25-3.40 s with them, 2.21-2.56 s without; see
--- doc/PERFORMANCE.md). What makes a per-statement check as strong: a page
--- or a domain is never deleted and never changes its id (nor a page its
--- domain), so a row that a statement found stays. (tasks.job_id keeps its
--- foreign key: a job may be deleted, with its tasks.)
+-- tasks.job_id names a job, tasks.page_id and tasks.source_page_id name
+-- pages, pages.domain_id names a domain. They are checked once per
+-- statement instead of by foreign keys, which cost one query and one row
+-- lock per row: 30 % of an enqueue of 50,000 new pages for the page and
+-- domain keys (3.25-3.40 s with them, 2.21-2.56 s without), 10 % more for
+-- the job's (see doc/PERFORMANCE.md). What makes a per-statement check as
+-- strong: a page or a domain is never deleted and never changes its id
+-- (nor a page its domain), so a row that a statement found stays. A job
+-- may be deleted, with its tasks: the check locks each job of the
+-- statement FOR KEY SHARE, as a foreign key locks it, so that no DELETE of
+-- it can commit before the new tasks do; and the DELETE, which deletes the
+-- job's tasks after it has the job's row, then sees them (READ COMMITTED:
+-- in a transaction whose snapshot is older, it would not, and is refused).
 
 -- Refuses the change that fired it: pages and domains stay as they are.
 CREATE FUNCTION crawltop.refs_keep() RETURNS trigger
@@ -243,6 +247,24 @@ CREATE FUNCTION crawltop.tasks_refs_check() RETURNS trigger
 DECLARE
 	v bigint;
 BEGIN
+	-- the jobs first, each locked as a foreign key locks it (one probe
+	-- per job of the statement: the tasks of a batch share one)
+	IF TG_LEVEL = 'ROW' THEN
+		PERFORM FROM crawltop.jobs j WHERE j.id = NEW.job_id FOR KEY SHARE;
+		IF NOT FOUND THEN
+			v := NEW.job_id;
+		END IF;
+	ELSE
+		SELECT x.job_id INTO v FROM (SELECT DISTINCT job_id FROM new_rows) x
+		LEFT JOIN LATERAL (SELECT true AS found FROM crawltop.jobs j
+				   WHERE j.id = x.job_id FOR KEY SHARE) jr ON true
+		WHERE jr.found IS NULL
+		LIMIT 1;
+	END IF;
+	IF v IS NOT NULL THEN
+		RAISE EXCEPTION '% on crawltop.tasks refused: job % does not exist', TG_OP, v
+			USING ERRCODE = '23503';
+	END IF;
 	IF TG_LEVEL = 'ROW' THEN
 		IF NOT EXISTS (SELECT 1 FROM crawltop.pages p WHERE p.id = NEW.page_id) THEN
 			v := NEW.page_id;
@@ -274,8 +296,50 @@ END $$;
 CREATE TRIGGER tasks_refs AFTER INSERT ON crawltop.tasks
 	REFERENCING NEW TABLE AS new_rows
 	FOR EACH STATEMENT EXECUTE FUNCTION crawltop.tasks_refs_check();
-CREATE TRIGGER tasks_refs_update AFTER UPDATE OF page_id, source_page_id
-	ON crawltop.tasks FOR EACH ROW
-	WHEN (OLD.page_id IS DISTINCT FROM NEW.page_id
+CREATE TRIGGER tasks_refs_update AFTER UPDATE OF job_id, page_id,
+	source_page_id ON crawltop.tasks FOR EACH ROW
+	WHEN (OLD.job_id IS DISTINCT FROM NEW.job_id
+	      OR OLD.page_id IS DISTINCT FROM NEW.page_id
 	      OR OLD.source_page_id IS DISTINCT FROM NEW.source_page_id)
 	EXECUTE FUNCTION crawltop.tasks_refs_check();
+
+-- A deleted job's tasks are deleted with it (what ON DELETE CASCADE did),
+-- as the owner of the tables, like a foreign key's action. Only in READ
+-- COMMITTED, where this statement sees the tasks that transactions which
+-- held the job FOR KEY SHARE committed while the DELETE waited for them.
+CREATE FUNCTION crawltop.jobs_delete_tasks() RETURNS trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF current_setting('transaction_isolation') <> 'read committed' THEN
+		RAISE EXCEPTION 'DELETE on crawltop.jobs refused in a % transaction: delete jobs in READ COMMITTED, so that the tasks other transactions add to them meanwhile are deleted too',
+			upper(current_setting('transaction_isolation'))
+			USING ERRCODE = '0A000';
+	END IF;
+	DELETE FROM crawltop.tasks t WHERE t.job_id IN (SELECT o.id FROM old_rows o);
+	RETURN NULL;
+END $$;
+CREATE TRIGGER jobs_delete_tasks AFTER DELETE ON crawltop.jobs
+	REFERENCING OLD TABLE AS old_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION crawltop.jobs_delete_tasks();
+-- TRUNCATE of jobs (which run_manifest's foreign key allows only with
+-- CASCADE) empties tasks too.
+CREATE FUNCTION crawltop.jobs_truncate_tasks() RETURNS trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	TRUNCATE crawltop.tasks;
+	RETURN NULL;
+END $$;
+CREATE TRIGGER jobs_truncate_tasks AFTER TRUNCATE ON crawltop.jobs
+	FOR EACH STATEMENT EXECUTE FUNCTION crawltop.jobs_truncate_tasks();
+-- A job keeps its id (UPDATE ... SET id = DEFAULT would take a new one).
+CREATE FUNCTION crawltop.jobs_keep_id() RETURNS trigger
+	LANGUAGE plpgsql AS $$
+BEGIN
+	RAISE EXCEPTION 'UPDATE of crawltop.jobs.id refused: a job keeps its id, because its tasks refer to it'
+		USING ERRCODE = '23503';
+END $$;
+CREATE TRIGGER jobs_keep_id BEFORE UPDATE OF id ON crawltop.jobs
+	FOR EACH ROW WHEN (OLD.id <> NEW.id)
+	EXECUTE FUNCTION crawltop.jobs_keep_id();

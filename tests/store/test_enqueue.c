@@ -477,9 +477,11 @@ static void ref_refused(struct ct_store *s, const char *sql, const char *frag)
 	direct_refused(s, sql, "23503", frag);
 }
 
-/* References to pages and domains, checked per statement (0001): a task
- * or page naming a missing row is refused, and pages and domains are never
- * deleted, truncated or renumbered, so what a statement found stays. */
+/* References to jobs, pages and domains, checked per statement (0001): a
+ * task or page naming a missing row is refused, pages and domains are
+ * never deleted, truncated or renumbered, so what a statement found
+ * stays, and a job keeps its id; deleting a job deletes its tasks (in
+ * READ COMMITTED), and so does truncating jobs. */
 static void references_hold(void **state)
 {
 	struct ct_store *s = *state;
@@ -521,11 +523,53 @@ static void references_hold(void **state)
 		    "WHERE path = '/a'", "keep their ids");
 	ref_refused(s, "UPDATE crawltop.domains SET id = DEFAULT WHERE name = "
 		    "'refs.example'", "keep their ids");
+	/* jobs: a task of a job that does not exist, a task moved to one, a
+	 * job that would take a new id */
+	snprintf(sql, sizeof sql, "INSERT INTO crawltop.tasks (job_id, page_id, "
+		 "job_priority) SELECT %" PRId64 ", %s, 5 UNION ALL SELECT "
+		 "987654, %s, 5", job, page_c, page_c);
+	ref_refused(s, sql, "INSERT on crawltop.tasks refused: job 987654 does "
+		    "not exist");
+	snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET job_id = 987654 "
+		 "WHERE job_id = %" PRId64, job);
+	ref_refused(s, sql, "UPDATE on crawltop.tasks refused: job 987654 does "
+		    "not exist");
+	snprintf(sql, sizeof sql, "UPDATE crawltop.jobs SET id = DEFAULT WHERE "
+		 "id = %" PRId64, job);
+	ref_refused(s, sql, "a job keeps its id");
+	/* a job deleted in REPEATABLE READ would miss tasks added meanwhile */
+	pgt_exec(s, "SET default_transaction_isolation = 'repeatable read'");
+	snprintf(sql, sizeof sql, "DELETE FROM crawltop.jobs WHERE id = %" PRId64,
+		 job);
+	direct_refused(s, sql, "0A000", "delete jobs in READ COMMITTED");
+	pgt_exec(s, "RESET default_transaction_isolation");
 	/* changing other columns is fine, and so is a page that exists */
 	pgt_exec(s, "UPDATE crawltop.pages SET priority_score = 1 WHERE path = '/a'");
 	snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET source_page_id = "
 		 "page_id WHERE job_id = %" PRId64, job);
 	pgt_exec(s, sql);
+	/* so is moving a task to a job that exists */
+	int64_t other = pgt_job(s, "refs-2", "refs.example", 5, "fifo");
+	snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET job_id = %" PRId64
+		 " WHERE page_id = (SELECT min(page_id) FROM crawltop.tasks "
+		 "WHERE job_id = %" PRId64 ")", other, job);
+	pgt_exec(s, sql);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.tasks WHERE "
+		 "job_id = %" PRId64, other);
+	assert_int_equal(pgt_int(s, sql), 1);
+	/* deleting a job deletes its tasks, and only its own */
+	long long all = pgt_int(s, "SELECT count(*) FROM crawltop.tasks");
+	snprintf(sql, sizeof sql, "DELETE FROM crawltop.jobs WHERE id = %" PRId64,
+		 job);
+	pgt_exec(s, sql);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.tasks WHERE "
+		 "job_id = %" PRId64, job);
+	assert_int_equal(pgt_int(s, sql), 0);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks"),
+			 all - 2);
+	/* TRUNCATE of jobs (with run_manifest: CASCADE) empties tasks too */
+	pgt_exec(s, "TRUNCATE crawltop.jobs CASCADE");
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks"), 0);
 }
 
 /* Paths, URLs and score inputs written directly, not through the

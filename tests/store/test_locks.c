@@ -14,7 +14,9 @@
  *     cannot deadlock when task id order and page id order differ;
  *   - the reaper and release do not wait for an enqueue's hold on the job
  *     row, so an enqueue that reports their tasks' pages again
- *     cannot deadlock with them. */
+ *     cannot deadlock with them;
+ *   - a job deleted while tasks are added to it (0001's reference check
+ *     instead of a foreign key) loses them with it, or they are refused. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -481,6 +483,73 @@ static void job_change_retried_after_a_deadlock(void **state)
 	trio_close(&t);
 }
 
+/* A page /new of job's domain, created on s; returns its id. */
+static long long new_page(PGconn *s, int64_t job)
+{
+	char sql[300];
+	snprintf(sql, sizeof sql, "INSERT INTO crawltop.pages (domain_id, path) "
+		 "SELECT domain_id, '/new' FROM crawltop.jobs WHERE id = %" PRId64
+		 " RETURNING id", job);
+	return atoll(run(s, sql));
+}
+
+/* A job deleted while another transaction adds a task to it (a plain
+ * INSERT, not enqueue, which would hold the job row anyway): the task's
+ * reference check holds the job FOR KEY SHARE, so the DELETE waits, and
+ * then deletes that task too. Without the lock it would not wait, and the
+ * new task would outlive its job. */
+static void job_delete_waits_for_new_tasks(void **state)
+{
+	(void)state;
+	struct trio t = trio_open("ct_locks_jd");
+	int64_t job = job_with_tasks(t.w, "jd", 2);
+	long long page = new_page(t.w, job);
+	char sql[300];
+	run(t.a, "BEGIN");
+	snprintf(sql, sizeof sql, "INSERT INTO crawltop.tasks (job_id, page_id, "
+		 "job_priority) VALUES (%" PRId64 ", %lld, 3)", job, page);
+	run(t.a, sql);
+	snprintf(sql, sizeof sql, "DELETE FROM crawltop.jobs WHERE id = %" PRId64,
+		 job);
+	assert_true(b_during_a(&t, sql, "delete"));
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.tasks WHERE "
+		 "job_id = %" PRId64, job);
+	assert_string_equal(run(t.w, sql), "0");
+	trio_close(&t);
+}
+
+/* The other way round: a task added to a job whose DELETE has not
+ * committed waits for it, and is then refused (23503), as a foreign key
+ * refuses it. */
+static void task_of_a_deleted_job_refused(void **state)
+{
+	(void)state;
+	struct trio t = trio_open("ct_locks_jt");
+	int64_t job = job_with_tasks(t.w, "jt", 2);
+	long long page = new_page(t.w, job);
+	char sql[300];
+	run(t.a, "BEGIN");
+	snprintf(sql, sizeof sql, "DELETE FROM crawltop.jobs WHERE id = %" PRId64,
+		 job);
+	run(t.a, sql);
+	snprintf(sql, sizeof sql, "INSERT INTO crawltop.tasks (job_id, page_id, "
+		 "job_priority) VALUES (%" PRId64 ", %lld, 3)", job, page);
+	assert_true(PQsendQuery(t.b, sql));
+	assert_true(waits_for_lock(t.w, t.b));
+	run(t.a, "COMMIT");
+	PGresult *r;
+	char state_[6] = "";
+	while ((r = PQgetResult(t.b)) != NULL) {
+		const char *e = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+		if (e)
+			snprintf(state_, sizeof state_, "%s", e);
+		PQclear(r);
+	}
+	assert_string_equal(state_, "23503");
+	assert_string_equal(run(t.w, "SELECT count(*) FROM crawltop.tasks"), "0");
+	trio_close(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -490,6 +559,8 @@ int main(void)
 		cmocka_unit_test(reap_and_release_during_enqueue),
 		cmocka_unit_test(rank_batch_retried_after_a_deadlock),
 		cmocka_unit_test(job_change_retried_after_a_deadlock),
+		cmocka_unit_test(job_delete_waits_for_new_tasks),
+		cmocka_unit_test(task_of_a_deleted_job_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
