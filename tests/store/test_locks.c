@@ -483,18 +483,26 @@ static void job_change_retried_after_a_deadlock(void **state)
 	trio_close(&t);
 }
 
-/* A page /new of job's domain, created on s; returns its id. */
-static long long new_page(PGconn *s, int64_t job)
+/* A job `name` with 2 tasks, created on w, and the two statements that
+ * race: ins adds a task for a new page of the job's domain (a plain
+ * INSERT, not enqueue, which would hold the job row anyway), del deletes
+ * the job. Returns the job. */
+static int64_t delete_race(PGconn *w, const char *name, char *ins,
+			   char *del, size_t n)
 {
+	int64_t job = job_with_tasks(w, name, 2);
 	char sql[300];
 	snprintf(sql, sizeof sql, "INSERT INTO crawltop.pages (domain_id, path) "
 		 "SELECT domain_id, '/new' FROM crawltop.jobs WHERE id = %" PRId64
 		 " RETURNING id", job);
-	return atoll(run(s, sql));
+	long long page = atoll(run(w, sql));
+	snprintf(ins, n, "INSERT INTO crawltop.tasks (job_id, page_id, "
+		 "job_priority) VALUES (%" PRId64 ", %lld, 3)", job, page);
+	snprintf(del, n, "DELETE FROM crawltop.jobs WHERE id = %" PRId64, job);
+	return job;
 }
 
-/* A job deleted while another transaction adds a task to it (a plain
- * INSERT, not enqueue, which would hold the job row anyway): the task's
+/* A job deleted while another transaction adds a task to it: the task's
  * reference check holds the job FOR KEY SHARE, so the DELETE waits, and
  * then deletes that task too. Without the lock it would not wait, and the
  * new task would outlive its job. */
@@ -502,16 +510,11 @@ static void job_delete_waits_for_new_tasks(void **state)
 {
 	(void)state;
 	struct trio t = trio_open("ct_locks_jd");
-	int64_t job = job_with_tasks(t.w, "jd", 2);
-	long long page = new_page(t.w, job);
-	char sql[300];
+	char ins[300], del[300], sql[300];
+	int64_t job = delete_race(t.w, "jd", ins, del, sizeof ins);
 	run(t.a, "BEGIN");
-	snprintf(sql, sizeof sql, "INSERT INTO crawltop.tasks (job_id, page_id, "
-		 "job_priority) VALUES (%" PRId64 ", %lld, 3)", job, page);
-	run(t.a, sql);
-	snprintf(sql, sizeof sql, "DELETE FROM crawltop.jobs WHERE id = %" PRId64,
-		 job);
-	assert_true(b_during_a(&t, sql, "delete"));
+	run(t.a, ins);
+	assert_true(b_during_a(&t, del, "delete"));
 	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.tasks WHERE "
 		 "job_id = %" PRId64, job);
 	assert_string_equal(run(t.w, sql), "0");
@@ -525,27 +528,22 @@ static void task_of_a_deleted_job_refused(void **state)
 {
 	(void)state;
 	struct trio t = trio_open("ct_locks_jt");
-	int64_t job = job_with_tasks(t.w, "jt", 2);
-	long long page = new_page(t.w, job);
-	char sql[300];
+	char ins[300], del[300];
+	delete_race(t.w, "jt", ins, del, sizeof ins);
 	run(t.a, "BEGIN");
-	snprintf(sql, sizeof sql, "DELETE FROM crawltop.jobs WHERE id = %" PRId64,
-		 job);
-	run(t.a, sql);
-	snprintf(sql, sizeof sql, "INSERT INTO crawltop.tasks (job_id, page_id, "
-		 "job_priority) VALUES (%" PRId64 ", %lld, 3)", job, page);
-	assert_true(PQsendQuery(t.b, sql));
+	run(t.a, del);
+	assert_true(PQsendQuery(t.b, ins));
 	assert_true(waits_for_lock(t.w, t.b));
 	run(t.a, "COMMIT");
 	PGresult *r;
-	char state_[6] = "";
+	char code[6] = "";
 	while ((r = PQgetResult(t.b)) != NULL) {
 		const char *e = PQresultErrorField(r, PG_DIAG_SQLSTATE);
 		if (e)
-			snprintf(state_, sizeof state_, "%s", e);
+			snprintf(code, sizeof code, "%s", e);
 		PQclear(r);
 	}
-	assert_string_equal(state_, "23503");
+	assert_string_equal(code, "23503");
 	assert_string_equal(run(t.w, "SELECT count(*) FROM crawltop.tasks"), "0");
 	trio_close(&t);
 }
