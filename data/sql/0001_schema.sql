@@ -246,20 +246,26 @@ CREATE FUNCTION crawltop.tasks_refs_check() RETURNS trigger
 	LANGUAGE plpgsql AS $$
 DECLARE
 	v bigint;
+	v_job bigint;
 BEGIN
 	-- the jobs first, each locked as a foreign key locks it (one probe
-	-- per job of the statement: the tasks of a batch share one)
+	-- per job of the statement: the tasks of a batch share one), in job
+	-- id order, the order release and the reaper lock them in (in hash
+	-- order, an INSERT of two jobs' tasks deadlocked with a DELETE of both)
 	IF TG_LEVEL = 'ROW' THEN
-		PERFORM FROM crawltop.jobs j WHERE j.id = NEW.job_id FOR KEY SHARE;
+		v_job := NEW.job_id;
+		PERFORM FROM crawltop.jobs j WHERE j.id = v_job FOR KEY SHARE;
 		IF NOT FOUND THEN
-			v := NEW.job_id;
+			v := v_job;
 		END IF;
 	ELSE
-		SELECT x.job_id INTO v FROM (SELECT DISTINCT job_id FROM new_rows) x
-		LEFT JOIN LATERAL (SELECT true AS found FROM crawltop.jobs j
-				   WHERE j.id = x.job_id FOR KEY SHARE) jr ON true
-		WHERE jr.found IS NULL
-		LIMIT 1;
+		FOR v_job IN SELECT DISTINCT n.job_id FROM new_rows n ORDER BY 1 LOOP
+			PERFORM FROM crawltop.jobs j WHERE j.id = v_job FOR KEY SHARE;
+			IF NOT FOUND THEN
+				v := v_job;
+				EXIT;
+			END IF;
+		END LOOP;
 	END IF;
 	IF v IS NOT NULL THEN
 		RAISE EXCEPTION '% on crawltop.tasks refused: job % does not exist', TG_OP, v
@@ -305,27 +311,38 @@ CREATE TRIGGER tasks_refs_update AFTER UPDATE OF job_id, page_id,
 
 -- A deleted job's tasks are deleted with it (what ON DELETE CASCADE did),
 -- as the owner of the tables, like a foreign key's action. Only in READ
--- COMMITTED, where this statement sees the tasks that transactions which
--- held the job FOR KEY SHARE committed while the DELETE waited for them.
+-- COMMITTED (which READ UNCOMMITTED is in PostgreSQL), where these
+-- statements see the tasks that transactions which held the job FOR KEY
+-- SHARE committed while the DELETE waited for them. One statement per
+-- job, in id order, each planned for its job (EXECUTE): one plan for all
+-- deleted jobs followed the average job's size, and scanned every task to
+-- delete the 2 of a small job.
 CREATE FUNCTION crawltop.jobs_delete_tasks() RETURNS trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 	AS $$
+DECLARE
+	v_job bigint;
 BEGIN
-	IF current_setting('transaction_isolation') <> 'read committed' THEN
-		RAISE EXCEPTION 'DELETE on crawltop.jobs refused in a % transaction: delete jobs in READ COMMITTED, so that the tasks other transactions add to them meanwhile are deleted too',
-			upper(current_setting('transaction_isolation'))
-			USING ERRCODE = '0A000';
-	END IF;
-	DELETE FROM crawltop.tasks t WHERE t.job_id IN (SELECT o.id FROM old_rows o);
+	FOR v_job IN SELECT o.id FROM old_rows o ORDER BY 1 LOOP
+		IF current_setting('transaction_isolation') NOT IN
+				('read committed', 'read uncommitted') THEN
+			RAISE EXCEPTION 'DELETE on crawltop.jobs refused in a % transaction: delete jobs in READ COMMITTED, so that the tasks other transactions add to them meanwhile are deleted too',
+				upper(current_setting('transaction_isolation'))
+				USING ERRCODE = '0A000';
+		END IF;
+		EXECUTE 'DELETE FROM crawltop.tasks WHERE job_id = $1' USING v_job;
+	END LOOP;
 	RETURN NULL;
 END $$;
 CREATE TRIGGER jobs_delete_tasks AFTER DELETE ON crawltop.jobs
 	REFERENCING OLD TABLE AS old_rows
 	FOR EACH STATEMENT EXECUTE FUNCTION crawltop.jobs_delete_tasks();
 -- TRUNCATE of jobs (which run_manifest's foreign key allows only with
--- CASCADE) empties tasks too.
+-- CASCADE) empties tasks too, with the caller's rights (TRUNCATE on
+-- tasks, as CASCADE asked for). Task ids continue (a trigger does not see
+-- RESTART IDENTITY).
 CREATE FUNCTION crawltop.jobs_truncate_tasks() RETURNS trigger
-	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 	AS $$
 BEGIN
 	TRUNCATE crawltop.tasks;

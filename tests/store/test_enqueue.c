@@ -542,6 +542,8 @@ static void references_hold(void **state)
 	snprintf(sql, sizeof sql, "DELETE FROM crawltop.jobs WHERE id = %" PRId64,
 		 job);
 	direct_refused(s, sql, "0A000", "delete jobs in READ COMMITTED");
+	/* a DELETE that deletes no job is no such risk */
+	pgt_exec(s, "DELETE FROM crawltop.jobs WHERE id = -1");
 	pgt_exec(s, "RESET default_transaction_isolation");
 	/* changing other columns is fine, and so is a page that exists */
 	pgt_exec(s, "UPDATE crawltop.pages SET priority_score = 1 WHERE path = '/a'");
@@ -567,9 +569,48 @@ static void references_hold(void **state)
 	assert_int_equal(pgt_int(s, sql), 0);
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks"),
 			 all - 2);
-	/* TRUNCATE of jobs (with run_manifest: CASCADE) empties tasks too */
+	/* TRUNCATE of jobs (with run_manifest: CASCADE) empties tasks too,
+	 * for a role that may truncate tasks (as CASCADE asked for): one that
+	 * may truncate only jobs and run_manifest is refused */
+	pgt_exec(s, "CREATE ROLE ct_trunc");
+	pgt_exec(s, "GRANT crawltop_viewer TO ct_trunc");
+	pgt_exec(s, "GRANT TRUNCATE ON crawltop.jobs, crawltop.run_manifest TO "
+		 "ct_trunc");
+	pgt_exec(s, "SET ROLE ct_trunc");
+	direct_refused(s, "TRUNCATE crawltop.jobs CASCADE", "42501",
+		       "permission denied for table tasks");
+	pgt_exec(s, "RESET ROLE");
 	pgt_exec(s, "TRUNCATE crawltop.jobs CASCADE");
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks"), 0);
+}
+
+/* Deleting a job deletes its tasks through the (job_id, page_id) index,
+ * planned for that job: a small job beside a big one reads no other
+ * task (one plan for every deleted job followed the average job's size
+ * and scanned the whole table). */
+static void deleting_a_small_job_reads_only_its_tasks(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t big = pgt_job(s, "del-big", "big.example", 5, "fifo");
+	int64_t small = pgt_job(s, "del-small", "small.example", 5, "fifo");
+	char sql[300];
+	snprintf(sql, sizeof sql, "SELECT inserted FROM crawltop.enqueue(%" PRId64
+		 ", ARRAY(SELECT '/b' || g FROM generate_series(1, 30000) g))", big);
+	assert_int_equal(pgt_int(s, sql), 30000);
+	const char *p[] = {"/s1", "/s2"};
+	pgt_enqueue(s, small, p, 2, NULL);
+	pgt_exec(s, "ANALYZE crawltop.tasks");
+	pgt_exec(s, "BEGIN");
+	snprintf(sql, sizeof sql, "DELETE FROM crawltop.jobs WHERE id = %" PRId64,
+		 small);
+	pgt_exec(s, sql);
+	assert_int_equal(pgt_int(s, "SELECT seq_scan FROM "
+				 "pg_stat_xact_user_tables WHERE relid = "
+				 "'crawltop.tasks'::regclass"), 0);
+	pgt_exec(s, "COMMIT");
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.tasks WHERE "
+		 "job_id IN (%" PRId64 ", %" PRId64 ")", big, small);
+	assert_int_equal(pgt_int(s, sql), 30000);
 }
 
 /* Paths, URLs and score inputs written directly, not through the
@@ -732,6 +773,7 @@ int main(void)
 		cmocka_unit_test(bad_enqueue_refused),
 		cmocka_unit_test(bad_job_refused),
 		cmocka_unit_test(references_hold),
+		cmocka_unit_test(deleting_a_small_job_reads_only_its_tasks),
 		cmocka_unit_test(column_types_hold),
 		cmocka_unit_test(score_inputs_plans_stay_probes),
 	};

@@ -97,6 +97,21 @@ static void finish_ok(PGconn *c, const char *what)
 		fail_msg("%s failed: %s", what, err);
 }
 
+/* The result of the query sent on c: it must have failed with SQLSTATE
+ * code. */
+static void finish_refused(PGconn *c, const char *code)
+{
+	PGresult *r;
+	char got[6] = "";
+	while ((r = PQgetResult(c)) != NULL) {
+		const char *e = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+		if (e)
+			snprintf(got, sizeof got, "%s", e);
+		PQclear(r);
+	}
+	assert_string_equal(got, code);
+}
+
 /* Three sessions on a new migrated database db: a and b for the two
  * sides, w to set up, watch and check. */
 struct trio {
@@ -535,16 +550,55 @@ static void task_of_a_deleted_job_refused(void **state)
 	assert_true(PQsendQuery(t.b, ins));
 	assert_true(waits_for_lock(t.w, t.b));
 	run(t.a, "COMMIT");
-	PGresult *r;
-	char code[6] = "";
-	while ((r = PQgetResult(t.b)) != NULL) {
-		const char *e = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-		if (e)
-			snprintf(code, sizeof code, "%s", e);
-		PQclear(r);
-	}
-	assert_string_equal(code, "23503");
+	finish_refused(t.b, "23503");
 	assert_string_equal(run(t.w, "SELECT count(*) FROM crawltop.tasks"), "0");
+	trio_close(&t);
+}
+
+/* Two jobs deleted one after the other in one transaction while another
+ * adds tasks to both in one INSERT: the INSERT's check locks the jobs in
+ * id order, so it waits at the first, holding nothing the second DELETE
+ * needs; the DELETEs go through and the INSERT is refused (23503). (In
+ * hash order it locked the second job first and waited for the first: a
+ * deadlock.) */
+static void insert_for_two_jobs_during_their_delete(void **state)
+{
+	(void)state;
+	struct trio t = trio_open("ct_locks_j2");
+	int64_t lo = 0, hi = 0;
+	char sql[600];
+	/* jobs 32 and 33 with 5 new pages each: a pair that a hash
+	 * aggregate hands out as 33, 32 (a deadlock before the fix) */
+	for (int i = 1; i <= 40; i++) {
+		snprintf(sql, sizeof sql, "j%d", i);
+		int64_t id = job_with_tasks(t.w, sql, 1);
+		if (i == 32)
+			lo = id;
+		if (i == 33)
+			hi = id;
+	}
+	snprintf(sql, sizeof sql, "INSERT INTO crawltop.pages (domain_id, path) "
+		 "SELECT domain_id, '/new' || g FROM crawltop.jobs, "
+		 "generate_series(1, 5) g WHERE id IN (%" PRId64 ", %" PRId64 ")",
+		 lo, hi);
+	run(t.w, sql);
+	run(t.a, "BEGIN");
+	snprintf(sql, sizeof sql, "DELETE FROM crawltop.jobs WHERE id = %" PRId64,
+		 lo);
+	run(t.a, sql);
+	snprintf(sql, sizeof sql, "INSERT INTO crawltop.tasks (job_id, page_id, "
+		 "job_priority) SELECT j.id, p.id, 3 FROM crawltop.jobs j JOIN "
+		 "crawltop.pages p ON p.domain_id = j.domain_id AND p.path LIKE "
+		 "'/new%%' WHERE j.id IN (%" PRId64 ", %" PRId64 ") ORDER BY j.id, "
+		 "p.id",
+		 lo, hi);
+	assert_true(PQsendQuery(t.b, sql));
+	assert_true(waits_for_lock(t.w, t.b));
+	snprintf(sql, sizeof sql, "DELETE FROM crawltop.jobs WHERE id = %" PRId64,
+		 hi);
+	run(t.a, sql);
+	run(t.a, "COMMIT");
+	finish_refused(t.b, "23503");
 	trio_close(&t);
 }
 
@@ -559,6 +613,7 @@ int main(void)
 		cmocka_unit_test(job_change_retried_after_a_deadlock),
 		cmocka_unit_test(job_delete_waits_for_new_tasks),
 		cmocka_unit_test(task_of_a_deleted_job_refused),
+		cmocka_unit_test(insert_for_two_jobs_during_their_delete),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

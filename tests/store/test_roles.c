@@ -430,7 +430,7 @@ static void grants_are_complete_and_public_has_none(void **state)
 		     "WHERE n.nspname = 'crawltop' AND p.prosecdef", 0, NULL);
 	assert_string_equal(t, "adjust_scores,apply_sitemap_priorities,claim,"
 			    "compact_counts,complete,create_job,enqueue,fail,"
-			    "jobs_delete_tasks,jobs_truncate_tasks,"
+			    "jobs_delete_tasks,"
 			    "lock_job,rank_apply,rank_lock,reap_expired,"
 			    "rebuild_counts,record_run_manifest,release,"
 			    "rescore_apply,rescore_fetch,rescore_start,"
