@@ -33,6 +33,27 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
+/* Option parsing for one command: getopt_long over argv (from argv[1]),
+ * refusing what getopt_long would take silently. Initialise with
+ * CLI_GETOPT and call until it returns -1. It returns the option's value;
+ * or '?' after printing why it stopped: an unknown option or one without
+ * its value (named as typed, also inside a cluster such as -xyz), or an
+ * option given twice (the second would silently win). The caller then
+ * exits with status 2. */
+struct option;
+struct cli_getopt {
+	const char *cmd;
+	const char *shortopts;
+	const struct option *longopts;
+	int started;
+	unsigned char seen[512];
+};
+#define CLI_GETOPT(cmd, shortopts, longopts) \
+	{(cmd), (shortopts), (longopts), 0, {0}}
+int cli_getopt(struct cli_getopt *g, int argc, char **argv);
+/* Mark option c as given (for options a command reads past getopt); -1
+ * with the error printed when it was given before. */
+int cli_getopt_once(struct cli_getopt *g, int c);
 /* Print the usage and help of one command to f. */
 void cli_usage(FILE *f, const struct cli_cmd *c);
 /* Load the settings as the config layer finds them (--config FILE or the

@@ -271,9 +271,8 @@ static int run(int argc, char **argv)
 		   *urls = NULL;
 	long max_urls = MAX_URLS_DEFAULT;
 	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "d:j:", opts, NULL)) != -1) {
+	struct cli_getopt go = CLI_GETOPT("enqueue", "d:j:", opts);
+	while ((c = cli_getopt(&go, argc, argv)) != -1) {
 		switch (c) {
 		case 'd': dsn = optarg; break;
 		case 'j': job = optarg; break;
@@ -285,9 +284,6 @@ static int run(int argc, char **argv)
 				return DB_EXIT_USAGE;
 			break;
 		default:
-			cli_error("enqueue", "unknown option, or an option "
-				  "without its value: '%s' (crawltop enqueue "
-				  "--help)", argv[optind - 1]);
 			return DB_EXIT_USAGE;
 		}
 	}

@@ -165,16 +165,12 @@ static int run(int argc, char **argv)
 	};
 	const char *dsn = db_default_dsn(), *job = NULL;
 	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+	struct cli_getopt go = CLI_GETOPT("explain", "d:", opts);
+	while ((c = cli_getopt(&go, argc, argv)) != -1) {
 		switch (c) {
 		case 'd': dsn = optarg; break;
 		case 'j': job = optarg; break;
 		default:
-			cli_error("explain", "unknown option, or an option without "
-				  "its value: '%s' (crawltop explain --help)",
-				  argv[optind - 1]);
 			return DB_EXIT_USAGE;
 		}
 	}

@@ -167,9 +167,8 @@ static int parse(int argc, char **argv, struct job_args *a)
 	};
 	int c;
 	*a = (struct job_args){.dsn = db_default_dsn()};
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+	struct cli_getopt go = CLI_GETOPT("job", "d:", opts);
+	while ((c = cli_getopt(&go, argc, argv)) != -1) {
 		switch (c) {
 		case 'd': a->dsn = optarg; break;
 		case 'D': a->domain = optarg; a->given |= JOB_OPT_DOMAIN; break;
@@ -180,9 +179,6 @@ static int parse(int argc, char **argv, struct job_args *a)
 		case 'b': a->by = optarg; a->given |= JOB_OPT_BY; break;
 		case 'x': a->demote = 1; a->given |= JOB_OPT_DEMOTE; break;
 		default:
-			cli_error("job", "unknown option, or an option without "
-				  "its value: '%s' (crawltop job --help)",
-				  argv[optind - 1]);
 			return -1;
 		}
 	}

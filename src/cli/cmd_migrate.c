@@ -18,12 +18,12 @@ static int run(int argc, char **argv)
 	};
 	const char *dsn = getenv("CRAWLTOP_DSN"), *dir = NULL;
 	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+	struct cli_getopt go = CLI_GETOPT("migrate", "d:", opts);
+	while ((c = cli_getopt(&go, argc, argv)) != -1) {
 		switch (c) {
 		case 'd': dsn = optarg; break;
 		case 's': dir = optarg; break;
-		default: cli_usage(stderr, &cli_cmd_migrate); return 2;
+		default: return 2;
 		}
 	}
 	if (optind != argc) {

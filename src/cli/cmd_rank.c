@@ -40,9 +40,8 @@ static int run(int argc, char **argv)
 	const char *minpub = NULL, *profile = NULL, *batch = NULL;
 	const char *conns = NULL;
 	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+	struct cli_getopt go = CLI_GETOPT("rank", "d:", opts);
+	while ((c = cli_getopt(&go, argc, argv)) != -1) {
 		switch (c) {
 		case 'd': dsn = optarg; break;
 		case 'j': job = optarg; break;
@@ -52,9 +51,6 @@ static int run(int argc, char **argv)
 		case 'b': batch = optarg; break;
 		case 'n': conns = optarg; break;
 		default:
-			cli_error("rank", "unknown option, or an option without "
-				  "its value: '%s' (crawltop rank --help)",
-				  argv[optind - 1]);
 			return DB_EXIT_USAGE;
 		}
 	}

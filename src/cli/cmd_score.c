@@ -126,15 +126,14 @@ static int run(int argc, char **argv)
 	bool rank = false;
 	struct score_ctx ctx = {.backoff = false};
 	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
+	struct cli_getopt go = CLI_GETOPT("score", "c:", opts);
+	while ((c = cli_getopt(&go, argc, argv)) != -1) {
 		switch (c) {
 		case 'c': config = optarg; break;
 		case 'n': now = optarg; break;
 		case 'r': rank = true; break;
 		case 'b': ctx.backoff = true; break;
 		default:
-			cli_usage(stderr, &cli_cmd_score);
 			return 2;
 		}
 	}

@@ -292,6 +292,31 @@ static void gen_path(yajl_gen g, const char *path, const struct ct_key *k,
 	yajl_gen_map_close(g);
 }
 
+/* 0 when s (a key, a value or a note: `what`) is UTF-8 text without
+ * control characters; else -1 with the reason printed (hint: what it
+ * should be). */
+static int text_ok(const char *what, const char *s, const char *hint)
+{
+	size_t bad, len = strlen(s);
+	char shown[URLPATH_SHOWN];
+	if (!urlpath_utf8_ok(s, len, &bad)) {
+		urlpath_shown(s, len, shown);
+		cli_error("settings", "%s '%s' is not UTF-8 text (byte %zu): %s",
+			  what, shown, bad + 1, hint);
+		return -1;
+	}
+	for (const char *c = s; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f ||
+		    ((unsigned char)c[0] == 0xc2 && (unsigned char)c[1] >= 0x80 &&
+		     (unsigned char)c[1] <= 0x9f)) {
+			urlpath_shown(s, len, shown);
+			cli_error("settings", "%s '%s' holds control characters: "
+				  "refused", what, shown);
+			return -1;
+		}
+	return 0;
+}
+
 /* `settings set KEY VALUE [KEY VALUE ...] [--note TEXT]`: the new
  * document is the current one with the values laid over it (one merge),
  * read and checked whole, then written as a new version. */
@@ -303,16 +328,10 @@ static int s_set(struct ct_store *s, int argc, char **argv, const char *note)
 		return DB_EXIT_USAGE;
 	}
 	for (int i = 0; i < argc; i++) {
-		size_t bad;
-		if (!urlpath_utf8_ok(argv[i], strlen(argv[i]), &bad)) {
-			char shown[URLPATH_SHOWN];
-			urlpath_shown(argv[i], strlen(argv[i]), shown);
-			cli_error("settings", "%s '%s' is not UTF-8 text (byte "
-				  "%zu): %s", i % 2 ? "value" : "key", shown,
-				  bad + 1, i % 2 ? "a value is a number, true, "
-				  "false or text" : "a key is a dotted name");
+		if (text_ok(i % 2 ? "value" : "key", argv[i], i % 2 ?
+			    "a value is a number, true, false or text" :
+			    "a key is a dotted name") != 0)
 			return DB_EXIT_USAGE;
-		}
 		for (int j = 0; i % 2 == 0 && j < i; j += 2)
 			if (strcmp(spelled(argv[i]), spelled(argv[j])) == 0) {
 				cli_error("settings", "key '%.80s' is given twice%s%s%s: "
@@ -320,15 +339,6 @@ static int s_set(struct ct_store *s, int argc, char **argv, const char *note)
 					  strcmp(argv[i], argv[j]) ? " (as '" : "",
 					  strcmp(argv[i], argv[j]) ? argv[j] : "",
 					  strcmp(argv[i], argv[j]) ? "' too)" : "");
-				return DB_EXIT_USAGE;
-			}
-		for (const char *c = argv[i]; *c; c++)
-			if ((unsigned char)*c < 0x20 || *c == 0x7f) {
-				char shown[URLPATH_SHOWN];
-				urlpath_shown(argv[i], strlen(argv[i]), shown);
-				cli_error("settings", "%s '%s' holds control "
-					  "characters: refused",
-					  i % 2 ? "value" : "key", shown);
 				return DB_EXIT_USAGE;
 			}
 	}
@@ -518,17 +528,13 @@ static int run(int argc, char **argv)
 	};
 	const char *dsn = db_default_dsn(), *note = NULL;
 	int c;
-	optind = 1;
-	opterr = 0;
 	/* "+": options before the subcommand; values may start with '-'. */
-	while ((c = getopt_long(argc, argv, "+d:", opts, NULL)) != -1) {
+	struct cli_getopt go = CLI_GETOPT("settings", "+d:", opts);
+	while ((c = cli_getopt(&go, argc, argv)) != -1) {
 		switch (c) {
 		case 'd': dsn = optarg; break;
 		case 'n': note = optarg; break;
 		default:
-			cli_error("settings", "unknown option, or an option "
-				  "without its value: '%s' (crawltop settings "
-				  "--help)", argv[optind - 1]);
 			return DB_EXIT_USAGE;
 		}
 	}
@@ -540,7 +546,10 @@ static int run(int argc, char **argv)
 	for (int i = 1; i < npos; i++) {
 		if ((strcmp(pos[i], "-d") == 0 || strcmp(pos[i], "--dsn") == 0 ||
 		     strcmp(pos[i], "--note") == 0) && i + 1 < npos) {
-			if (pos[i][2] == 'n')
+			int opt = pos[i][2] == 'n' ? 'n' : 'd';
+			if (cli_getopt_once(&go, opt) != 0)
+				return DB_EXIT_USAGE;
+			if (opt == 'n')
 				note = pos[i + 1];
 			else
 				dsn = pos[i + 1];
@@ -557,6 +566,8 @@ static int run(int argc, char **argv)
 			  "undo (crawltop settings --help)");
 		return DB_EXIT_USAGE;
 	}
+	if (note && text_ok("note", note, "a note is one line of text") != 0)
+		return DB_EXIT_USAGE;
 	const char *sub = pos[0];
 	int max = strcmp(sub, "get") == 0 || strcmp(sub, "undo") == 0 ? 1 :
 		  strcmp(sub, "set") == 0 ? 64 : 0;

@@ -401,9 +401,8 @@ static int run(int argc, char **argv)
 			     .latency_ms = 20, .seed = 1};
 	long v;
 	int c, prio;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "d:j:q", opts, NULL)) != -1) {
+	struct cli_getopt go = CLI_GETOPT("simulate", "d:j:q", opts);
+	while ((c = cli_getopt(&go, argc, argv)) != -1) {
 		int bad = 0;
 		switch (c) {
 		case 'd': o.dsn = optarg; break;
@@ -444,9 +443,6 @@ static int run(int argc, char **argv)
 			break;
 		case 'q': o.quiet = 1; break;
 		default:
-			cli_error("simulate", "unknown option, or an option "
-				  "without its value: '%s' (crawltop simulate "
-				  "--help)", argv[optind - 1]);
 			return DB_EXIT_USAGE;
 		}
 		if (bad)

@@ -201,9 +201,8 @@ static int run(int argc, char **argv)
 	};
 	struct stats_args a = {.dsn = db_default_dsn()};
 	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+	struct cli_getopt go = CLI_GETOPT("stats", "d:", opts);
+	while ((c = cli_getopt(&go, argc, argv)) != -1) {
 		switch (c) {
 		case 'd': a.dsn = optarg; break;
 		case 'j': a.job = optarg; break;
@@ -212,9 +211,6 @@ static int run(int argc, char **argv)
 		case 'J': a.json = true; break;
 		case 'c': a.config = optarg; break;
 		default:
-			cli_error("stats", "unknown option, or an option without "
-				  "its value: '%s' (crawltop stats --help)",
-				  argv[optind - 1]);
 			return DB_EXIT_USAGE;
 		}
 	}

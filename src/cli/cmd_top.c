@@ -68,8 +68,8 @@ static int run(int argc, char **argv)
 		.statement_timeout_ms = 5000,
 	};
 	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:ri:j:bn:", opts, NULL)) != -1) {
+	struct cli_getopt go = CLI_GETOPT("top", "d:ri:j:bn:", opts);
+	while ((c = cli_getopt(&go, argc, argv)) != -1) {
 		switch (c) {
 		case 'd': o.dsn = optarg; break;
 		case 'r': o.readonly = 1; break;
@@ -90,7 +90,7 @@ static int run(int argc, char **argv)
 					&o.statement_timeout_ms) != 0)
 				return 2;
 			break;
-		default: cli_usage(stderr, &cli_cmd_top); return 2;
+		default: return 2;
 		}
 	}
 	if (optind != argc) {

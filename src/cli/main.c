@@ -3,6 +3,7 @@
  * Every command is a row of `commands`; --help output is generated from
  * the same rows. */
 #include <stdarg.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,79 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+/* How the user typed the option getopt_long refused: the current long
+ * option ("--name", also when it lacks its value), else "-c" (a short
+ * option: glibc leaves optind on a cluster such as -xyz until its last
+ * letter, so argv[optind - 1] may be an earlier argument). */
+static void typed_option(const struct cli_getopt *g, int argc, char **argv,
+			 char *out, size_t n)
+{
+	const char *a = optind > 1 && optind - 1 < argc ? argv[optind - 1] : "";
+	size_t len = strcspn(a, "=");
+	int is_long = 0;
+	if (strncmp(a, "--", 2) == 0) {
+		if (optopt == 0)
+			is_long = 1; /* an unknown long option */
+		for (const struct option *o = g->longopts; o && o->name; o++)
+			if (o->val == optopt && strlen(o->name) == len - 2 &&
+			    strncmp(o->name, a + 2, len - 2) == 0)
+				is_long = 1; /* a long option without its value */
+	}
+	if (is_long)
+		snprintf(out, n, "%.*s", (int)len, a);
+	else
+		snprintf(out, n, "-%c", optopt > 32 && optopt < 127 ? optopt : '?');
+}
+
+/* The option whose value is c, as "--name" (and "-c" when it has one). */
+static void option_name(const struct cli_getopt *g, int c, char *out, size_t n)
+{
+	for (const struct option *o = g->longopts; o && o->name; o++)
+		if (o->val == c) {
+			if (c > 0 && c < 128 && strchr(g->shortopts, c))
+				snprintf(out, n, "-%c/--%s", c, o->name);
+			else
+				snprintf(out, n, "--%s", o->name);
+			return;
+		}
+	snprintf(out, n, "-%c", c > 0 && c < 128 ? c : '?');
+}
+
+int cli_getopt(struct cli_getopt *g, int argc, char **argv)
+{
+	if (!g->started) {
+		g->started = 1;
+		optind = 1;
+		opterr = 0;
+	}
+	int c = getopt_long(argc, argv, g->shortopts, g->longopts, NULL);
+	char name[160];
+	if (c == -1)
+		return -1;
+	if (c == '?' || c == ':') {
+		typed_option(g, argc, argv, name, sizeof name);
+		cli_error(g->cmd, "unknown option, or an option without its "
+			  "value: '%s' (crawltop %s --help)", name, g->cmd);
+		return '?';
+	}
+	return cli_getopt_once(g, c) != 0 ? '?' : c;
+}
+
+int cli_getopt_once(struct cli_getopt *g, int c)
+{
+	char name[160];
+	if (c < 0 || (size_t)c >= sizeof g->seen)
+		return 0;
+	if (g->seen[c]) {
+		option_name(g, c, name, sizeof name);
+		cli_error(g->cmd, "%s given twice: give each option once "
+			  "(crawltop %s --help)", name, g->cmd);
+		return -1;
+	}
+	g->seen[c] = 1;
+	return 0;
 }
 
 void cli_usage(FILE *f, const struct cli_cmd *c)

@@ -240,4 +240,43 @@ ok_eq "set-mode: the rescore's audit row names that version" \
 	"$(q "SELECT after->>'settings_version' FROM crawltop.audit_log
 		WHERE action = 'tasks.rescore' ORDER BY id DESC LIMIT 1")" "$SV"
 
+# ---- every command: an option given twice, an unknown one ----------------
+# (the second value used to win silently: --urls a --urls b enqueued only b)
+before=$(state)
+printf '/\n' >"$T/u1"
+for args in "enqueue --job news --job docs --urls $T/u1" \
+	"enqueue --job news --urls $T/u1 --urls $T/u1" \
+	"job create twice --domain a.example --domain b.example" \
+	"job set-priority news 2 -d x -d y" \
+	"job boost news --prefix /a --prefix /b --by 5" \
+	"simulate --graph $T/u1 --graph $T/u1 --job g" \
+	"rank --batch 10 --batch 20" \
+	"stats --json --json" \
+	"explain /a --job news --job docs" \
+	"migrate --sql-dir x --sql-dir y" \
+	"score --now 1 --now 2" \
+	"top -b -i 1 -i 2" \
+	"settings --note a set default_priority 4 --note b" \
+	"settings set default_priority 4 -d x --dsn y"; do
+	# shellcheck disable=SC2086
+	run $args </dev/null
+	ok_eq "twice: $args: exit 2" "$RC" 2
+	ok_match "twice: $args: names the option" "$OUT" 'given twice: give each option once'
+done
+run enqueue --job news -xyz
+ok_eq "clustered unknown option: exit 2" "$RC" 2
+ok_match "clustered unknown option: names its letter, not the argument before" \
+	"$OUT" "unknown option, or an option without its value: '-x'"
+run stats --json --bogus=1
+ok_match "unknown long option: named as typed" "$OUT" "'--bogus'"
+# a note is text like a value: no control characters (a note holding an
+# escape sequence was shown raw by settings history), UTF-8
+run settings set default_priority 4 --note "$(printf 'a\033[31mred')"
+ok_eq "note with an escape: exit 2" "$RC" 2
+ok_match "note with an escape: says why" "$OUT" "note 'a.x1b\[31mred' holds control characters"
+run settings set default_priority 4 --note "$(printf 'caf\xe9')"
+ok_eq "note not UTF-8: exit 2" "$RC" 2
+ok_match "note not UTF-8: says which argument" "$OUT" "note 'caf.*' is not UTF-8 text"
+ok_unchanged "options twice, unknown options, bad notes" "$before"
+
 done_testing
