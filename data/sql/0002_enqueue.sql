@@ -68,9 +68,12 @@ BEGIN
 		RAISE EXCEPTION 'job name % is not allowed: use 1 to 64 of A-Z a-z 0-9 . _ - starting with a letter or digit',
 			crawltop.shown(p_name) USING ERRCODE = '22023';
 	END IF;
+	-- a port is 1..65535 without leading zeros (as URLs are read: a job
+	-- over a.example:99999 could take no URL)
 	IF v_domain IS NULL OR length(v_domain) > 253 OR v_domain !~
-		'^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?$' THEN
-		RAISE EXCEPTION 'domain % is not a host name (letters, digits, ''-'' and ''.'', optionally :port)',
+		'^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[1-9][0-9]{0,4})?$'
+		OR coalesce(substring(v_domain from ':([0-9]+)$')::integer, 1) > 65535 THEN
+		RAISE EXCEPTION 'domain % is not a host name (letters, digits, ''-'' and ''.'', optionally :port, a port 1..65535)',
 			crawltop.shown(p_domain) USING ERRCODE = '22023';
 	END IF;
 	PERFORM crawltop.check_priority(p_priority);

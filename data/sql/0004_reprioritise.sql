@@ -84,8 +84,9 @@ DECLARE
 	n bigint;
 BEGIN
 	IF p_prefix IS NULL OR left(p_prefix, 1) <> '/' OR NOT crawltop.path_ok(p_prefix) THEN
-		RAISE EXCEPTION 'path prefix % is not a page path prefix (it starts with ''/'')',
-			crawltop.shown(p_prefix) USING ERRCODE = '22023';
+		RAISE EXCEPTION 'path prefix % is not a page path prefix: like a path, it must start with ''/'', have no spaces, control characters, ''#'' or ''.'' and ''..'' segments, and be at most % bytes',
+			crawltop.shown(p_prefix), crawltop.max_url_bytes()
+			USING ERRCODE = '22023';
 	END IF;
 	IF p_delta IS NULL OR NOT (p_delta >= -100 AND p_delta <= 100) THEN
 		RAISE EXCEPTION 'score change % is outside -100..100', coalesce(p_delta::text, 'NULL')

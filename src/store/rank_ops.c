@@ -336,7 +336,8 @@ static ct_status rank_batch(struct ct_store *s, const struct ct_rank_opts *o,
 		*got = rows;
 		out->ranked += n;
 		out->unranked += unranked;
-		out->batches++;
+		if (rows > 0)
+			out->batches++; /* an empty fetch, at the end, is no batch */
 	}
 	return st;
 }

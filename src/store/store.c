@@ -107,6 +107,22 @@ static void trimmed(char *dst, size_t n, const char *src)
 		dst[--l] = '\0';
 }
 
+/* The first line of a libpq message without its severity ("FATAL:  ..."
+ * followed by the CONTEXT lines, i.e. the SQL of the function that ran,
+ * when the server ended the connection during a call). */
+static void first_line(char *dst, size_t n, const char *src)
+{
+	src = src ? src : "";
+	for (const char *const *p = (const char *const[]){"FATAL:  ",
+			"ERROR:  ", "PANIC:  ", NULL}; *p; p++)
+		if (strncmp(src, *p, strlen(*p)) == 0)
+			src += strlen(*p);
+	size_t l = strcspn(src, "\n");
+	while (l && src[l - 1] == ' ')
+		l--;
+	snprintf(dst, n, "%.*s", (int)l, src);
+}
+
 ct_status st_exec(struct ct_store *s, const char *what, const char *sql,
 		  int n, const char *const *params, PGresult **res,
 		  struct ct_error *err)
@@ -132,7 +148,7 @@ ct_status st_exec(struct ct_store *s, const char *what, const char *sql,
 		trimmed(msg, sizeof msg,
 			PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY));
 	else
-		trimmed(msg, sizeof msg, PQerrorMessage(s->conn));
+		first_line(msg, sizeof msg, PQerrorMessage(s->conn));
 	if (!msg[0])
 		snprintf(msg, sizeof msg, "unexpected result %s",
 			 PQresStatus(rs));

@@ -279,4 +279,23 @@ ok_eq "note not UTF-8: exit 2" "$RC" 2
 ok_match "note not UTF-8: says which argument" "$OUT" "note 'caf.*' is not UTF-8 text"
 ok_unchanged "options twice, unknown options, bad notes" "$before"
 
+# ---- a connection the server ends during a command ------------------------
+# The server's FATAL message came with the CONTEXT of the function it
+# interrupted: the SQL source of crawltop.enqueue, on the terminal.
+urlset 200000 cut.example >"$T/big.xml"
+"$CT" job create cut --domain cut.example >/dev/null
+before=$(state)
+( "$CT" enqueue --job cut --sitemap "$T/big.xml" >"$T/out" 2>&1; echo $? >"$T/rc" ) &
+for _ in $(seq 1 100); do
+	[ "$(q "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%crawltop.enqueue(%' AND pid <> pg_backend_pid()")" = 1 ] && break
+	sleep 0.1
+done
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%crawltop.enqueue(%' AND pid <> pg_backend_pid()" >/dev/null
+wait
+OUT=$(cat "$T/out")
+ok_eq "connection ended: exit 1" "$(cat "$T/rc")" 1
+ok_match "connection ended: says so" "$OUT" 'enqueue: terminating connection due to administrator command \(connection lost\); nothing was enqueued'
+ok_eq "connection ended: one line, no SQL" "$(printf '%s\n' "$OUT" | grep -c -e CONTEXT -e 'SQL statement' -e '^.')" 1
+ok_unchanged "connection ended" "$before"
+
 done_testing

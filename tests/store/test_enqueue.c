@@ -441,6 +441,14 @@ static void bad_job_refused(void **state)
 		    "is not a host name");
 	job_refused(s, "ok", "", 5, "fifo", CT_EINVAL, "22023",
 		    "is not a host name");
+	/* ports outside 1..65535, or written with a leading zero */
+	job_refused(s, "ok", "a.example:99999", 5, "fifo", CT_EINVAL, "22023",
+		    "a port 1..65535");
+	job_refused(s, "ok", "a.example:0", 5, "fifo", CT_EINVAL, "22023",
+		    "a port 1..65535");
+	job_refused(s, "ok", "a.example:065535", 5, "fifo", CT_EINVAL, "22023",
+		    "a port 1..65535");
+	assert_true(pgt_job(s, "porty", "a.example:65535", 5, "fifo") > 0);
 	job_refused(s, "taken", "jobs.example", 5, "fifo", CT_EINVAL, "23505",
 		    "job name 'taken' is taken");
 	job_refused(s, "caf\xc3\x28", "jobs.example", 5, "fifo", CT_EINVAL,

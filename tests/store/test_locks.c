@@ -424,6 +424,10 @@ static void rank_batch_retried_after_a_deadlock(void **state)
 	if (r.st != CT_OK)
 		fail_msg("rank: %s", r.err.msg);
 	assert_true(r.res.retried >= 1);
+	/* 3 tasks in batches of 100: one batch committed (the empty fetch
+	 * that ends the run is none) */
+	assert_int_equal(r.res.batches, 1);
+	assert_int_equal(r.res.ranked + r.res.unranked, 3);
 	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.run_manifest "
 		 "WHERE job_id = %" PRId64, job);
 	assert_string_equal(run(t.w, sql), "1");

@@ -210,7 +210,8 @@ static void boost_and_demote_by_prefix(void **state)
 		const char *frag;
 	} bad[] = {
 		{"news", 5, CT_EINVAL, "path prefix 'news' is not a page path prefix"},
-		{"/a b", 5, CT_EINVAL, "is not a page path prefix"},
+		{"/a b", 5, CT_EINVAL, "'/a b' is not a page path prefix: like a "
+		 "path, it must start with '/', have no spaces"},
 		{"/news", NAN, CT_ERANGE, "score change NaN is outside -100..100"},
 		{"/news", 101, CT_ERANGE, "score change 101 is outside"},
 		{"/news", -INFINITY, CT_ERANGE, "score change -Infinity"},
