@@ -99,19 +99,22 @@ ok_eq "--urls: dot segments resolved, one page per path" \
 	"/d?q=/../e /dots/ /dots/b"
 
 # ---- bad input: message, exit status, nothing changed -------------------
+# A <urlset> of 1,100 good URLs (FROM on), then LINE as line 1103 of
+# the file, then its end.
+urlset_then() { # FROM LINE
+	urlset 1100 example.com "$1" | sed '$d'
+	echo "$2"
+	echo '</urlset>'
+}
 before=$(state)
-{ urlset 1100 example.com 100 | sed '$d'
-  echo '  <url><loc>https://evil.example.org/x</loc></url>'
-  echo '</urlset>'; } >"$T/foreign.xml"
+urlset_then 100 '  <url><loc>https://evil.example.org/x</loc></url>' >"$T/foreign.xml"
 run enqueue --job site --sitemap "$T/foreign.xml"
 ok_eq "foreign host after a full batch: exit 1" "$RC" 1
 ok_match "foreign host: names file, line and host; the whole file is refused" "$OUT" \
 	"foreign\.xml:1103: 'https://evil\.example\.org/x' is refused: its host 'evil\.example\.org' is not the job's domain 'example\.com'; nothing was enqueued"
 ok_unchanged "foreign host" "$before"
 
-{ urlset 1100 example.com 5000 | sed '$d'
-  echo '  <url><loc>https://example.com/x</loc>'
-  echo '</urlset>'; } >"$T/malformed.xml"
+urlset_then 5000 '  <url><loc>https://example.com/x</loc>' >"$T/malformed.xml"
 run enqueue --job site --sitemap "$T/malformed.xml"
 ok_eq "malformed XML: exit 1" "$RC" 1
 ok_match "malformed XML: libxml2's message with the line" "$OUT" \
@@ -119,9 +122,7 @@ ok_match "malformed XML: libxml2's message with the line" "$OUT" \
 ok_unchanged "malformed XML" "$before"
 
 long=$(head -c 3000 /dev/zero | tr '\0' 'a')
-{ urlset 1100 example.com 9000 | sed '$d'
-  echo "  <url><loc>https://example.com/$long</loc></url>"
-  echo '</urlset>'; } >"$T/long.xml"
+urlset_then 9000 "  <url><loc>https://example.com/$long</loc></url>" >"$T/long.xml"
 run enqueue --job site --sitemap "$T/long.xml"
 ok_eq "<loc> over the limit: exit 1" "$RC" 1
 ok_match "<loc> over the limit: says so" "$OUT" \
