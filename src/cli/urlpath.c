@@ -42,6 +42,93 @@ bad:
 	return 0;
 }
 
+/* Is the code point c one of urlpath_space_or_control's (urlpath.h)? */
+static int space_or_control(unsigned long c)
+{
+	return c <= 0x20 || (c >= 0x7f && c <= 0xa0) || c == 0x1680 ||
+	       (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 ||
+	       c == 0x202f || c == 0x205f || c == 0x3000;
+}
+
+size_t urlpath_space_or_control(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < len) {
+		unsigned c = p[i];
+		unsigned long cp = c;
+		size_t n = c < 0xC0 ? 0 : c < 0xE0 ? 1 : c < 0xF0 ? 2 : 3;
+		if (n) { /* well-formed (checked first): decode it */
+			cp = c & (0x3F >> n);
+			for (size_t k = 1; k <= n && i + k < len; k++)
+				cp = cp << 6 | (p[i + k] & 0x3F);
+		}
+		if (space_or_control(cp))
+			return i;
+		i += n + 1;
+	}
+	return len;
+}
+
+/* Does the path part of p (len bytes, up to the first '?') hold a '.' or
+ * '..' segment (a '/' then '.' or '..', then '/', '?' or the end)? The
+ * second regex of path_ok. */
+static int has_dot_segment(const char *p, size_t len)
+{
+	const char *q = memchr(p, '?', len);
+	size_t end = q ? (size_t)(q - p) : len;
+	for (size_t i = 0; i < end; i++) {
+		if (p[i] != '/')
+			continue;
+		size_t e = i + 1;
+		while (e < end && p[e] != '/')
+			e++;
+		size_t n = e - i - 1;
+		if ((n == 1 && p[i + 1] == '.') ||
+		    (n == 2 && p[i + 1] == '.' && p[i + 2] == '.'))
+			return 1;
+	}
+	return 0;
+}
+
+int urlpath_check(const char *p, size_t len, size_t max, char *why,
+		  size_t whylen)
+{
+	size_t at;
+	if (len == 0 || p[0] != '/') {
+		snprintf(why, whylen, "a path starts with '/'");
+		return -1;
+	}
+	if (len > max) {
+		snprintf(why, whylen, "the path is %zu bytes, longer than the "
+			 "store's limit of %zu bytes", len, max);
+		return -1;
+	}
+	if (!urlpath_utf8_ok(p, len, &at)) {
+		snprintf(why, whylen, "a path is UTF-8 text (the store keeps no "
+			 "other): byte %zu is not", at + 1);
+		return -1;
+	}
+	if ((at = urlpath_space_or_control(p, len)) < len) {
+		snprintf(why, whylen, "a path holds no white space or control "
+			 "character: byte %zu is one", at + 1);
+		return -1;
+	}
+	const char *hash = memchr(p, '#', len);
+	if (hash) {
+		snprintf(why, whylen, "a path holds no '#' (byte %zu)",
+			 (size_t)(hash - p) + 1);
+		return -1;
+	}
+	if (has_dot_segment(p, len)) {
+		snprintf(why, whylen, "a path has no '.' or '..' segment before "
+			 "its query (\"/a/../b\" is \"/b\": write the page's own "
+			 "path)");
+		return -1;
+	}
+	return 0;
+}
+
 /* The port a URL of this scheme has when it names none. */
 static long default_port(int https)
 {
@@ -136,6 +223,9 @@ static enum urlpath_result put_path(const char *prefix, const char *s, size_t n,
 	memcpy(path + pl, s, n);
 	path[pl + n] = '\0';
 	remove_dots(path);
+	/* what the store keeps: the same check as a path read from a file */
+	if (urlpath_check(path, strlen(path), max, why, whylen) != 0)
+		return URLPATH_INVALID;
 	return URLPATH_OK;
 }
 
@@ -153,12 +243,11 @@ enum urlpath_result urlpath_of(const char *text, size_t len, const char *domain,
 		snprintf(why, whylen, "byte %zu is not valid UTF-8", bad + 1);
 		return URLPATH_INVALID;
 	}
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)text[i] <= 0x20 || text[i] == 0x7f) {
-			snprintf(why, whylen, "it holds white space or a control "
-				 "character (byte %zu)", i + 1);
-			return URLPATH_INVALID;
-		}
+	if ((bad = urlpath_space_or_control(text, len)) < len) {
+		snprintf(why, whylen, "it holds white space or a control "
+			 "character (byte %zu)", bad + 1);
+		return URLPATH_INVALID;
+	}
 	const char *hash = memchr(text, '#', len);
 	size_t keep = hash ? (size_t)(hash - text) : len;
 
@@ -225,11 +314,18 @@ void urlpath_shown(const char *text, size_t len, char out[URLPATH_SHOWN])
 		lim--;
 	for (size_t i = 0; i < lim; i++) {
 		unsigned char c = (unsigned char)text[i];
-		if (c < 0x20 || c == 0x7f || (c >= 0x80 && !utf8))
-			k += (size_t)snprintf(out + k, URLPATH_SHOWN - k,
-					      "\\x%02x", c);
-		else
+		/* a C1 control is U+0080..U+009F: 0xC2 0x80..0x9F */
+		int c1 = utf8 && c == 0xC2 && i + 1 < lim &&
+			 (unsigned char)text[i + 1] <= 0x9F;
+		if (c < 0x20 || c == 0x7f || (c >= 0x80 && !utf8) || c1) {
+			for (size_t b = 0; b <= (size_t)c1; b++)
+				k += (size_t)snprintf(out + k, URLPATH_SHOWN - k,
+						      "\\x%02x",
+						      (unsigned char)text[i + b]);
+			i += (size_t)c1;
+		} else {
 			out[k++] = (char)c;
+		}
 	}
 	if (lim < len) {
 		memcpy(out + k, "...", 3);

@@ -20,12 +20,33 @@ enum urlpath_result {
  * with allow_path a path starting with '/'. The fragment is dropped, the
  * query kept; an empty path is '/'; dot segments are resolved (RFC 3986:
  * "/a/./b/../c" is "/a/c", ".." stops at '/'). Refused: user info, white space or
- * control characters, bytes that are not UTF-8, and text or path longer
- * than max bytes. On a refusal why (whylen bytes) says what is wrong,
+ * control characters (urlpath_space_or_control), bytes that are not
+ * UTF-8, and text or path longer than max bytes; the path made passes
+ * urlpath_check. On a refusal why (whylen bytes) says what is wrong,
  * naming the foreign host for URLPATH_FOREIGN. */
 enum urlpath_result urlpath_of(const char *text, size_t len, const char *domain,
 			       int allow_path, size_t max, char *path,
 			       size_t cap, char *why, size_t whylen);
+
+/* Why the len bytes at p are not a page path the store keeps, or 0 when
+ * they are: the C side of SQL crawltop.path_ok() (data/sql/0001_schema.sql),
+ * the one check `crawltop enqueue` and `crawltop simulate` make before
+ * anything is written. A path starts with '/', is UTF-8, is at most max
+ * bytes (crawltop.max_url_bytes()), holds no '#' and no white space or
+ * control character (urlpath_space_or_control), and has no '.' or '..'
+ * segment before its query. On a refusal (-1) why (whylen bytes) says
+ * what is wrong, with the byte for a bad character. */
+int urlpath_check(const char *p, size_t len, size_t max, char *why,
+		  size_t whylen);
+
+/* The byte offset of the first character of the UTF-8 text s (len bytes)
+ * that path_ok's [[:space:][:cntrl:]] can match, or len when none: the
+ * controls U+0000..U+001F and U+007F..U+009F (PostgreSQL's [:cntrl:] in
+ * every locale) and Unicode white space (U+0020, U+00A0, U+1680,
+ * U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000: the union of
+ * [:space:] under the C, glibc UTF-8 and ICU locales a database may have;
+ * U+0009..U+000D and U+0085 are controls already). */
+size_t urlpath_space_or_control(const char *s, size_t len);
 
 /* 1 when the len bytes at s are well-formed UTF-8 (no overlongs, no
  * surrogates, nothing above U+10FFFF), else 0 with *bad at the first byte
@@ -36,8 +57,8 @@ int urlpath_utf8_ok(const char *s, size_t len, size_t *bad);
 #define URLPATH_SHOWN 256
 
 /* text (len bytes) made safe to print in a message: at most 60 bytes of
- * it, control characters and (when the text is not UTF-8) bytes above
- * 0x7f as \xNN, "..." when cut. */
+ * it, control characters (C1 ones as their UTF-8 bytes) and (when the
+ * text is not UTF-8) bytes above 0x7f as \xNN, "..." when cut. */
 void urlpath_shown(const char *text, size_t len, char out[URLPATH_SHOWN]);
 
 #endif

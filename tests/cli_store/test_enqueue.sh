@@ -3,9 +3,10 @@
 # cluster: sitemaps (namespaced, extensions, CDATA, entities, an index of
 # local files, 60,000 URLs) and URL lists, then bad input: a foreign host,
 # malformed XML, a <loc> over the store's limit, too many URLs, binary
-# garbage in files and on stdin, missing, empty and compressed files, an
-# unknown job, a read-only role. Refusals come after full batches were
-# sent, so "database unchanged" shows the whole file is one transaction.
+# garbage in files and on stdin, C1 controls and Unicode white space,
+# missing, empty and compressed files, an unknown job, a read-only role.
+# Refusals come after full batches were sent, so "database unchanged" shows
+# the whole file is one transaction.
 # Last, frontier, freshness and discovery jobs' tasks are scored with the
 # store's settings version, not with the configuration file's.
 set -u
@@ -170,6 +171,26 @@ printf '/ok/1\n/ok/\0bad\n' >"$T/nul.txt"
 run enqueue --job site --urls "$T/nul.txt"
 ok_match "a NUL byte in a URL list" "$OUT" 'nul\.txt:2: the line holds a NUL byte'
 ok_unchanged "binary garbage" "$before"
+
+# characters the store's path_ok refuses ([[:space:][:cntrl:]]) are refused
+# while reading, with the file and line: a C1 control (U+0085, NEL), as a
+# character reference in a <loc> after 1,100 URLs and as UTF-8 in a URL
+# list; and Unicode white space, which a database in a UTF-8 locale refuses
+urlset_then 30000 '  <url><loc>https://example.com/c1/x&#x85;y</loc></url>' >"$T/c1.xml"
+run enqueue --job site --sitemap "$T/c1.xml"
+ok_eq "a C1 control in a <loc> (&#x85;): exit 1" "$RC" 1
+ok_match "a C1 control in a <loc> (&#x85;): names file and line, shows it escaped" "$OUT" \
+	"c1\.xml:1103: 'https://example\.com/c1/x\\\\xc2\\\\x85y' is refused: it holds white space or a control character \(byte 25\); nothing was enqueued"
+printf '/c1/1\nhttps://example.com/c1/x\302\205y\n' >"$T/c1.txt"
+run enqueue --job site --urls "$T/c1.txt"
+ok_eq "a C1 control in a URL list: exit 1" "$RC" 1
+ok_match "a C1 control in a URL list: names file and line" "$OUT" \
+	"c1\.txt:2: 'https://example\.com/c1/x\\\\xc2\\\\x85y' is refused: it holds white space or a control character \(byte 25\)"
+printf '/c1/1\n/c1/\342\200\250\n/c1/3\n' >"$T/ls.txt"
+run enqueue --job site --urls "$T/ls.txt"
+ok_match "a Unicode line separator (U+2028) in a URL list: names file and line" "$OUT" \
+	"ls\.txt:2: '/c1/.*' is refused: it holds white space or a control character \(byte 5\)"
+ok_unchanged "C1 controls and Unicode white space" "$before"
 
 run enqueue --job site --sitemap "$T/missing.xml"
 ok_eq "missing file: exit 1" "$RC" 1
