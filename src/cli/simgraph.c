@@ -111,24 +111,6 @@ static int fail(char *err, size_t len, const char *file, long line,
 	return -1;
 }
 
-/* Is s (n bytes) a path the store accepts: '/', no space or control
- * character, at most max bytes? */
-static const char *path_problem(const char *s, size_t n, size_t max)
-{
-	if (n == 0 || s[0] != '/')
-		return "a path starts with '/'";
-	if (n > max)
-		return "the path is longer than the store's limit";
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] <= 0x20 || s[i] == 0x7f || s[i] == '#')
-			return "a path holds no white space, control character "
-			       "or '#'";
-	size_t bad;
-	if (!urlpath_utf8_ok(s, n, &bad))
-		return "a path is UTF-8 text (the store keeps no other)";
-	return NULL;
-}
-
 /* One line of a list file: strip the newline (and a CR); 1 to skip it
  * (blank or # comment). */
 static int clean_line(char *s, ssize_t *n)
@@ -217,10 +199,11 @@ int simgraph_load(struct simgraph *g, const char *file, size_t max,
 			break;
 		}
 		*tab = '\0';
-		const char *why = path_problem(line, (size_t)(tab - line), max);
-		if (!why)
-			why = path_problem(tab + 1, strlen(tab + 1), max);
-		if (why) {
+		char why[200];
+		if (urlpath_check(line, (size_t)(tab - line), max, why,
+				  sizeof why) != 0 ||
+		    urlpath_check(tab + 1, strlen(tab + 1), max, why,
+				  sizeof why) != 0) {
 			rc = fail(err, errlen, file, lineno, "%s", why);
 			break;
 		}
@@ -264,8 +247,8 @@ int simgraph_load_list(struct simgraph *g, const char *file, size_t max,
 		}
 		if (clean_line(line, &n))
 			continue;
-		const char *why = path_problem(line, (size_t)n, max);
-		if (why) {
+		char why[200];
+		if (urlpath_check(line, (size_t)n, max, why, sizeof why) != 0) {
 			rc = fail(err, errlen, file, lineno, "%s", why);
 			break;
 		}

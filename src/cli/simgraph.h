@@ -19,9 +19,10 @@ struct simgraph {
 	size_t nslots;     /* a power of two */
 };
 
-/* Read the edge list in file into *g (emptied first). Paths must start
- * with '/', hold no white space or control characters and be at most max
- * bytes; blank lines and # comments are skipped. -1 with err ("FILE:LINE:
+/* Read the edge list in file into *g (emptied first). Paths must be
+ * paths the store keeps, max bytes at most (urlpath_check: '/' first, no
+ * white space, control character or '#', no '.' or '..' segment); blank
+ * lines and # comments are skipped. -1 with err ("FILE:LINE:
  * what") on a refusal, or when the file cannot be read. */
 int simgraph_load(struct simgraph *g, const char *file, size_t max,
 		  char *err, size_t errlen);

@@ -209,6 +209,32 @@ ok_eq "binary garbage graph: exit 1" "$RC" 1
 ok_match "binary garbage graph: names a line" "$OUT" 'garbage\.tsv:[0-9]+: '
 run simulate --graph "$T/tree.tsv" --sitemap "$T/garbage.tsv" --job bad
 ok_match "binary garbage sitemap: names a line" "$OUT" 'garbage\.tsv:[0-9]+: '
+# a path the store's path_ok refuses is refused while reading, with its
+# file and line, before the job is created or anything enqueued: a '..'
+# segment (a graph holds paths, not URLs: nothing is resolved) and a C1
+# control (U+0085, NEL: [:cntrl:]) in the graph and in the sitemap
+printf '/\t/a\n/a\t/a/../b\n' >"$T/dots.tsv"
+run simulate --graph "$T/dots.tsv" --job bad -q
+ok_eq "a dot segment in the graph: exit 1" "$RC" 1
+ok_match "a dot segment in the graph: names file and line" "$OUT" \
+	"dots\.tsv:2: a path has no '\.' or '\.\.' segment before its query"
+ok_unchanged "a dot segment in the graph" "$before"
+printf '/\t/a\n/a\t/a\302\205b\n' >"$T/c1.tsv"
+run simulate --graph "$T/c1.tsv" --job bad -q
+ok_eq "a C1 control in the graph: exit 1" "$RC" 1
+ok_match "a C1 control in the graph: names file and line" "$OUT" \
+	"c1\.tsv:2: a path holds no white space or control character: byte 3 is one"
+ok_unchanged "a C1 control in the graph" "$before"
+printf '/a1\n/a1/b1/.\n' >"$T/dots.sitemap"
+run simulate --graph "$T/tree.tsv" --sitemap "$T/dots.sitemap" --job bad -q
+ok_match "a dot segment in the sitemap: names file and line" "$OUT" \
+	"dots\.sitemap:2: a path has no '\.' or '\.\.' segment"
+printf '/a1\n/a\302\205b\n' >"$T/c1.sitemap"
+run simulate --graph "$T/tree.tsv" --sitemap "$T/c1.sitemap" --job bad -q
+ok_eq "a C1 control in the sitemap: exit 1" "$RC" 1
+ok_match "a C1 control in the sitemap: names file and line" "$OUT" \
+	"c1\.sitemap:2: a path holds no white space or control character: byte 3 is one"
+ok_unchanged "a C1 control in the sitemap" "$before"
 run simulate --graph "$T/tree.tsv" --job bad --workers 0
 ok_eq "--workers 0: exit 2" "$RC" 2
 ok_match "--workers 0: the range" "$OUT" '--workers 0: must be a whole number in 1\.\.64'
