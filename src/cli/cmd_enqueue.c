@@ -159,6 +159,11 @@ static int read_urls(struct enq *e)
 		}
 		lineno++;
 		const char *t = s;
+		/* a UTF-8 byte order mark (editors write one) is no URL */
+		if (lineno == 1 && n >= 3 && memcmp(t, "\xef\xbb\xbf", 3) == 0) {
+			t += 3;
+			n -= 3;
+		}
 		trim(&t, &n);
 		if (n == 0 || t[0] == '#')
 			continue;

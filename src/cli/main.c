@@ -2,8 +2,10 @@
  *
  * Every command is a row of `commands`; --help output is generated from
  * the same rows. */
-#include <stdarg.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -137,6 +139,13 @@ static void usage_all(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* A closed stdin, stdout or stderr would be taken by the next file
+	 * opened: `enqueue --urls - <&-` read its database socket as stdin.
+	 * Give each /dev/null instead (open takes the lowest free number). */
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) == -1 && errno == EBADF &&
+		    open("/dev/null", fd ? O_WRONLY : O_RDONLY) < 0)
+			return 1;
 	if (argc < 2)
 		return cli_cmd_top.run(argc, argv); /* `crawltop`: the console */
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||

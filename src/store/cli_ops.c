@@ -65,6 +65,26 @@ ct_status ct_store_job_find(struct ct_store *s, const char *spec,
 			    int64_t *id, struct ct_error *err)
 {
 	*id = 0;
+	/* a name (0001: A-Z a-z 0-9 . _ -) or an id: anything else names no
+	 * job, and is not sent (a byte that is not UTF-8 came back as the
+	 * server's encoding error) */
+	size_t n = strlen(spec);
+	if (n == 0 || n > 64 || strspn(spec, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			"abcdefghijklmnopqrstuvwxyz0123456789._-") != n) {
+		char shown[64 * 4 + 8];
+		size_t k = 0;
+		for (size_t i = 0; spec[i] && k + 5 < sizeof shown - 4; i++) {
+			unsigned char c = (unsigned char)spec[i];
+			k += (size_t)snprintf(shown + k, sizeof shown - k,
+					      c < 0x20 || c >= 0x7f ? "\\x%02x" : "%c",
+					      c);
+		}
+		if (spec[0] && k + 5 >= sizeof shown - 4)
+			snprintf(shown + k, sizeof shown - k, "...");
+		return ct_error_set(err, CT_ENOENT, "job '%s' does not exist (a "
+				    "job is named by 1 to 64 of A-Z a-z 0-9 . _ - "
+				    "or by its id)", shown);
+	}
 	const char *params[] = {spec, all_digits(spec) ? spec : NULL};
 	PGresult *r;
 	ct_status st = st_exec(s, "find job",

@@ -92,6 +92,18 @@ ok_match "--urls: four URLs, one already queued ('/')" "$OUT" 'enqueued 4 URLs .
 ok_eq "--urls: source manual" "$(q "SELECT count(*) FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE p.path LIKE '/list/%' AND t.source_type = 'manual'")" 3
 printf '/stdin/1\n/stdin/2\n' | "$CT" enqueue --job site --urls - >/dev/null
 ok_eq "--urls -: reads stdin" "$(q "SELECT count(*) FROM crawltop.pages WHERE path LIKE '/stdin/%'")" 2
+# a byte order mark before the first line (it was refused as part of the URL)
+OUT=$(printf '\xef\xbb\xbf/bom/1\n/bom/2\n' | "$CT" enqueue --job site --urls - 2>&1)
+ok_match "--urls with a byte order mark: read" "$OUT" '^enqueued 2 URLs from stdin'
+ok_eq "--urls with a byte order mark: the first path without it" \
+	"$(q "SELECT string_agg(path, ' ' ORDER BY path) FROM crawltop.pages WHERE path LIKE '/bom/%'")" "/bom/1 /bom/2"
+# stdin closed: an empty list, not the database socket read as stdin
+before=$(state)
+OUT=$("$CT" enqueue --job site --urls - 2>&1 <&-)
+RC=$?
+ok_eq "--urls - with stdin closed: exit 0" "$RC" 0
+ok_match "--urls - with stdin closed: nothing to enqueue" "$OUT" '^enqueued 0 URLs from stdin'
+ok_unchanged "--urls - with stdin closed" "$before"
 # one page, one path: dot segments resolved (RFC 3986), the query untouched
 printf '/dots/a/../b\nhttps://example.com/dots/./c/..\n/dots/x/../../../d?q=/../e\n/dots/b\n' |
 	"$CT" enqueue --job site --urls - >/dev/null

@@ -279,6 +279,18 @@ ok_eq "note not UTF-8: exit 2" "$RC" 2
 ok_match "note not UTF-8: says which argument" "$OUT" "note 'caf.*' is not UTF-8 text"
 ok_unchanged "options twice, unknown options, bad notes" "$before"
 
+# ---- a job named by what no job name can be --------------------------------
+# (bytes that are not UTF-8 came back as the server's encoding error)
+before=$(state)
+for cmd in "job show" "stats --job" "rank --job"; do
+	# shellcheck disable=SC2086
+	run $cmd "$(printf 'caf\xff')"
+	ok_eq "$cmd with a non-UTF-8 job: exit 1" "$RC" 1
+	ok_match "$cmd with a non-UTF-8 job: does not exist, shown escaped" "$OUT" \
+		"job 'caf.xff' does not exist \\(a job is named by 1 to 64 of"
+done
+ok_unchanged "non-UTF-8 job names" "$before"
+
 # ---- a connection the server ends during a command ------------------------
 # The server's FATAL message came with the CONTEXT of the function it
 # interrupted: the SQL source of crawltop.enqueue, on the terminal.
