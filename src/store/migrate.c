@@ -41,6 +41,13 @@ static const char bootstrap_sql[] =
 	"ALTER TABLE crawltop.schema_version"
 	" ADD COLUMN IF NOT EXISTS checksum text";
 
+/* What the bootstrap will make: 2 the schema and the version table, 1
+ * the table only, 0 nothing. */
+static const char made_sql[] =
+	"SELECT CASE WHEN to_regnamespace('crawltop') IS NULL THEN 2"
+	" WHEN to_regclass('crawltop.schema_version') IS NULL THEN 1"
+	" ELSE 0 END";
+
 static const char version_sql[] =
 	"SELECT coalesce(max(version), 0) FROM crawltop.schema_version";
 
@@ -361,10 +368,13 @@ ct_status ct_store_migrate(struct ct_store *s, const char *sql_dir,
 	res->known = m[n - 1].version;
 
 	/* Bootstrap and version check in one transaction: a refusal leaves
-	 * the database as it was. */
+	 * the database as it was. What the bootstrap creates is dropped
+	 * again if the first migration fails (below). */
+	int made = 0;
 	if ((st = script(s, "migrate", "BEGIN", err)) != CT_OK)
 		goto out;
 	if ((st = script(s, "migrate", MIGRATE_LOCK, err)) ||
+	    (st = query_int(s, "migrate", made_sql, &made, err)) ||
 	    (st = script(s, "migrate", bootstrap_sql, err)) ||
 	    (st = query_int(s, "migrate", version_sql, &res->from_version, err))) {
 		rollback(s);
@@ -389,6 +399,23 @@ ct_status ct_store_migrate(struct ct_store *s, const char *sql_dir,
 	for (int i = res->from_version; i < n; i++)
 		if ((st = apply_one(s, dir, &m[i], &res->applied, err)) != CT_OK)
 			break;
+	/* The first migration of a new database failed: drop the version
+	 * table and the schema the bootstrap made (nothing else is in them:
+	 * the migration rolled back), so that the database is as it was. */
+	if (st != CT_OK && res->applied == 0 && res->from_version == 0 && made) {
+		/* under the lock, and only while no migrator recorded one
+		 * (a schema holding anything else is not dropped: RESTRICT
+		 * fails, and the whole block with it) */
+		PQclear(PQexec(s->conn, made == 2 ? "BEGIN; " MIGRATE_LOCK "; "
+			"DO $$ BEGIN IF NOT EXISTS (SELECT FROM "
+			"crawltop.schema_version) THEN DROP TABLE "
+			"crawltop.schema_version; DROP SCHEMA crawltop RESTRICT; "
+			"END IF; END $$; COMMIT" :
+			"BEGIN; " MIGRATE_LOCK "; DO $$ BEGIN IF NOT EXISTS ("
+			"SELECT FROM crawltop.schema_version) THEN DROP TABLE "
+			"crawltop.schema_version; END IF; END $$; COMMIT"));
+		rollback(s); /* when the block failed */
+	}
 	if (st == CT_OK)
 		st = query_int(s, "migrate", version_sql, &res->to_version, err);
 out:

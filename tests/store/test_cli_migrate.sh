@@ -18,6 +18,17 @@ for cmd in "job list" "stats" "settings get"; do
 		'does not exist: is the database migrated\? run crawltop migrate'
 done
 
+# a first migration that fails leaves a new database as it was: no
+# schema crawltop, no version table (both came from the bootstrap)
+bad=$(mktemp -d "${TMPDIR:-/tmp}/ct-mig.XXXXXX")
+printf 'CREATE TABLE crawltop.t (a int);\nSELECT 1/0;\n' >"$bad/0001_broken.sql"
+out=$("$CT" migrate -d "$DSN" --sql-dir "$bad" 2>&1); rc=$?
+rm -rf "$bad"
+ok_eq "failed first migration: exit 1" "$rc" 1
+ok_match "failed first migration: names it" "$out" 'migration 0001_broken.sql: division by zero'
+ok_eq "failed first migration: database unchanged" \
+	"$(psql -qAtd cli_mig -c "SELECT count(*) FROM pg_namespace WHERE nspname = 'crawltop'")" 0
+
 out=$("$CT" migrate -d "$DSN" 2>&1); rc=$?
 ok_eq "first migrate exits 0" "$rc" 0
 ok_match "first migrate reports what it did" "$out" \
