@@ -46,6 +46,18 @@ static void text_dist(FILE *f, const char *title, const char *const *keys,
 	fputc('\n', f);
 }
 
+/* The first error of the last refresh, or a general one. */
+static const char *first_error(const struct tm_model *m)
+{
+	const struct tm_age *ages[] = {&m->jobs_age, &m->cells_age,
+				       &m->series_age, &m->next_age,
+				       &m->audit_age};
+	for (size_t i = 0; i < sizeof ages / sizeof ages[0]; i++)
+		if (ages[i]->error[0])
+			return ages[i]->error;
+	return "the refresh failed";
+}
+
 int tui_print_text(const struct tui *t, FILE *f)
 {
 	const struct tm_model *m = &t->model;
@@ -367,8 +379,15 @@ int tui_batch(const struct tui_opts *o)
 			break;
 		}
 		printed++;
-		if (t->refresh_failed)
+		if (t->refresh_failed) {
+			/* the errors are in the dashboard printed on stdout;
+			 * say the first on stderr too, once, as every command
+			 * reports its failure there */
+			if (rc == 0)
+				fprintf(stderr, "crawltop top: %s\n",
+					first_error(&t->model));
 			rc = 1;
+		}
 	}
 	tf_stop(t);
 	tui_free(t);

@@ -58,6 +58,13 @@ ok_eq "--json -n 2: one line per snapshot" "$(printf '%s\n' "$out" | grep -c '^{
 out=$("$CT" top -b -n 1 -d "host=/nonexistent dbname=x" 2>&1); rc=$?
 ok_eq "unreachable server: exit 1" "$rc" 1
 ok_match "unreachable server: says why" "$out" '^crawltop top: connection to server'
+# a database that was never migrated: the dashboard shows the error, and
+# stderr says it too (it used to be on stdout only)
+psql -qAtc "CREATE DATABASE tui_batch_bare" >/dev/null
+err=$("$CT" top -b -n 1 -d "$CT_TEST_DSN dbname=tui_batch_bare" 2>&1 >/dev/null); rc=$?
+ok_eq "unmigrated database: exit 1" "$rc" 1
+ok_match "unmigrated database: stderr says why" "$err" \
+	'^crawltop top: .*(not migrated|does not exist)'
 out=$("$CT" top -b -i 0.1 2>&1); rc=$?
 ok_eq "-i below the floor: exit 2" "$rc" 2
 ok_match "-i below the floor: names the value and the rule" "$out" \
