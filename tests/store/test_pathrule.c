@@ -1,0 +1,161 @@
+/* test_pathrule.c: the CLI's path check (src/cli/urlpath.c,
+ * urlpath_check) against the store's (SQL crawltop.path_ok, 0001), which
+ * `crawltop enqueue` and `crawltop simulate` rely on to refuse a bad path
+ * while reading, with file:line, before anything is written. Code point
+ * by code point over U+0001..U+33FF (ASCII, Latin-1, the C1 controls, the
+ * Unicode spaces up to U+3000), and a list of dot-segment, '#' and length
+ * cases:
+ *   - what the C check accepts, the store accepts (else enqueue would
+ *     fail mid-file and name a batch index, not a line);
+ *   - below U+0100 (the ASCII and C1 controls, space, DEL) the two
+ *     agree exactly, but for NBSP (U+00A0, a space under ICU);
+ *   - the C check refuses the Unicode spaces the store refuses in some
+ *     locale (C.utf8, ICU) even where this cluster's C locale accepts
+ *     them: those it alone refuses are all in that list. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pgtest.h"
+#include "urlpath.h"
+
+#define LAST 0x33ff
+
+/* The UTF-8 bytes of code point c into out (at least 5 bytes). */
+static void utf8(unsigned c, char *out)
+{
+	if (c < 0x80) {
+		out[0] = (char)c;
+		out[1] = '\0';
+	} else if (c < 0x800) {
+		out[0] = (char)(0xc0 | c >> 6);
+		out[1] = (char)(0x80 | (c & 0x3f));
+		out[2] = '\0';
+	} else {
+		out[0] = (char)(0xe0 | c >> 12);
+		out[1] = (char)(0x80 | (c >> 6 & 0x3f));
+		out[2] = (char)(0x80 | (c & 0x3f));
+		out[3] = '\0';
+	}
+}
+
+/* Whether C accepts "/a" + c + "b". */
+static int c_accepts(unsigned c)
+{
+	char ch[5], p[16], why[200];
+	utf8(c, ch);
+	snprintf(p, sizeof p, "/a%sb", ch);
+	return urlpath_check(p, strlen(p), 2048, why, sizeof why) == 0;
+}
+
+static int unicode_space(unsigned c)
+{
+	return c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+	       c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f ||
+	       c == 0x3000;
+}
+
+static void every_code_point(void **state)
+{
+	struct ct_store *s = *state;
+	/* the code points the store refuses in "/a" || chr(c) || "b"
+	 * (surrogates are not characters: chr() refuses them) */
+	char sql[400];
+	snprintf(sql, sizeof sql, "SELECT coalesce(string_agg(c::text, ','), '') "
+		 "FROM generate_series(1, %d) c WHERE c NOT BETWEEN 55296 AND "
+		 "57343 AND NOT crawltop.path_ok('/a' || chr(c) || 'b')", LAST);
+	char *refused = pgt_text(s, sql, 0, NULL);
+	static unsigned char sql_refuses[LAST + 1];
+	for (char *t = strtok(refused, ","); t; t = strtok(NULL, ","))
+		sql_refuses[atoi(t)] = 1;
+	free(refused);
+	int checked = 0;
+	for (unsigned c = 1; c <= LAST; c++) {
+		if (c >= 0xd800 && c <= 0xdfff)
+			continue;
+		int c_ok = c_accepts(c), sql_ok = !sql_refuses[c];
+		checked++;
+		if (c_ok && !sql_ok)
+			fail_msg("U+%04X: the CLI accepts it, the store refuses it",
+				 c);
+		if (c < 0x100 && c_ok != sql_ok && !unicode_space(c))
+			fail_msg("U+%04X: the CLI %s it, the store %s it", c,
+				 c_ok ? "accepts" : "refuses",
+				 sql_ok ? "accepts" : "refuses");
+		if (!c_ok && sql_ok && !unicode_space(c))
+			fail_msg("U+%04X: the CLI refuses it, and it is no "
+				 "Unicode space any locale refuses", c);
+	}
+	assert_true(checked > 13000);
+}
+
+/* Paths that are not about characters: dot segments, '#', the query,
+ * the length limit, the leading '/'. */
+static void shapes(void **state)
+{
+	struct ct_store *s = *state;
+	static const char *const paths[] = {
+		"/", "/a", "/a/", "/a/./b", "/a/../b", "/.", "/..", "/./", "/../",
+		"/a/.", "/a/..", "/a/.b", "/a/..b", "/a/b.", "/...", "/a/.../b",
+		"/a?x=/../", "/a?/./", "/a/..?x", "/a#b", "/a?b#c", "a", "",
+		"//", "/a//b", "/%2e%2e/", "/a%20b",
+	};
+	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+		char why[200], sql[200];
+		const char *p[] = {paths[i]};
+		int c_ok = urlpath_check(paths[i], strlen(paths[i]), 2048, why,
+					 sizeof why) == 0;
+		snprintf(sql, sizeof sql, "SELECT crawltop.path_ok($1)::int");
+		char *t = pgt_text(s, sql, 1, p);
+		int sql_ok = strcmp(t, "1") == 0;
+		free(t);
+		if (c_ok != sql_ok)
+			fail_msg("'%s': the CLI %s it, the store %s it", paths[i],
+				 c_ok ? "accepts" : "refuses",
+				 sql_ok ? "accepts" : "refuses");
+	}
+	/* the limit: max_url_bytes() bytes pass, one more does not */
+	long long max = pgt_int(s, "SELECT crawltop.max_url_bytes()");
+	char *big = malloc((size_t)max + 2), why[200];
+	assert_non_null(big);
+	memset(big, 'x', (size_t)max + 1);
+	big[0] = '/';
+	big[max + 1] = '\0';
+	assert_int_equal(urlpath_check(big, (size_t)max, (size_t)max, why,
+				       sizeof why), 0);
+	assert_int_equal(urlpath_check(big, (size_t)max + 1, (size_t)max, why,
+				       sizeof why), -1);
+	big[max] = '\0';
+	const char *p[] = {big};
+	char *t = pgt_text(s, "SELECT crawltop.path_ok($1)::int", 1, p);
+	assert_string_equal(t, "1");
+	free(t);
+	free(big);
+}
+
+static int setup(void **state)
+{
+	*state = pgt_fresh("ct_pathrule", 1);
+	return *state ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	ct_store_close(*state);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_code_point),
+		cmocka_unit_test(shapes),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
