@@ -13,14 +13,16 @@
 
 #include "cli.h"
 #include "config.h"
+#include "crawltop/number.h"
 #include "tui.h"
 
 /* A number of seconds for -i: finite, at least the refresh floor. */
 static int parse_interval(const char *s, double *out)
 {
-	char *end;
-	double d = strtod(s, &end);
-	if (end == s || *end || !isfinite(d)) {
+	double d;
+	/* plain decimal, as every command reads a number (number.h): strtod
+	 * also took " 2", "0x10" and "+2" */
+	if (ct_number_read(s, true, &d) != CT_OK || !isfinite(d)) {
 		cli_error("top", "-i %s: not a number of seconds", s);
 		return -1;
 	}
@@ -39,7 +41,8 @@ static int parse_count(const char *opt, const char *s, int min, int max,
 {
 	char *end;
 	long v = strtol(s, &end, 10);
-	if (end == s || *end || v < min || v > max) {
+	if (!ct_number_text(s, false) || end == s || *end || v < min ||
+	    v > max) {
 		cli_error("top", "%s %s: must be a whole number in %d..%d", opt,
 			  s, min, max);
 		return -1;

@@ -69,6 +69,13 @@ out=$("$CT" top -b -i 0.1 2>&1); rc=$?
 ok_eq "-i below the floor: exit 2" "$rc" 2
 ok_match "-i below the floor: names the value and the rule" "$out" \
 	'-i 0\.1: the interval must be 0\.5\.\.3600 seconds \(0\.5 is the refresh floor\)'
+for v in 0x10 ' 2' +2 inf; do
+	out=$("$CT" top -b -n 1 -i "$v" 2>&1); rc=$?
+	ok_eq "-i '$v' (not plain decimal): exit 2" "$rc" 2
+	ok_match "-i '$v': not a number" "$out" ': not a number of seconds$'
+done
+out=$("$CT" top -b -n 0x2 2>&1); rc=$?
+ok_eq "-n 0x2: exit 2" "$rc" 2
 out=$("$CT" top -n 2 2>&1); rc=$?
 ok_eq "-n without -b: exit 2" "$rc" 2
 out=$("$CT" -r -b -n 1 -d "$DSN" 2>&1); rc=$?
