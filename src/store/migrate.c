@@ -406,14 +406,13 @@ ct_status ct_store_migrate(struct ct_store *s, const char *sql_dir,
 		/* under the lock, and only while no migrator recorded one
 		 * (a schema holding anything else is not dropped: RESTRICT
 		 * fails, and the whole block with it) */
-		PQclear(PQexec(s->conn, made == 2 ? "BEGIN; " MIGRATE_LOCK "; "
-			"DO $$ BEGIN IF NOT EXISTS (SELECT FROM "
-			"crawltop.schema_version) THEN DROP TABLE "
-			"crawltop.schema_version; DROP SCHEMA crawltop RESTRICT; "
-			"END IF; END $$; COMMIT" :
-			"BEGIN; " MIGRATE_LOCK "; DO $$ BEGIN IF NOT EXISTS ("
-			"SELECT FROM crawltop.schema_version) THEN DROP TABLE "
-			"crawltop.schema_version; END IF; END $$; COMMIT"));
+		char drop[400];
+		snprintf(drop, sizeof drop, "BEGIN; " MIGRATE_LOCK "; DO $$ BEGIN "
+			 "IF NOT EXISTS (SELECT FROM crawltop.schema_version) "
+			 "THEN DROP TABLE crawltop.schema_version;%s END IF; "
+			 "END $$; COMMIT", made == 2 ?
+			 " DROP SCHEMA crawltop RESTRICT;" : "");
+		PQclear(PQexec(s->conn, drop));
 		rollback(s); /* when the block failed */
 	}
 	if (st == CT_OK)

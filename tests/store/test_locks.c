@@ -354,6 +354,20 @@ static int query_waits(PGconn *watch, const char *name)
 	return 0;
 }
 
+/* Session a opens a transaction holding task id as a crawl's would
+ * (FOR NO KEY UPDATE), and checks for deadlocks only after 30 s, so that
+ * the other party of a cycle is the one PostgreSQL rolls back (with the
+ * default 1 s, on a loaded machine a's check could run first). */
+static void hold_task(PGconn *a, long long id)
+{
+	char sql[200];
+	run(a, "SET deadlock_timeout = '30s'");
+	run(a, "BEGIN");
+	snprintf(sql, sizeof sql, "SELECT id FROM crawltop.tasks WHERE id = %lld "
+		 "FOR NO KEY UPDATE", id);
+	run(a, sql);
+}
+
 /* A ranking run on a thread of its own (ct_store_rank, batches of 100). */
 struct ranker {
 	char dsn[1024];
@@ -404,11 +418,7 @@ static void rank_batch_retried_after_a_deadlock(void **state)
 	/* the batch is to be the one rolled back: session a checks for a
 	 * deadlock only after 30 s, the batch after the default 1 s (on a
 	 * loaded machine a's check could otherwise run first) */
-	run(t.a, "SET deadlock_timeout = '30s'");
-	run(t.a, "BEGIN");
-	snprintf(sql, sizeof sql, "SELECT id FROM crawltop.tasks WHERE id = %lld "
-		 "FOR NO KEY UPDATE", t2);
-	run(t.a, sql);
+	hold_task(t.a, t2);
 	struct ranker r = {.job = job};
 	snprintf(r.dsn, sizeof r.dsn, "%s", pgt_dsn("ct_locks_rd"));
 	pthread_t th;
@@ -476,11 +486,7 @@ static void job_change_retried_after_a_deadlock(void **state)
 		 "job_id = %" PRId64, job);
 	long long t1 = atoll(run(t.w, sql));
 
-	run(t.a, "SET deadlock_timeout = '30s'");
-	run(t.a, "BEGIN");
-	snprintf(sql, sizeof sql, "SELECT id FROM crawltop.tasks WHERE id = %lld "
-		 "FOR NO KEY UPDATE", t1);
-	run(t.a, sql);
+	hold_task(t.a, t1);
 	struct changer c = {.job = job};
 	snprintf(c.dsn, sizeof c.dsn, "%s", pgt_dsn("ct_locks_jd"));
 	pthread_t th;
