@@ -23,7 +23,7 @@ q() { psql -X -qAt -v ON_ERROR_STOP=1 -c "$1"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-echo "machine: $(nproc) cores; load $(uptime | sed 's/.*load average: //'); server: shared_buffers=$(q 'SHOW shared_buffers'), fsync=$(q 'SHOW fsync'), synchronous_commit=$(q 'SHOW synchronous_commit')"
+echo "machine: $(nproc) cores; load $(uptime | sed 's/.*load average: //'); server: shared_buffers=$(q 'SHOW shared_buffers'), huge_pages=$(q 'SHOW huge_pages') (kernel: $(kernel_huge_pages)), fsync=$(q 'SHOW fsync'), synchronous_commit=$(q 'SHOW synchronous_commit')"
 "$CT" migrate >/dev/null
 "$CT" job create base --domain base.example >/dev/null
 q "ALTER TABLE crawltop.tasks DISABLE TRIGGER tasks_count_insert;

@@ -22,7 +22,7 @@ export CRAWLTOP_DSN="$CT_TEST_DSN dbname=bench_rank"
 q() { psql -qAtd bench_rank -c "$1"; }
 "$CT" migrate >/dev/null
 "$CT" job create disc --domain bench.example --mode discovery >/dev/null
-echo "machine: $(nproc) cores; load $(uptime | sed 's/.*load average: //'); server: shared_buffers=$(q 'SHOW shared_buffers'), wal_compression=$(q 'SHOW wal_compression')"
+echo "machine: $(nproc) cores; load $(uptime | sed 's/.*load average: //'); server: shared_buffers=$(q 'SHOW shared_buffers'), huge_pages=$(q 'SHOW huge_pages') (kernel: $(kernel_huge_pages)), wal_compression=$(q 'SHOW wal_compression')"
 echo "loading $n discovery tasks ..."
 t0=$(date +%s.%N)
 q "INSERT INTO crawltop.pages (domain_id, path)

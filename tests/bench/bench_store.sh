@@ -41,7 +41,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "load at start: $(uptime | sed 's/.*load average/load average/')"
-echo "server: $(sql 'SHOW server_version'), fsync=$(sql 'SHOW fsync'), synchronous_commit=$(sql 'SHOW synchronous_commit'), shared_buffers=$(sql 'SHOW shared_buffers'), wal_compression=$(sql 'SHOW wal_compression'), max_wal_size=$(sql 'SHOW max_wal_size'); $SECS s per measurement, median of $REPS"
+echo "server: $(sql 'SHOW server_version'), fsync=$(sql 'SHOW fsync'), synchronous_commit=$(sql 'SHOW synchronous_commit'), shared_buffers=$(sql 'SHOW shared_buffers'), huge_pages=$(sql 'SHOW huge_pages') (kernel: $(kernel_huge_pages)), wal_compression=$(sql 'SHOW wal_compression'), max_wal_size=$(sql 'SHOW max_wal_size'); $SECS s per measurement, median of $REPS"
 "$build/src/cli/crawltop" migrate -d "$DSN" >/dev/null
 
 # ---- data ----------------------------------------------------------------
