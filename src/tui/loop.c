@@ -188,15 +188,18 @@ int tui_run(const struct tui_opts *o)
 			break;
 		}
 		if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) {
-			if (pfd[0].revents & (POLLHUP | POLLERR) &&
-			    !(pfd[0].revents & POLLIN))
-				break; /* the terminal went away */
 			int k;
 			while ((k = crt_getkey()) != -1) {
 				keylog_key(t, &kl, k, now);
 				flags |= tui_key(t, k);
 			}
 			if (flags & TUI_QUIT)
+				break;
+			/* the terminal went away. A hung-up tty reports
+			 * POLLHUP together with POLLIN (a read gives 0) on
+			 * every poll: without a SIGHUP (setsid, a supervisor
+			 * that blocks it) the loop would spin */
+			if (pfd[0].revents & (POLLHUP | POLLERR))
 				break;
 		}
 		if (n > 0 && pfd[2].fd >= 0 && (pfd[2].revents & POLLIN))

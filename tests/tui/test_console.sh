@@ -321,4 +321,21 @@ ok_screen "SIGHUP: the shell prompt is back" '^\$ ?$'
 ok_match "SIGHUP: exit status 129 (128 + SIGHUP)" "$SCREEN" '^exit=129$'
 ok_eq "SIGHUP: the alternate screen is off" "$(tm display -p -t ct '#{alternate_on}')" 0
 
+# ---- the terminal goes away and no SIGHUP comes (setsid: not the console's controlling tty) -----
+# A hung-up tty then polls readable with POLLHUP for ever: the console must end, not spin.
+hup_pid="${TMPDIR:-/tmp}/ct-hup.$$"
+tm_session hup 100 32
+TM_T=hup tm_run "exec setsid -w sh -c 'echo \$\$ > $hup_pid; exec \"$CT\" -d \"$DSN\"'"
+TM_T=hup ok_screen "no SIGHUP: the console runs" 'Jobs 3 of 3'
+pid=$(cat "$hup_pid" 2>/dev/null || echo 0)
+tm kill-session -t hup
+gone=0
+for _ in $(seq 1 100); do
+	kill -0 "$pid" 2>/dev/null || { gone=1; break; }
+	sleep 0.05
+done
+ok_eq "no SIGHUP: the console ends when its terminal closes" "$gone" 1
+[ "$gone" = 1 ] || kill -KILL "$pid" 2>/dev/null
+rm -f "$hup_pid"
+
 done_testing
