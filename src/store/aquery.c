@@ -3,7 +3,7 @@
  * A small state machine over libpq's asynchronous API:
  *
  *   DOWN --connect--> CONNECTING (a thread of its own opens the
- *   connection, then the setup query: SET statement_timeout, LISTEN ...)
+ *   connection, then the setup query: client check, SET statement_timeout, LISTEN ...)
  *   --> READY (pipeline mode: every queued query is sent at once, each
  *   followed by its own sync, and the server runs them one at a time)
  *   --lost--> DOWN
@@ -39,6 +39,7 @@
 #include <libpq-fe.h>
 
 #include "aquery.h"
+#include "store_int.h"
 
 /* A queued or running query. Owns its copies of sql and params. */
 struct aq_query {
@@ -512,8 +513,8 @@ static int flush(struct ct_aconn *c)
 static int send_setup(struct ct_aconn *c)
 {
 	char sql[1024];
-	int l = snprintf(sql, sizeof sql, "SET statement_timeout = %d",
-			 c->timeout_ms);
+	int l = snprintf(sql, sizeof sql, ST_SESSION_SETUP
+			 "; SET statement_timeout = %d", c->timeout_ms);
 	/* A hot standby refuses LISTEN (and never sends notifications): the
 	 * server reports in_hot_standby at connect (PostgreSQL 14+). */
 	const char *hs = PQparameterStatus(c->conn, "in_hot_standby");

@@ -50,6 +50,12 @@ ct_status ct_store_open(const char *dsn, struct ct_store **out,
 		return ct_error_set(err, CT_EIO, "connect: %s", msg);
 	}
 	PQsetNoticeReceiver(s->conn, notice_receiver, s);
+	ct_status st = st_exec(s, "connect", ST_SESSION_SETUP, ST_SCRIPT, NULL,
+			       NULL, err);
+	if (st != CT_OK) {
+		ct_store_close(s);
+		return st;
+	}
 	*out = s;
 	return CT_OK;
 }

@@ -6,6 +6,14 @@
 
 #include "store.h"
 
+/* The first statement of every session the store opens (ct_store_open and
+ * the console's asynchronous connection): the server checks once a second,
+ * while a statement runs, that the client is still there (PostgreSQL 14+).
+ * A client that quits or dies while its statement waits (on a lock, say)
+ * then has the statement rolled back within a second, instead of committed
+ * later on behalf of nobody. */
+#define ST_SESSION_SETUP "SET client_connection_check_interval = 1000"
+
 struct ct_store {
 	PGconn *conn;
 	char sqlstate[6];          /* of the last failure, "" if none */

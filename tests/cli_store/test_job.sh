@@ -310,4 +310,34 @@ ok_match "connection ended: says so" "$OUT" 'enqueue: terminating connection due
 ok_eq "connection ended: one line, no SQL" "$(printf '%s\n' "$OUT" | grep -c -e CONTEXT -e 'SQL statement' -e '^.')" 1
 ok_unchanged "connection ended" "$before"
 
+# ---- a client that dies while its change waits for a lock: the server rolls the change back -----
+# (client_connection_check_interval, set by every store session) instead of running it once the
+# lock is free, for nobody
+before=$(state)
+psql -X -qAtd "$DB" -c BEGIN -c "SELECT 1 FROM crawltop.jobs WHERE name = 'news' FOR UPDATE" \
+	-c "SELECT pg_sleep(4)" -c COMMIT >/dev/null &
+holder=$!
+waiting() { q "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%set_job_priority(%' AND pid <> pg_backend_pid()"; }
+for _ in $(seq 1 100); do
+	[ "$(q "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(4)'")" = 1 ] && break
+	sleep 0.02
+done
+"$CT" job set-priority news 9 >/dev/null 2>&1 &
+client=$!
+for _ in $(seq 1 100); do
+	[ "$(waiting)" = 1 ] && break
+	sleep 0.02
+done
+ok_eq "dead client: its change waits for the lock" "$(waiting)" 1
+kill -KILL "$client"
+wait "$client" 2>/dev/null
+for _ in $(seq 1 100); do
+	[ "$(waiting)" = 0 ] && break
+	sleep 0.05
+done
+ok_eq "dead client: the server ends its statement while the lock is still held" \
+	"$(waiting)/$(kill -0 "$holder" 2>/dev/null && echo held)" "0/held"
+wait "$holder"
+ok_unchanged "dead client: after the lock is free" "$before"
+
 done_testing
