@@ -79,6 +79,29 @@ bool ct_store_rolled_back(const struct ct_store *s)
 	return !strcmp(s->sqlstate, "40P01") || !strcmp(s->sqlstate, "40001");
 }
 
+struct ct_store_canceller *ct_store_canceller_new(struct ct_store *s)
+{
+	return s && s->conn ? (struct ct_store_canceller *)PQgetCancel(s->conn)
+			    : NULL;
+}
+
+void ct_store_canceller_send(struct ct_store_canceller *c)
+{
+	char buf[256];
+	if (c)
+		(void)PQcancel((PGcancel *)c, buf, sizeof buf);
+}
+
+void ct_store_canceller_free(struct ct_store_canceller *c)
+{
+	PQfreeCancel((PGcancel *)c);
+}
+
+bool ct_store_cancelled(const struct ct_store *s)
+{
+	return !strcmp(s->sqlstate, "57014");
+}
+
 void ct_store_set_notice_hook(struct ct_store *s, ct_store_notice_fn *fn,
 			      void *ctx)
 {

@@ -50,6 +50,21 @@ const char *ct_store_sqlstate(const struct ct_store *s);
  * nothing, and the transaction is to be tried again. */
 bool ct_store_rolled_back(const struct ct_store *s);
 
+/* Stopping what a session runs, from another thread. ct_store_canceller
+ * is made while no call on s runs, and stays valid after s is closed.
+ * ct_store_canceller_send asks the server to cancel the statement the
+ * session runs at that moment (nothing, if it runs none): it connects to
+ * the server and waits for its answer, so it belongs on a thread that may
+ * wait, never on an event loop. The cancelled call fails with SQLSTATE
+ * 57014 (ct_store_cancelled) and its transaction is rolled back. */
+struct ct_store_canceller;
+struct ct_store_canceller *ct_store_canceller_new(struct ct_store *s);
+void ct_store_canceller_send(struct ct_store_canceller *c);
+void ct_store_canceller_free(struct ct_store_canceller *c);
+/* Whether the last failed call on s was cancelled (57014: that way, or by
+ * statement_timeout). */
+bool ct_store_cancelled(const struct ct_store *s);
+
 /* Receive server notices (severity and message, both borrowed for the
  * call). fn NULL drops them, which is the default. */
 typedef void ct_store_notice_fn(void *ctx, const char *severity,

@@ -1051,8 +1051,8 @@ int tui_work_cancel(struct tui *t)
 		t->w.pstate = WP_NONE;
 		tui_msg(t, 0, "preview stopped (v: run it again)");
 	} else {
-		tui_msg(t, 0, "stopping the rescore after its current batch "
-			"(batches done stay)");
+		tui_msg(t, 0, "stopping the rescore (the batch running is "
+			"rolled back; batches done stay)");
 	}
 	return TUI_REDRAW;
 }

@@ -32,6 +32,8 @@ struct tw {
 	struct tw_progress prog;
 	struct tw_result res;
 	int finished;             /* res is complete */
+	/* stops the thread's statement; tw_cancel takes it (once) */
+	struct ct_store_canceller *canceller;
 };
 
 static double mono(void)
@@ -79,6 +81,15 @@ enum tw_kind tw_running(const struct tw *w)
 	return w && w->started ? w->req.kind : TW_NONE;
 }
 
+/* Sends a cancel request and frees it: connecting to the server may
+ * wait (a stopped server), so not on the loop. */
+static void *send_cancel(void *arg)
+{
+	ct_store_canceller_send(arg);
+	ct_store_canceller_free(arg);
+	return NULL;
+}
+
 void tw_cancel(struct tw *w)
 {
 	if (!w || !w->started)
@@ -86,7 +97,26 @@ void tw_cancel(struct tw *w)
 	atomic_store(&w->cancel, 1);
 	pthread_mutex_lock(&w->lock);
 	w->prog.cancelling = true;
+	struct ct_store_canceller *c = w->canceller;
+	w->canceller = NULL;
 	pthread_mutex_unlock(&w->lock);
+	/* the flag stops the work between statements; the request stops the
+	 * statement running now (a lock wait, a batch): it is rolled back */
+	pthread_t th;
+	pthread_attr_t a;
+	if (c && pthread_attr_init(&a) == 0) {
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&th, &a, send_cancel, c) == 0)
+			c = NULL;
+		pthread_attr_destroy(&a);
+	}
+	ct_store_canceller_free(c);
+}
+
+/* Whether the thread's last call failed because x stopped it. */
+static bool stopped_by_x(struct tw *w, struct ct_store *s)
+{
+	return atomic_load(&w->cancel) && ct_store_cancelled(s);
 }
 
 /* ---- the thread ------------------------------------------------------- */
@@ -150,7 +180,11 @@ static void run_preview(struct tw *w, struct ct_store *s, struct tw_result *res)
 	set_what(w, 0, "preview on job %s", r->job_name);
 	res->st = ct_store_preview(s, r->job, &o, &res->preview, &err);
 	res->cancelled = res->preview.cancelled;
-	if (res->st != CT_OK)
+	if (res->st != CT_OK && stopped_by_x(w, s)) {
+		res->st = CT_OK;
+		res->cancelled = true;
+		snprintf(res->msg, sizeof res->msg, "preview stopped");
+	} else if (res->st != CT_OK)
 		snprintf(res->msg, sizeof res->msg, "%s", err.msg);
 	else
 		snprintf(res->msg, sizeof res->msg, "preview of job %s: %zu of "
@@ -166,7 +200,18 @@ static void run_mode(struct tw *w, struct ct_store *s, struct tw_result *res)
 	set_what(w, 1, "set mode %s, rescore job %s", r->mode, r->job_name);
 	res->st = rescore_one(w, s, r->job, r->mode, &r->settings, res, &rr,
 			      &err);
-	if (res->st != CT_OK && strcmp(rr.mode, r->mode) == 0)
+	if (res->st != CT_OK && stopped_by_x(w, s)) {
+		res->st = CT_OK;
+		res->cancelled = true;
+		if (strcmp(rr.mode, r->mode) == 0)
+			snprintf(res->msg, sizeof res->msg, "job %s: mode %s; "
+				 "rescore stopped after %zu of %zu tasks",
+				 r->job_name, r->mode, rr.done, rr.total);
+		else
+			snprintf(res->msg, sizeof res->msg, "job %s: mode change "
+				 "to %s stopped; nothing changed", r->job_name,
+				 r->mode);
+	} else if (res->st != CT_OK && strcmp(rr.mode, r->mode) == 0)
 		snprintf(res->msg, sizeof res->msg, "job %s: the mode is now "
 			 "%s, but the rescore failed after %zu tasks: %.400s",
 			 r->job_name, r->mode, rr.done, err.msg);
@@ -188,6 +233,14 @@ static void run_apply(struct tw *w, struct ct_store *s, struct tw_result *res)
 	set_what(w, 0, "write settings (after v%d)", r->base_version);
 	res->st = ct_store_settings_put(s, r->json, r->base_version, r->action,
 					r->note, &res->new_version, &keys, &err);
+	if (res->st != CT_OK && stopped_by_x(w, s)) {
+		res->st = CT_OK;
+		res->cancelled = true;
+		snprintf(res->msg, sizeof res->msg, "%s stopped; nothing written",
+			 strcmp(r->action, "settings.undo") == 0 ? "undo" :
+			 "apply");
+		return;
+	}
 	if (res->st != CT_OK) {
 		snprintf(res->msg, sizeof res->msg, "%s refused: %s",
 			 strcmp(r->action, "settings.undo") == 0 ? "undo" :
@@ -201,7 +254,7 @@ static void run_apply(struct tw *w, struct ct_store *s, struct tw_result *res)
 		set_what(w, i + 1, "settings v%d: rescore job %s",
 			 res->new_version, r->job_names[i]);
 		if (rescore_one(w, s, r->jobs[i], NULL, &r->settings, res, &rr,
-				&err) != CT_OK) {
+				&err) != CT_OK && !stopped_by_x(w, s)) {
 			if (!failed++)
 				tx_copy(first, sizeof first, err.msg);
 			res->st = CT_EIO;
@@ -243,6 +296,12 @@ static void *run(void *arg)
 			 w->timeout_ms);
 		res->st = ct_store_exec(s, "worker session", sql, &err);
 	}
+	if (res->st == CT_OK) {
+		struct ct_store_canceller *c = ct_store_canceller_new(s);
+		pthread_mutex_lock(&w->lock);
+		w->canceller = c;
+		pthread_mutex_unlock(&w->lock);
+	}
 	if (res->st != CT_OK) {
 		snprintf(res->msg, sizeof res->msg, "%s", err.msg);
 	} else {
@@ -253,6 +312,11 @@ static void *run(void *arg)
 		case TW_NONE: break;
 		}
 	}
+	pthread_mutex_lock(&w->lock);
+	struct ct_store_canceller *c = w->canceller;
+	w->canceller = NULL;
+	pthread_mutex_unlock(&w->lock);
+	ct_store_canceller_free(c);
 	ct_store_close(s);
 	res->secs = mono() - t0;
 out:

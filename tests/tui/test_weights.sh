@@ -196,18 +196,19 @@ ok_sql "every batch audited" "SELECT count(*) FROM crawltop.audit_log WHERE \
 action = 'tasks.rescore' AND job_id = 4 AND after->>'cause' = 'mode'" 3
 ok_screen "the jobs table shows the new mode" '▶ +4 delta\.example\.org +discovery'
 
-# ---- stop a rescore: the batches done stay ---------------------------------------
+# ---- stop a rescore: the batch waiting is cancelled at once, the batches done stay --------
 lock_batch2
 tm_keys m 3 Enter
 ok_screen "rescore back to frontier: running" '^ Rescore .* 33% 5000/15000' 20
 tm_keys x
-ok_screen "x: stopping after the batch" '^ Stopping '
+ok_screen "x: stopped at once, while its batch still waits for the lock" \
+	'job delta: mode frontier; rescore stopped after 5000 of 15000 tasks' 10
+ok_sql "... the lock still held" "SELECT count(*) FROM pg_stat_activity WHERE \
+application_name = 'ct_locker' AND query LIKE '%pg_sleep%'" 1
 unlock
-ok_screen "stopped: what was done stays" \
-	'job delta: mode frontier; rescore stopped after 10000 of 15000 tasks' 30
-ok_sql "two batches committed, one left" "SELECT count(*) FROM crawltop.audit_log \
-WHERE action = 'tasks.rescore' AND job_id = 4 AND after->>'cause' = 'mode' \
-AND after->>'mode' = 'frontier'" 2
+ok_sql "one batch committed, the cancelled one rolled back" "SELECT count(*) \
+FROM crawltop.audit_log WHERE action = 'tasks.rescore' AND job_id = 4 AND \
+after->>'cause' = 'mode' AND after->>'mode' = 'frontier'" 1
 
 tm_keys q
 ok_screen "q: exit 0 (no sanitizer report)" '^exit=0$'
