@@ -304,6 +304,13 @@ static void *run(void *arg)
 	}
 	if (res->st != CT_OK) {
 		snprintf(res->msg, sizeof res->msg, "%s", err.msg);
+	} else if (atomic_load(&w->cancel)) {
+		/* x while connecting (a server that does not answer): checked
+		 * after the canceller is in place, so an x from now on cancels
+		 * the statement and an earlier one is seen here */
+		res->cancelled = true;
+		snprintf(res->msg, sizeof res->msg, "stopped before it began; "
+			 "nothing changed");
 	} else {
 		switch (w->req.kind) {
 		case TW_PREVIEW: run_preview(w, s, res); break;

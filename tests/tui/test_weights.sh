@@ -229,6 +229,23 @@ ok_sql "its connection gone, the batch in flight rolled back" "SELECT count(*) \
 FROM crawltop.audit_log WHERE action = 'tasks.rescore' AND job_id = 4 AND \
 after->>'cause' = 'mode' AND after->>'mode' = 'discovery'" 4
 
+# ---- x while the worker cannot even connect (postmaster stopped): nothing changes -------
+tm_run "clear; crawltop -d '$DSN' -i 1; echo exit=\$?"
+ok_screen "restarted" '^ crawltop +LIVE'
+pm=$(head -n1 "$PGHOST/data/postmaster.pid")
+kill -STOP "$pm"
+tm_keys G m 3 Enter
+ok_screen "a mode change waits for its connection" \
+	'job delta: mode discovery -> frontier, rescoring .*x stops' 10
+tm_keys x
+kill -CONT "$pm"
+ok_screen "x before it connected: it stops there" \
+	'stopped before it began; nothing changed' 20
+ok_sql "... and the mode stays discovery" "SELECT prioritization_mode FROM \
+crawltop.jobs WHERE id = 4" discovery
+tm_keys q
+ok_screen "q: exit 0" '^exit=0$'
+
 # ---- read-only: the panel shows, edits are refused -------------------------------
 tm_run "clear; crawltop -d '$DSN' -r; echo exit=\$?"
 ok_screen "-r: LIVE" 'LIVE.*read-only'
