@@ -278,12 +278,7 @@ static void opener_free(struct aq_opener *o)
 static void *opener_run(void *arg)
 {
 	struct aq_opener *o = arg;
-	/* As ct_store_open: dbname may be a whole connection string or URI
-	 * (expand_dbname); the later keywords fill in what it leaves unset. */
-	const char *const keys[] = {"dbname", "fallback_application_name",
-				    "client_encoding", "connect_timeout", NULL};
-	const char *const vals[] = {o->dsn, "crawltop", "UTF8", "10", NULL};
-	PGconn *conn = PQconnectdbParams(keys, vals, 1);
+	PGconn *conn = st_connect(o->dsn);
 	pthread_mutex_lock(&o->lock);
 	o->conn = conn;
 	o->done = 1;

@@ -22,6 +22,21 @@ static void notice_receiver(void *arg, const PGresult *r)
 	s->notice(s->notice_ctx, sev ? sev : "NOTICE", msg ? msg : "");
 }
 
+PGconn *st_connect(const char *dsn)
+{
+	/* libpq reads the keywords in order and the last value of one
+	 * wins: connect_timeout before dbname (expand_dbname: a connection
+	 * string or URI) is a default that dsn may change; client_encoding
+	 * after it is always UTF8; fallback_application_name is a fallback
+	 * by its nature. */
+	const char *const keys[] = {"connect_timeout", "dbname",
+				    "fallback_application_name",
+				    "client_encoding", NULL};
+	const char *const vals[] = {"10", dsn ? dsn : "", "crawltop", "UTF8",
+				    NULL};
+	return PQconnectdbParams(keys, vals, 1);
+}
+
 ct_status ct_store_open(const char *dsn, struct ct_store **out,
 			struct ct_error *err)
 {
@@ -29,13 +44,7 @@ ct_status ct_store_open(const char *dsn, struct ct_store **out,
 	struct ct_store *s = calloc(1, sizeof *s);
 	if (!s)
 		return ct_error_set(err, CT_ENOMEM, "connect: out of memory");
-	/* expand_dbname: "dbname" may be a full connection string or URI;
-	 * the later keywords only fill in what it leaves unset, except
-	 * client_encoding, which we always want to be UTF8. */
-	const char *const keys[] = {"dbname", "fallback_application_name",
-				    "client_encoding", NULL};
-	const char *const vals[] = {dsn ? dsn : "", "crawltop", "UTF8", NULL};
-	s->conn = PQconnectdbParams(keys, vals, 1);
+	s->conn = st_connect(dsn);
 	if (!s->conn) {
 		free(s);
 		return ct_error_set(err, CT_ENOMEM, "connect: out of memory");

@@ -14,6 +14,14 @@
  * later on behalf of nobody. */
 #define ST_SESSION_SETUP "SET client_connection_check_interval = 1000"
 
+/* Open a blocking connection for dsn, a connection string or URI
+ * (expand_dbname), as ct_store_open and the console's connection thread
+ * do: application name "crawltop" unless dsn names one, client encoding
+ * UTF8 always, and a connect timeout of 10 s unless dsn sets one, so that a
+ * server that does not answer fails the connect instead of hanging it.
+ * NULL only when out of memory. */
+PGconn *st_connect(const char *dsn);
+
 struct ct_store {
 	PGconn *conn;
 	char sqlstate[6];          /* of the last failure, "" if none */

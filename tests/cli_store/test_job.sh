@@ -340,4 +340,21 @@ ok_eq "dead client: the server ends its statement while the lock is still held" 
 wait "$holder"
 ok_unchanged "dead client: after the lock is free" "$before"
 
+# ---- a server that does not answer: the connect gives up (10 s, or the DSN's connect_timeout) ----
+pm=$(head -n1 "$PGHOST/data/postmaster.pid")
+kill -STOP "$pm"
+t0=$(date +%s%N)
+OUT=$(timeout 60 "$CT" job list 2>&1); RC=$?
+t1=$(date +%s%N)
+OUT2=$(timeout 60 "$CT" job list -d "$DSN connect_timeout=2" 2>&1); RC2=$?
+t2=$(date +%s%N)
+kill -CONT "$pm"
+ok_eq "no answer: exit 1" "$RC" 1
+ok_match "no answer: the connect says it timed out" "$OUT" '^crawltop job: connect: .*timeout expired$'
+ok_eq "no answer: gives up after about 10 s" \
+	"$(( (t1 - t0) / 1000000000 >= 9 && (t1 - t0) / 1000000000 <= 20 ))" 1
+ok_eq "no answer, connect_timeout=2 in the DSN: exit 1" "$RC2" 1
+ok_eq "no answer, connect_timeout=2 in the DSN: the DSN's timeout wins" \
+	"$(( (t2 - t1) / 1000000000 <= 6 ))" 1
+
 done_testing
