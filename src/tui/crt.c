@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <ncursesw/curses.h>
@@ -90,9 +91,18 @@ int crt_signals_install(void)
 			return -1;
 	signal(SIGPIPE, SIG_IGN);
 	if (CRT_CRASH_HANDLERS) {
+		/* on a stack of its own, so that a stack overflow (SIGSEGV
+		 * with no stack left) still gives the terminal back; the
+		 * main thread's, where curses runs */
+		static char alt[64 * 1024];
+		stack_t ss = {.ss_sp = alt, .ss_size = sizeof alt};
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_crash;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = sigaltstack(&ss, NULL) == 0 ? SA_ONSTACK : 0;
 		int crash[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 		for (size_t i = 0; i < sizeof crash / sizeof crash[0]; i++)
-			signal(crash[i], on_crash);
+			sigaction(crash[i], &sa, NULL);
 	}
 	return 0;
 }
@@ -222,6 +232,22 @@ unsigned long crt_attr(enum crt_role r)
 	return (unsigned)r < R_ROLE_N ? role_attr[r] : A_NORMAL;
 }
 
+/* Ctrl-S and Ctrl-Q reach the console as keys instead of stopping and
+ * starting the terminal's output (IXON): a stray Ctrl-S froze the screen
+ * until Ctrl-Q, and the console looked hung. cbreak() keeps IXON; raw()
+ * would also take Ctrl-C and Ctrl-Z from the terminal. def_prog_mode()
+ * makes curses keep the change (after a resume, say); endwin() gives the
+ * shell's modes back, IXON included. */
+static void no_flow_control(void)
+{
+	struct termios tio;
+	if (tcgetattr(STDIN_FILENO, &tio) != 0)
+		return;
+	tio.c_iflag &= ~(tcflag_t)(IXON | IXOFF);
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &tio) == 0)
+		def_prog_mode();
+}
+
 int crt_init(struct tui *t, char *buf, size_t len)
 {
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -241,6 +267,7 @@ int crt_init(struct tui *t, char *buf, size_t len)
 	cbreak();
 	noecho();
 	nonl();
+	no_flow_control();
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
 	set_escdelay(25);

@@ -5,7 +5,8 @@
 # with confirmation, boost by prefix, pause the refresh, help, keys while
 # a query is stuck, resize to 60x15 and back, the database stopped and
 # started under it, read-only mode, a viewer role, NO_COLOR with LANG=C,
-# SIGTERM and SIGHUP, the saved settings, and q giving the terminal back.
+# SIGTERM and SIGHUP, a crash, Ctrl-S, the saved settings, and q giving
+# the terminal back.
 set -u
 CT=$1
 HERE=$(dirname "$0")
@@ -150,6 +151,13 @@ ok_screen "? shows the help from the key table" '\] F7 +raise the priority \(mor
 ok_match "help lists quit" "$SCREEN" 'q +quit'
 tm_keys x
 ok_noscreen "any key closes the help" 'Help \(any key closes\)'
+# Ctrl-S is a key, not the terminal's flow control: without the change the
+# pty stopped output there and the help below never showed (until Ctrl-Q)
+tm_keys C-s
+tm_keys '?'
+ok_screen "Ctrl-S does not freeze the screen" 'Help \(any key closes\)'
+tm_keys x
+ok_noscreen "and the help closes after it" 'Help \(any key closes\)'
 
 # ---- keys while a query is stuck: a lock holds dashboard_jobs ---------------------------
 PGAPPNAME=ct_jobs_locker psql -qAtd "$DB" -c "BEGIN; LOCK TABLE crawltop.jobs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60); COMMIT" >/dev/null 2>&1 &
@@ -301,6 +309,25 @@ ok_screen "SIGQUIT: the shell prompt is back" '^\$ ?$'
 ok_match "SIGQUIT: exit status 131 (128 + SIGQUIT)" "$SCREEN" '^exit=131$'
 ok_eq "SIGQUIT: the alternate screen is off" "$(tm display -p -t ct '#{alternate_on}')" 0
 ok_eq "SIGQUIT: the cursor is visible" "$(tm display -p -t ct '#{cursor_flag}')" 1
+
+# ---- a crash (SIGSEGV, SIGABRT) gives the terminal back, then dies of it ---------------------------
+# Plain builds only: under AddressSanitizer the crash signals are ASan's.
+if ! ldd "$CT" 2>/dev/null | grep -q libasan; then
+	for sig in SEGV ABRT; do
+		code=$((128 + $(kill -l "$sig")))
+		tm_run "clear; stty -g > $TM_HOME/stty.before; crawltop -d '$DSN'; echo exit=\$?"
+		ok_screen "SIG$sig: the console runs" 'Jobs 3 of 3'
+		pid=$(pgrep -P "$(tm display -p -t ct '#{pane_pid}')" | head -n1)
+		kill -"$sig" "$pid"
+		ok_screen "SIG$sig: the shell prompt is back" '^\$ ?$'
+		ok_match "SIG$sig: exit status $code (died of it)" "$SCREEN" "^exit=$code\$"
+		ok_eq "SIG$sig: the alternate screen is off" "$(tm display -p -t ct '#{alternate_on}')" 0
+		tm_run "stty -g > $TM_HOME/stty.after"
+		tm_wait '^\$ ?$' 5
+		ok_eq "SIG$sig: terminal modes restored (stty -g)" \
+			"$(cat "$TM_HOME/stty.after" 2>&1)" "$(cat "$TM_HOME/stty.before")"
+	done
+fi
 
 # ---- SIGTERM and then SIGINT while a prompt is open: the SIGTERM is not lost --------------------
 tm_run "clear; crawltop -d '$DSN'; echo exit=\$?"
