@@ -89,7 +89,9 @@ $$;
 -- Record a ranking run of job p_job_id (NULL: all jobs): the tasks ranked
 -- at or after p_since (the run's start) are counted by priority_class and
 -- score bucket, with their average discovery_score; unranked_count counts
--- the job's tasks that are still unranked. p_settings_version is the
+-- the tasks a run could rank (pending or running, of jobs in discovery
+-- mode: the other modes' tasks are never ranked, and are not "unranked"
+-- URLs) that are still unranked. p_settings_version is the
 -- settings version the run ranked with, as its caller says (NULL: its
 -- settings were not one stored version as it stands: a file, environment
 -- overrides, bounds from the command line; p_note says what they were);
@@ -124,7 +126,8 @@ BEGIN
 	       count(*) FILTER (WHERE r AND t.priority_class = 1),
 	       count(*) FILTER (WHERE r AND t.priority_class = 2),
 	       count(*) FILTER (WHERE r AND t.priority_class = 3),
-	       count(*) FILTER (WHERE t.ranked_at IS NULL),
+	       count(*) FILTER (WHERE t.ranked_at IS NULL
+				  AND t.status IN ('pending', 'running')),
 	       coalesce(avg(t.discovery_score) FILTER (WHERE r), 0),
 	       count(*) FILTER (WHERE r AND crawltop.score_bucket(t.discovery_score) = '0-20'),
 	       count(*) FILTER (WHERE r AND crawltop.score_bucket(t.discovery_score) = '20-40'),
@@ -134,7 +137,9 @@ BEGIN
 	       p_settings_version, p_since, p_note
 	FROM crawltop.tasks t,
 	     LATERAL (SELECT t.ranked_at >= p_since AS r) x
-	WHERE p_job_id IS NULL OR t.job_id = p_job_id
+	WHERE t.job_id IN (SELECT j.id FROM crawltop.jobs j
+			   WHERE j.prioritization_mode = 'discovery'
+			     AND (p_job_id IS NULL OR j.id = p_job_id))
 	RETURNING id INTO v_id;
 	RETURN v_id;
 END $$;

@@ -387,8 +387,12 @@ END $$;
 -- every fixed key of status, class, depth, priority, score and rank (0 when
 -- empty), then the heat cells that are not empty ('method|type', 'none'
 -- for a NULL method or type). Ordered by dimension (status, class, depth,
--- heat, priority, score, rank), then key. Reads task_counts only:
--- O(cells x shards), never tasks. P0002 for an unknown job.
+-- heat, priority, score, rank), then key. The rank cells are those of the
+-- jobs in discovery mode only: the other modes' tasks are never ranked, and
+-- are not seed 003's "unranked" URLs (the triggers count every task's
+-- rank cell, since a job may change mode; a read keeps the discovery jobs'
+-- ones). Reads task_counts and jobs only: O(cells x shards + jobs), never
+-- tasks. P0002 for an unknown job.
 CREATE FUNCTION crawltop.dashboard_cells(p_job bigint)
 	RETURNS TABLE (dim text, key text, n bigint)
 	LANGUAGE plpgsql STABLE AS $$
@@ -399,13 +403,18 @@ BEGIN
 	-- range, all jobs read the table (a one-time filter skips the other
 	-- branch, also in a generic plan).
 	RETURN QUERY
-	WITH sums AS (
+	WITH discovery AS (
+		SELECT j.id FROM crawltop.jobs j
+		WHERE j.prioritization_mode = 'discovery'
+	), sums AS (
 		SELECT c.dim, c.key, sum(c.n)::bigint AS n
 		FROM crawltop.task_counts c WHERE c.job_id = p_job
+		  AND (c.dim <> 'rank' OR c.job_id IN (SELECT id FROM discovery))
 		GROUP BY c.dim, c.key
 		UNION ALL
 		SELECT c.dim, c.key, sum(c.n)::bigint
 		FROM crawltop.task_counts c WHERE p_job IS NULL
+		  AND (c.dim <> 'rank' OR c.job_id IN (SELECT id FROM discovery))
 		GROUP BY c.dim, c.key
 	)
 	SELECT r.dim, r.key, r.n FROM (
@@ -419,8 +428,9 @@ BEGIN
 	ORDER BY r.dim_ord, r.key_ord, r.key;
 END $$;
 
--- The same rows counted the slow way, with a GROUP BY over tasks: for
--- checks and benchmarks. O(tasks).
+-- The same rows counted the slow way, with a GROUP BY over tasks (rank
+-- cells of discovery jobs only, as above): for checks and benchmarks.
+-- O(tasks).
 CREATE FUNCTION crawltop.dashboard_cells_exact(p_job bigint)
 	RETURNS TABLE (dim text, key text, n bigint)
 	LANGUAGE plpgsql STABLE AS $$
@@ -433,7 +443,9 @@ BEGIN
 		FROM crawltop.tasks t CROSS JOIN LATERAL crawltop.task_cells(
 			t.status, t.class, t.depth, t.discovery_method, t.type,
 			t.job_priority, t.score, t.ranked_at, t.priority_class) x
-		WHERE p_job IS NULL OR t.job_id = p_job
+		WHERE (p_job IS NULL OR t.job_id = p_job)
+		  AND (x.dim <> 'rank' OR t.job_id IN (SELECT j.id FROM crawltop.jobs j
+				WHERE j.prioritization_mode = 'discovery'))
 		GROUP BY x.dim, x.key
 	)
 	SELECT r.dim, r.key, r.n FROM (

@@ -120,6 +120,9 @@ ok_eq "rank: the other discovery job untouched" \
 run rank
 ok_eq "rank (all discovery jobs): exit 0" "$RC" 0
 ok_match "rank (all): 9 URLs of every discovery job" "$OUT" '^Ranked 9 URLs of every discovery job'
+# hier's pending tasks are never ranked: not counted as unranked URLs
+ok_eq "rank (all): the manifest's unranked are the discovery jobs' (/i), not hier's" \
+	"$(q "SELECT unranked_count FROM crawltop.run_manifest WHERE job_id IS NULL")" 1
 ok_eq "rank: raw signals scored through the engine" \
 	"$(q "SELECT (discovery_score > 0 AND discovery_score <= 100)::text || ' ' || (signals->>'from')
 		FROM crawltop.tasks WHERE job_id = 2")" "true signals"
@@ -196,8 +199,9 @@ Detailed Ranking Statistics:
     60-80: 2
     80-100: 2
   Unranked: 1"
-ok_match "stats --ranking: the live counters of pending tasks (disc, sig, hier)" "$(flat)" \
-	'Live Queue \(pending tasks\): +P0: 2 +P1: 3 +P2: 2 +P3: 2 +Unranked: 3'
+# hier's two pending tasks are never ranked (hierarchy mode): not unranked
+ok_match "stats --ranking: the live counters of the discovery jobs' pending tasks (disc, sig; not hier)" "$(flat)" \
+	'Live Queue \(pending tasks\): +P0: 2 +P1: 3 +P2: 2 +P3: 2 +Unranked: 1'
 run stats --ranking --json
 ok_eq "stats --json: exit 0" "$RC" 0
 ok_eq "stats --json: one object with the seed's numbers" \

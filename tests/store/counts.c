@@ -56,8 +56,11 @@ static const char api_sql[] =
 	" SELECT NULL), api AS ("
 	" SELECT j.id AS job_id, d.dim, d.key, d.n FROM jobs j,"
 	" LATERAL crawltop.dashboard_cells(j.id) d),"
-	" want AS (SELECT job_id, dim, key, n FROM truth UNION ALL"
-	" SELECT NULL, dim, key, sum(n) FROM truth GROUP BY 2, 3),"
+	/* the rank cells of discovery jobs only */
+	" shown AS (SELECT * FROM truth WHERE dim <> 'rank' OR job_id IN"
+	" (SELECT id FROM crawltop.jobs WHERE prioritization_mode = 'discovery')),"
+	" want AS (SELECT job_id, dim, key, n FROM shown UNION ALL"
+	" SELECT NULL, dim, key, sum(n) FROM shown GROUP BY 2, 3),"
 	" bad AS ("
 	" SELECT a.job_id, a.dim, a.key, a.n AS api, coalesce(w.n, 0) AS want"
 	" FROM api a LEFT JOIN want w ON w.job_id IS NOT DISTINCT FROM a.job_id"

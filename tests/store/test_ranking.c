@@ -118,10 +118,18 @@ static void existing_tasks_become_unranked_p2_and_counted(void **state)
 				 "next_check_at IS NULL AND backoff_step = 0"), 9);
 	/* counted once, in every dimension, from the migration on */
 	pgt_assert_counts_exact(s, "after migrating a store with tasks");
+	/* a frontier and a hierarchy job: their tasks are never ranked, so
+	 * none of them is an "unranked" URL */
 	assert_int_equal(pgt_int(s, "SELECT n FROM crawltop.dashboard_cells(NULL) "
-				 "WHERE dim = 'rank' AND key = 'unranked'"), 7);
+				 "WHERE dim = 'rank' AND key = 'unranked'"), 0);
+	/* the job in discovery mode: its 4 pending tasks are */
+	pgt_exec(s, "UPDATE crawltop.jobs SET prioritization_mode = 'discovery' "
+		    "WHERE name = 'old'");
+	assert_int_equal(pgt_int(s, "SELECT n FROM crawltop.dashboard_cells(NULL) "
+				 "WHERE dim = 'rank' AND key = 'unranked'"), 4);
 	assert_int_equal(pgt_int(s, "SELECT n FROM crawltop.dashboard_cells(NULL) "
 				 "WHERE dim = 'rank' AND key = 'P2'"), 0);
+	pgt_assert_counts_exact(s, "after the mode change");
 	enq(s, b, p + 3, 3, NULL);
 	pgt_assert_counts_exact(s, "after the next enqueue");
 }
