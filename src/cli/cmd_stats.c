@@ -159,10 +159,24 @@ static int ranking(struct ct_store *s, const struct stats_args *a,
 		json_flush(g);
 		return DB_EXIT_OK;
 	}
+	/* which tasks the run and the live counts cover: a run of one job
+	 * (the latest run may be one, without --job), or of them all */
+	char run_of[96] = "every discovery job", live_of[96];
+	struct ct_job_info ji;
+	if (m.job_id) {
+		if (ct_store_job_get(s, m.job_id, &ji, &err) == CT_OK)
+			snprintf(run_of, sizeof run_of, "job %s", ji.name);
+		else
+			snprintf(run_of, sizeof run_of, "job %" PRId64, m.job_id);
+	}
+	if (job)
+		snprintf(live_of, sizeof live_of, "%s", run_of);
+	else
+		snprintf(live_of, sizeof live_of, "every discovery job");
 	rankfmt_text(stdout, &m, &b, true);
-	printf("  Unranked: %lld\n\nRun: %" PRId64 " at %s\n", m.unranked, m.id,
-	       m.run_at);
-	printf("\nLive Queue (pending tasks):\n");
+	printf("  Unranked: %lld\n\nRun: %" PRId64 " at %s, of %s\n", m.unranked,
+	       m.id, m.run_at, run_of);
+	printf("\nLive Queue (pending tasks of %s):\n", live_of);
 	for (int k = 0; k < 4; k++)
 		printf("  P%d: %" PRId64 "\n", k, live[k]);
 	printf("  Unranked: %" PRId64 "\n", live[4]);

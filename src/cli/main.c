@@ -28,12 +28,28 @@ static const struct cli_cmd *const commands[] = {
 
 void cli_error(const char *cmd, const char *fmt, ...)
 {
-	va_list ap;
-	fprintf(stderr, "crawltop %s: ", cmd);
+	/* The store's messages name their operation ("rank: job x ..."),
+	 * for callers of the library; after "crawltop rank: " that name is
+	 * said once, not twice. */
+	char msg[8192];
+	va_list ap, again;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	va_copy(again, ap);
+	int len = vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (len < 0 || (size_t)len >= sizeof msg) { /* too long to cut */
+		fprintf(stderr, "crawltop %s: ", cmd);
+		vfprintf(stderr, fmt, again);
+		va_end(again);
+		fputc('\n', stderr);
+		return;
+	}
+	va_end(again);
+	size_t n = strlen(cmd);
+	const char *m = msg;
+	if (strncmp(m, cmd, n) == 0 && m[n] == ':' && m[n + 1] == ' ')
+		m += n + 2;
+	fprintf(stderr, "crawltop %s: %s\n", cmd, m);
 }
 
 /* How the user typed the option getopt_long refused: the current long

@@ -101,7 +101,10 @@ void rankfmt_json(yajl_gen g, const struct ct_run_manifest *m,
 	else
 		yajl_gen_null(g);
 	jout_string(g, "settings_version");
-	jout_number(g, m->settings_version);
+	if (m->settings_version) /* 0: the run's settings were no version */
+		jout_number(g, m->settings_version);
+	else
+		yajl_gen_null(g);
 	yajl_gen_map_close(g);
 	jout_string(g, "bounds");
 	yajl_gen_map_open(g);

@@ -201,18 +201,26 @@ Detailed Ranking Statistics:
   Unranked: 1"
 # hier's two pending tasks are never ranked (hierarchy mode): not unranked
 ok_match "stats --ranking: the live counters of the discovery jobs' pending tasks (disc, sig; not hier)" "$(flat)" \
-	'Live Queue \(pending tasks\): +P0: 2 +P1: 3 +P2: 2 +P3: 2 +Unranked: 1'
+	'Live Queue \(pending tasks of every discovery job\): +P0: 2 +P1: 3 +P2: 2 +P3: 2 +Unranked: 1'
+ok_match "stats --ranking: the latest run is named with its job (a run of disc)" "$(flat)" \
+	'Run: [0-9]+ at [-0-9: ]+, of job disc '
+run stats --ranking --job disc
+ok_match "stats --ranking --job: the run and the live counts of that job" "$(flat)" \
+	'Run: [0-9]+ at [-0-9: ]+, of job disc +Live Queue \(pending tasks of job disc\): +P0: 2 +P1: 2 +P2: 2 +P3: 2 +Unranked: 1'
 run stats --ranking --json
 ok_eq "stats --json: exit 0" "$RC" 0
 ok_eq "stats --json: one object with the seed's numbers" \
 	"$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["priority_distribution"], d["score_distribution"]["80-100"], d["average_score"], d["classes"][1]["label"], d["unranked"], d["live_pending"]["P3"])')" \
 	"{'P0': 2, 'P1': 2, 'P2': 2, 'P3': 2} 2 57.3725 P1 (60-79) 1 2"
+ok_eq "stats --json: the run's settings version, a number" \
+	"$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["run"]["settings_version"])')" \
+	"$(q "SELECT settings_version FROM crawltop.run_manifest ORDER BY id DESC LIMIT 1")"
 run stats --ranking --date "$(q "SELECT to_char(now(), 'YYYY-MM-DD')")"
 ok_match "stats --date today: the latest run of the day" "$OUT" 'Average Score: 57\.4'
 run stats --ranking --date 2000-01-01
 ok_eq "stats --date without a run: exit 1" "$RC" 1
 ok_eq "stats --date without a run: says so" "$OUT" \
-	"crawltop stats: stats: no ranking run on 2000-01-01 is recorded (run crawltop rank)"
+	"crawltop stats: no ranking run on 2000-01-01 is recorded (run crawltop rank)"
 for d in 2024-13-45 2024-13-01 2023-02-29 2024-04-31 0000-01-01; do
 	run stats --ranking --date $d
 	ok_eq "stats --date $d (no such day): exit 2" "$RC" 2

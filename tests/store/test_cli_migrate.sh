@@ -43,7 +43,7 @@ psql -qAtd cli_mig -c "INSERT INTO crawltop.schema_version (version, name) VALUE
 out=$("$CT" migrate -d "$DSN" 2>&1); rc=$?
 ok_eq "newer database: exit 1" "$rc" 1
 ok_match "newer database: clear message" "$out" \
-	"^crawltop migrate: migrate: the database schema is at version $((known + 1)), newer than this crawltop knows \($known"
+	"^crawltop migrate: the database schema is at version $((known + 1)), newer than this crawltop knows \($known"
 
 out=$("$CT" migrate -d "host=/nonexistent dbname=x" 2>&1); rc=$?
 ok_eq "unreachable server: exit 1" "$rc" 1
