@@ -263,7 +263,8 @@ const struct cli_cmd cli_cmd_job = {
 		"a task runs or some are pending and some finished, completed\n"
 		"when it has tasks and none pending or running, else pending\n"
 		"(a completed job still takes new tasks).\n"
-		"\nExit status: 0 done, 1 refused by the database (nothing\n"
-		"changed), 2 bad usage or value (nothing sent).\n",
+		"\nExit status: 0 done, 1 refused by the database or not\n"
+		"confirmed (cancel without --yes; nothing changed), 2 bad usage\n"
+		"or value (nothing sent).\n",
 	.run = run,
 };

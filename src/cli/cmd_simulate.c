@@ -470,10 +470,10 @@ static int run(int argc, char **argv)
 
 const struct cli_cmd cli_cmd_simulate = {
 	.name = "simulate",
-	.usage = "--graph FILE --job NAME [--sitemap FILE] [--mode MODE] "
-		 "[--workers N] [--latency-ms D] [--fail-rate F] "
-		 "[--host-delay-ms D] [--order-out FILE] [--seed S] "
-		 "[--max-pages N] [-d DSN]",
+	.usage = "--graph FILE --job NAME [--sitemap FILE] [--domain HOST] "
+		 "[--mode MODE] [--priority P] [--workers N] [--latency-ms D] "
+		 "[--fail-rate F] [--host-delay-ms D] [--order-out FILE] "
+		 "[--seed S] [--max-pages N] [-q] [-d DSN]",
 	.summary = "Crawl a site graph through the task store with simulated "
 		   "workers",
 	.help = "  --graph FILE        TSV edge list: source-path<TAB>target-path,\n"

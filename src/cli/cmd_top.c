@@ -118,7 +118,7 @@ static int run(int argc, char **argv)
 const struct cli_cmd cli_cmd_top = {
 	.name = "top",
 	.usage = "[-d DSN] [-r] [-i SECONDS] [-j JOB] [--config FILE] "
-		 "[-b [-n N] [--json]]",
+		 "[--timeout MS] [-b [-n N] [--json]]",
 	.summary = "The live console: watch and reprioritise the crawl "
 		   "(also `crawltop` alone)",
 	.help = "  -d, --dsn DSN       libpq connection string or URI (default:\n"
