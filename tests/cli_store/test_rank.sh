@@ -172,6 +172,9 @@ ok_eq "--config: no settings version" \
 ok_match "--config: the note names the file" \
 	"$(q "SELECT note FROM crawltop.run_manifest ORDER BY id DESC LIMIT 1")" "from $conf\$"
 rm -f "$conf"
+run stats --ranking --json
+ok_eq "stats --json of a run with no settings version: null, not 0" \
+	"$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["run"]["settings_version"])')" None
 "$CT" settings undo >/dev/null
 
 # ---- stats -------------------------------------------------------------
