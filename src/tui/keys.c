@@ -402,7 +402,7 @@ static int k_filter_text(struct tui *t, int key)
 static int k_filter_done(struct tui *t, int key)
 {
 	t->mode = TUI_NORMAL;
-	if (key == TK_ESC) {
+	if (key == TK_ESC || key == TK_CTRL('c')) {
 		t->filter[0] = '\0';
 		tui_view_jobs(t);
 	}
@@ -794,7 +794,7 @@ static const struct tui_key key_table[] = {
 
 	{TUI_FILTER, {TK_ENTER}, "Enter", NULL,
 	 "keep the filter", 0, k_filter_done},
-	{TUI_FILTER, {TK_ESC}, "Esc", NULL,
+	{TUI_FILTER, {TK_ESC, TK_CTRL('c')}, "Esc", NULL,
 	 "clear the filter", 0, k_filter_done},
 	{TUI_FILTER, {K_TEXT, TK_BACKSPACE, TK_DEL}, "text Bksp", NULL,
 	 "edit the filter", 0, k_filter_text},
@@ -808,6 +808,8 @@ static const struct tui_key key_table[] = {
 
 	{TUI_CONFIRM, {'y', 'Y'}, "y", NULL,
 	 "yes: make the change", 1, k_confirm_yes},
+	{TUI_CONFIRM, {TK_ESC, TK_CTRL('c')}, "Esc", NULL,
+	 "no: leave it", 0, k_prompt_abort},
 	{TUI_CONFIRM, {K_ANY}, "any other", NULL,
 	 "no: leave it", 0, k_prompt_abort},
 

@@ -221,6 +221,18 @@ tm_keys docs C-c
 ok_screen "Ctrl-C in the prompt: the prompt is gone" '^qQuit'
 ok_match "Ctrl-C in the prompt: the console still runs" "$SCREEN" '^ crawltop +(LIVE|STALE)'
 ok_sql "Ctrl-C in the prompt: nothing changed" "$jobs_now" "$jobs_before"
+# ... and in the filter and at a y/N question (both quit the console before)
+tm_keys / ; tm_keys -l zzz
+ok_screen "the filter is open" "filter 'zzz'"
+tm_keys C-c
+ok_screen "Ctrl-C in the filter: the filter is cleared" 'Jobs 3 of 3'
+ok_match "Ctrl-C in the filter: the console still runs" "$SCREEN" '^ crawltop +(LIVE|STALE)'
+tm_keys C
+ok_screen "C: the cancel question" 'Cancel job .*\[y/N\]'
+tm_keys C-c
+ok_screen "Ctrl-C at the question: nothing changed" 'nothing changed'
+ok_match "Ctrl-C at the question: the console still runs" "$SCREEN" '^ crawltop +(LIVE|STALE)'
+ok_sql "Ctrl-C at the question: the job is not cancelled" "$jobs_now" "$jobs_before"
 
 # ---- a change in flight when the connection goes: not confirmed, not "refused" -----------------
 PGAPPNAME=ct_jobs_locker psql -qAtd "$DB" -c "BEGIN; LOCK TABLE crawltop.jobs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60); COMMIT" >/dev/null 2>&1 &
