@@ -151,6 +151,12 @@ struct tui {
 	int refresh_failed;       /* a query of this refresh failed */
 	int last_failed;          /* a query of the last complete refresh failed */
 	char act_desc[8][200];    /* changes sent, by tag, for their result */
+	/* the job change in flight in each slot: its job (0: none) and what
+	 * it makes of the job, put into the model when it is done, so that
+	 * a key pressed before the next refresh starts from it */
+	int64_t act_job[8];
+	int act_priority[8];      /* the new priority, or 0 */
+	char act_status[8][16];   /* the new shown status, or "" */
 	int act_seq;
 	int resolve_job;          /* -j NAME still to resolve */
 	int job_missing;          /* -j NAME named no job */

@@ -212,7 +212,10 @@ static void end_refresh(struct tui *t, double now)
 /* The result of a change: say what happened, then refresh. */
 static void act_result(struct tui *t, const struct ct_arows *r)
 {
-	const char *desc = t->act_desc[(r->tag - Q_ACT) % 8];
+	int slot = (r->tag - Q_ACT) % 8;
+	const char *desc = t->act_desc[slot];
+	int64_t job = t->act_job[slot];
+	t->act_job[slot] = 0;
 	if (r->st != CT_OK && (strncmp(r->sqlstate, "08", 2) == 0 ||
 			       strncmp(r->sqlstate, "57P", 3) == 0)) {
 		/* sent, then the connection went (08: the link broke; 57P:
@@ -230,6 +233,13 @@ static void act_result(struct tui *t, const struct ct_arows *r)
 	tui_msg(t, 0, "%s: done (%s task%s changed)", desc,
 		ct_arows_str(r, 0, 0, "0"),
 		strcmp(ct_arows_str(r, 0, 0, "0"), "1") == 0 ? "" : "s");
+	/* every result read after this one comes from a query sent after
+	 * the change (one connection, in order): the model may show it */
+	if (job) {
+		tm_job_changed(&t->model, job, t->act_priority[slot],
+			       t->act_status[slot][0] ? t->act_status[slot] : NULL);
+		tui_view_jobs(t);
+	}
 	if (t->refreshing)
 		t->refresh_again = 1;
 	else
@@ -327,6 +337,9 @@ int tf_step(struct tui *t, short revents, double now)
 	if (ev & CT_AC_EV_LOST) {
 		t->connected = 0;
 		t->refreshing = 0;
+		/* changes still unanswered get no answer now (those that
+		 * were, said "not confirmed" above) */
+		memset(t->act_job, 0, sizeof t->act_job);
 		if (!t->down_since)
 			t->down_since = now;
 		t->reconnect_at = now + t->reconnect_backoff;
@@ -397,8 +410,18 @@ void tf_act(struct tui *t, enum tui_action a, int64_t job, int arg,
 {
 	const struct tm_job *j = tm_job_by_id(&t->model, job);
 	const char *name = j ? j->name : "?";
+	/* one change of a job at a time: the next key starts from what the
+	 * last one made, which the model shows once it is done */
+	for (int i = 0; i < 8; i++)
+		if (t->act_job[i] == job) {
+			tui_msg(t, 1, "job %s: the last change is still being "
+				"made; press again when it is done", name);
+			return;
+		}
 	int slot = t->act_seq++ % 8;
 	char *desc = t->act_desc[slot];
+	t->act_priority[slot] = 0;
+	t->act_status[slot][0] = '\0';
 	char jb[24], ab[32];
 	snprintf(jb, sizeof jb, "%" PRId64, job);
 	struct ct_error err;
@@ -409,6 +432,7 @@ void tf_act(struct tui *t, enum tui_action a, int64_t job, int arg,
 			 "job %s: priority %d %s %d", name, j ? j->priority : 0,
 			 "->", arg);
 		snprintf(ab, sizeof ab, "%d", arg);
+		t->act_priority[slot] = arg;
 		const char *p[] = {jb, ab};
 		st = ct_aconn_send(t->ac, Q_ACT + slot, "set job priority",
 				   "SELECT crawltop.set_job_priority($1::bigint, "
@@ -421,6 +445,10 @@ void tf_act(struct tui *t, enum tui_action a, int64_t job, int arg,
 		const char *verb = a == TUI_ACT_PAUSE ? "pause" :
 				   a == TUI_ACT_RESUME ? "resume" : "cancel";
 		snprintf(desc, sizeof t->act_desc[0], "job %s: %s", name, verb);
+		/* resume: running or pending, as the next refresh tells */
+		snprintf(t->act_status[slot], sizeof t->act_status[0], "%s",
+			 a == TUI_ACT_PAUSE ? "paused" :
+			 a == TUI_ACT_CANCEL ? "cancelled" : "running");
 		const char *p[] = {jb, verb};
 		st = ct_aconn_send(t->ac, Q_ACT + slot, verb,
 				   "SELECT crawltop.set_job_state($1::bigint, $2)",
@@ -442,10 +470,12 @@ void tf_act(struct tui *t, enum tui_action a, int64_t job, int arg,
 	default:
 		return;
 	}
-	if (st != CT_OK)
+	if (st != CT_OK) {
 		tui_msg(t, 1, "%s: %s", desc, err.msg);
-	else
+	} else {
+		t->act_job[slot] = job;
 		tui_msg(t, 0, "%s ...", desc);
+	}
 }
 
 const char *tf_state(const struct tui *t, double now, char *buf, size_t len)

@@ -236,6 +236,20 @@ const struct tm_job *tm_job_by_id(const struct tm_model *m, int64_t id)
 	return NULL;
 }
 
+void tm_job_changed(struct tm_model *m, int64_t id, int priority,
+		    const char *status)
+{
+	for (int i = 0; i < m->n_jobs; i++) {
+		struct tm_job *j = &m->jobs[i];
+		if (j->id != id)
+			continue;
+		if (priority > 0)
+			j->priority = priority;
+		if (status)
+			snprintf(j->status, sizeof j->status, "%s", status);
+	}
+}
+
 const struct tm_job *tm_job_find(const struct tm_model *m, const char *name)
 {
 	char *end;

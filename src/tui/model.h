@@ -128,6 +128,10 @@ int tm_load_role(struct tm_model *m, const struct ct_arows *r);
 
 /* The job with this id, or NULL. Borrowed from m. */
 const struct tm_job *tm_job_by_id(const struct tm_model *m, int64_t id);
+/* A change of job id that the database confirmed, until the next load of
+ * the jobs: priority (0: kept) and shown status (NULL: kept). */
+void tm_job_changed(struct tm_model *m, int64_t id, int priority,
+		    const char *status);
 /* The job named name, or with id given as digits; NULL if none. */
 const struct tm_job *tm_job_find(const struct tm_model *m, const char *name);
 /* Totals over all jobs (job 0) or one. */

@@ -102,6 +102,17 @@ tm_keys p
 ok_sql "p again resumes it" "SELECT status FROM crawltop.jobs WHERE name = 'beta'" running
 ok_screen "resumed, beta shows pending again (nothing claimed)" \
 	'▶ +2 beta\.example\.org +fifo +4 +pending '
+# two presses before the first is done: the second does not resend the
+# first's change from the last refresh's priority (it said "done (0 tasks
+# changed)"); it waits, and the first says what it did
+audits=$(sql "SELECT count(*) FROM crawltop.audit_log WHERE action = 'job.priority'")
+tm_keys '[' '['
+ok_screen "[ [: the first change's own message" 'job beta: priority 4 -> 5: done \(5 tasks changed\)'
+ok_sql "[ [: one step" "SELECT priority FROM crawltop.jobs WHERE name = 'beta'" 5
+ok_sql "[ [: one audited change" \
+	"SELECT count(*) FROM crawltop.audit_log WHERE action = 'job.priority'" $((audits + 1))
+tm_keys ']'
+ok_screen "] after it is done starts from 5" 'job beta: priority 5 -> 4: done \(5 tasks changed\)'
 
 tm_keys G C
 ok_screen "C asks, naming the job and its pending count" \
