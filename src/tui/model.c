@@ -265,7 +265,8 @@ double tm_job_eta(const struct tm_job *j)
 {
 	if (j->pending + j->running == 0)
 		return 0;
-	if (j->completions_s <= 0)
+	/* a paused job's rate is its past, not its future */
+	if (j->completions_s <= 0 || strcmp(j->status, "paused") == 0)
 		return -1;
 	return (double)(j->pending + j->running) / j->completions_s;
 }
@@ -286,11 +287,25 @@ void tm_totals(const struct tm_model *m, int64_t job, struct tm_totals *t)
 		t->claims_s += j->claims_s;
 		t->completions_s += j->completions_s;
 	}
-	if (t->pending + t->running == 0)
-		t->eta_s = 0;
-	else if (t->completions_s > 0)
-		t->eta_s = (double)(t->pending + t->running) / t->completions_s;
-	else
+	/* when the last job that is not paused is done: each job goes at
+	 * its own rate (the sum of all rates would let a job that just
+	 * finished, or a fast one, speed up the slow ones); unknown while a
+	 * job has work and no rate, or only paused jobs have work */
+	t->eta_s = 0;
+	int running = 0;
+	for (int i = 0; i < m->n_jobs; i++) {
+		const struct tm_job *j = &m->jobs[i];
+		if ((job && j->id != job) || j->pending + j->running == 0 ||
+		    strcmp(j->status, "paused") == 0)
+			continue;
+		running = 1;
+		double e = tm_job_eta(j);
+		if (e < 0 || t->eta_s < 0)
+			t->eta_s = -1;
+		else if (e > t->eta_s)
+			t->eta_s = e;
+	}
+	if (!running && t->pending + t->running > 0)
 		t->eta_s = -1;
 }
 

@@ -136,7 +136,7 @@ void tm_job_changed(struct tm_model *m, int64_t id, int priority,
 const struct tm_job *tm_job_find(const struct tm_model *m, const char *name);
 /* Totals over all jobs (job 0) or one. */
 void tm_totals(const struct tm_model *m, int64_t job, struct tm_totals *t);
-/* A job's ETA in seconds, -1 when unknown (no completions). */
+/* A job's ETA in seconds, -1 when unknown (no completions, or paused). */
 double tm_job_eta(const struct tm_job *j);
 
 /* ---- the jobs table: columns, sort and filter ------------------------ */

@@ -110,7 +110,7 @@ static const char *age_note(const struct tui *t, const struct tm_age *a,
 	double age = now - a->loaded_at;
 	if (age > 2 * t->eff_interval + 1 || a->error[0]) {
 		char d[16];
-		snprintf(buf, len, "%s %s old", G->dot, tx_dur(d, sizeof d, age));
+		snprintf(buf, len, " %s %s old", G->dot, tx_dur(d, sizeof d, age));
 	}
 	return buf;
 }
@@ -610,8 +610,26 @@ static void draw_next(struct tui *t, int y, int x, int w, int h, double now)
 		return;
 	}
 	if (t->model.n_next == 0) {
-		put(y + 1, x + 1, w - 2, A(R_DIM), t->model.next_age.loaded_at ?
-		    "nothing pending" : "loading...");
+		/* pending tasks of paused jobs are held back, not gone */
+		long long held = 0;
+		int jobs = 0;
+		for (int i = 0; i < t->model.n_jobs; i++) {
+			const struct tm_job *j = &t->model.jobs[i];
+			if ((!t->focus || j->id == t->focus) && j->pending > 0 &&
+			    strcmp(j->status, "paused") == 0) {
+				held += j->pending;
+				jobs++;
+			}
+		}
+		if (!t->model.next_age.loaded_at)
+			snprintf(b, sizeof b, "loading...");
+		else if (held)
+			snprintf(b, sizeof b, "nothing claimable: %lld pending "
+				 "task%s of %d paused job%s", held,
+				 held == 1 ? "" : "s", jobs, jobs == 1 ? "" : "s");
+		else
+			snprintf(b, sizeof b, "nothing pending");
+		put(y + 1, x + 1, w - 2, A(R_DIM), b);
 		return;
 	}
 	int whyw = w >= 70 ? 38 : 19;

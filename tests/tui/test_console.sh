@@ -98,6 +98,13 @@ ok_sql "beta is paused in the database" \
 	"SELECT status FROM crawltop.jobs WHERE name = 'beta'" paused
 ok_screen "audit panel shows the pause" 'job\.pause +2 +5 +status: pending → status: paused'
 ok_screen "the jobs row shows beta paused" '▶ +2 beta\.example\.org +fifo +4 +paused '
+tm_keys a Enter
+ok_screen "focused on paused beta: next up says why nothing is claimable" \
+	'nothing claimable: 5 pending tasks of 1 paused job'
+ok_match "a paused job has no ETA" "$SCREEN" 'pending 5 .*ETA -'
+tm_keys Escape a
+ok_screen "the audit panel again" 'Audit: latest'
+ok_match "back to all jobs" "$SCREEN" 'focus all jobs'
 tm_keys p
 ok_sql "p again resumes it" "SELECT status FROM crawltop.jobs WHERE name = 'beta'" running
 ok_screen "resumed, beta shows pending again (nothing claimed)" \

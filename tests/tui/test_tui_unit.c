@@ -150,10 +150,23 @@ static void model_jobs_sort_filter_totals(void **state)
 	tm_totals(m, 0, &t);
 	assert_int_equal(t.pending, 950);
 	assert_int_equal(t.running, 2);
-	assert_true(fabs(t.eta_s - 952 / 2.5) < 1e-9);
+	/* when the slowest job not paused is done: gamma, 900 at 0.5/s (not
+	 * all 952 at the sum of the rates, 2.5/s: 381 s) */
+	assert_true(fabs(t.eta_s - 900 / 0.5) < 1e-9);
+	assert_true(fabs(tm_job_eta(tm_job_by_id(m, 1)) - 42 / 2.0) < 1e-9);
 	tm_totals(m, 2, &t);
 	assert_int_equal(t.pending, 10);
-	assert_true(t.eta_s < 0); /* nothing completes: unknown */
+	assert_true(t.eta_s < 0); /* paused, nothing completes: unknown */
+	/* a paused job with a rate: no ETA either (it does not progress) */
+	tm_job_changed(m, 1, 0, "paused");
+	assert_true(tm_job_eta(tm_job_by_id(m, 1)) < 0);
+	tm_totals(m, 0, &t);
+	assert_true(fabs(t.eta_s - 1800) < 1e-9);
+	tm_job_changed(m, 3, 0, "paused");
+	tm_totals(m, 0, &t);
+	assert_true(t.eta_s < 0); /* only paused jobs have work */
+	tm_job_changed(m, 1, 0, "running");
+	tm_job_changed(m, 3, 0, "running");
 	assert_non_null(tm_job_find(m, "beta"));
 	assert_ptr_equal(tm_job_find(m, "3"), tm_job_by_id(m, 3));
 	assert_null(tm_job_find(m, "delta"));
