@@ -194,13 +194,22 @@ static void end_refresh(struct tui *t, double now)
 		t->last_ok = now;
 	double c = t->cost_ms / 1e3;
 	double base = t->prefs.interval;
-	if (c > t->eff_interval / 2) {
+	/* A refresh that failed (a statement timeout, a lock) says nothing
+	 * of what a refresh costs: it neither backs off nor comes back. A
+	 * slow one backs the interval off until it costs at most half of
+	 * it; once they are cheap again (under an eighth), the interval
+	 * comes back at once, not one halving per refresh: a lock that held
+	 * one refresh up for 15 s kept the data a minute behind. */
+	if (t->refresh_failed) {
+		/* as it was */
+	} else if (c > t->eff_interval / 2) {
 		while (c > t->eff_interval / 2 && t->eff_interval < TUI_BACKOFF_MAX)
 			t->eff_interval *= 2;
 		if (t->eff_interval > TUI_BACKOFF_MAX)
 			t->eff_interval = TUI_BACKOFF_MAX;
-	} else if (t->eff_interval > base && c < t->eff_interval / 8) {
-		t->eff_interval /= 2;
+	} else {
+		while (t->eff_interval > base && c < t->eff_interval / 8)
+			t->eff_interval /= 2;
 		if (t->eff_interval < base)
 			t->eff_interval = base;
 	}

@@ -200,6 +200,13 @@ wait "$LOCKER"
 ok_screen "back to LIVE when the lock goes" '^ crawltop +LIVE' 10
 ok_match "slow queries back the interval off, and the header says so" \
 	"$SCREEN" 'every [0-9]+s \(backed off from 1s\)' 
+# the next refresh is cheap: the interval comes back at once (it came back
+# one halving per refresh: 8 s, 4 s, 2 s, 1 s)
+backed=$(printf '%s' "$SCREEN" | sed -n 's/.*every \([0-9]*\)s (backed off.*/\1/p' | head -n1)
+echo "# backed off to ${backed:-?} s"
+tm_keys r
+ok_screen "cheap again (r: refresh now): back to every 1s at once" \
+	'^ crawltop +LIVE +every 1s ' 2
 
 # ---- resize ------------------------------------------------------------------------------
 tm resize-window -t ct -x 60 -y 15
@@ -253,6 +260,10 @@ ok_match "Ctrl-C at the question: the console still runs" "$SCREEN" '^ crawltop 
 ok_sql "Ctrl-C at the question: the job is not cancelled" "$jobs_now" "$jobs_before"
 
 # ---- a change in flight when the connection goes: not confirmed, not "refused" -----------------
+# the refresh paused, so that no refresh waits on the lock ahead of the
+# change (one connection: the change would queue behind it)
+tm_keys Space
+ok_screen "refresh paused for the next test" '^ crawltop +PAUSED'
 PGAPPNAME=ct_jobs_locker psql -qAtd "$DB" -c "BEGIN; LOCK TABLE crawltop.jobs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60); COMMIT" >/dev/null 2>&1 &
 LOCKER=$!
 ok_sql "the jobs table is locked" "SELECT count(*) FROM pg_locks l JOIN \
@@ -268,6 +279,7 @@ ok_screen "a change in flight when the connection went: not confirmed" \
 psql -qAtd "$DB" -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE \
 application_name = 'ct_jobs_locker'" >/dev/null
 wait "$LOCKER"
+tm_keys Space
 ok_screen "and the console comes back" '^ crawltop +(LIVE|STALE)' 15
 
 # ---- the database goes away and comes back ---------------------------------------------
