@@ -27,19 +27,43 @@ ALTER TABLE crawltop.run_manifest ALTER COLUMN created_by SET DEFAULT session_us
 -- plain SQL: lock the next p_n unfinished tasks of jobs p_jobs with an id
 -- in (p_after, p_upto], in id order (the order complete, fail and release
 -- lock theirs), and return their score inputs (the caller unpacks them
--- with discovery_input_columns) ...
+-- with discovery_input_columns) and what the caller's backoff decision
+-- needs of their last ranking (doc/scoring.md, Backoff): backoff_step,
+-- the stored priority_class, ranked (ranked_at is set), due (no
+-- next_check_at, or one not after now()), prev_result (the stored
+-- discovery_score and the eight sub-scores of signals, in enum
+-- ct_subscore order, space-separated; NULL when unranked or one is
+-- missing) and prev_ns_asn (signals.ns_asn_changes, NULL when absent).
+-- extra_float_digits is pinned so that prev_result's numbers are the
+-- shortest text that reads back as the very same double, whatever the
+-- session's setting: the caller compares them with == ...
 CREATE FUNCTION crawltop.rank_lock(p_jobs bigint[], p_after bigint,
 		p_upto bigint, p_n integer)
-	RETURNS TABLE (task_id bigint, backoff_step smallint, score_inputs jsonb)
+	RETURNS TABLE (task_id bigint, backoff_step smallint, score_inputs jsonb,
+		prev_class smallint, ranked boolean, due boolean,
+		prev_result text, prev_ns_asn text)
 	LANGUAGE plpgsql SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp AS $$
+	SET search_path = pg_catalog, pg_temp
+	SET extra_float_digits = 3 AS $$
 BEGIN
 	IF p_n IS NULL OR p_n NOT BETWEEN 1 AND 100000 THEN
 		RAISE EXCEPTION 'ranking batch of % tasks is outside 1..100000',
 			coalesce(p_n::text, 'NULL') USING ERRCODE = '22003';
 	END IF;
 	RETURN QUERY
-	SELECT t.id, t.backoff_step, t.score_inputs::jsonb
+	SELECT t.id, t.backoff_step, t.score_inputs::jsonb, t.priority_class,
+	       t.ranked_at IS NOT NULL,
+	       t.next_check_at IS NULL OR t.next_check_at <= now(),
+	       t.discovery_score::text || ' ' ||
+	       (t.signals->>'unseen_likelihood') || ' ' ||
+	       (t.signals->>'host_novelty') || ' ' ||
+	       (t.signals->>'content_readiness') || ' ' ||
+	       (t.signals->>'link_yield') || ' ' ||
+	       (t.signals->>'source_reliability') || ' ' ||
+	       (t.signals->>'freshness') || ' ' ||
+	       (t.signals->>'quality_safety') || ' ' ||
+	       (t.signals->>'topic_boost'),
+	       t.signals->>'ns_asn_changes'
 	FROM crawltop.tasks t
 	WHERE t.job_id = ANY (p_jobs) AND t.id > p_after AND t.id <= p_upto
 	  AND t.status IN ('pending', 'running')
@@ -49,7 +73,13 @@ END $$;
 
 -- ... and write what the engine computed for them: the discovery score
 -- (also the claim order's score), the class, the sub-scores and where
--- they came from as signals, and the next check (now + p_hours). Only
+-- they came from as signals (with ns_asn_changes, the raw signals' NS +
+-- ASN changes, when they came from raw signals: p_ns_asn NULL otherwise),
+-- the backoff step the caller decided, and the next check: kept as it is
+-- where p_keep (a run before the check was due), else now + p_hours, or
+-- none where p_hours is NULL (P0, P1). extra_float_digits is pinned so
+-- that the sub-scores reach signals as the shortest text of the very
+-- double given (rank_lock reads them back to compare). Only
 -- unfinished tasks of discovery jobs are written (a ranking run ranks
 -- nothing else; this keeps the function from being a way to set any
 -- task's score), and a batch that wrote any writes one audit row
@@ -58,14 +88,16 @@ END $$;
 -- each batch read every id before its own). Returns the tasks written.
 CREATE FUNCTION crawltop.rank_apply(p_ids bigint[],
 		p_scores double precision[], p_classes smallint[],
-		p_hours double precision[], p_s0 double precision[],
+		p_steps smallint[], p_hours double precision[], p_keep boolean[],
+		p_s0 double precision[],
 		p_s1 double precision[], p_s2 double precision[],
 		p_s3 double precision[], p_s4 double precision[],
 		p_s5 double precision[], p_s6 double precision[],
-		p_s7 double precision[], p_from text[], p_after bigint,
-		p_upto bigint)
+		p_s7 double precision[], p_from text[], p_ns_asn bigint[],
+		p_after bigint, p_upto bigint)
 	RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp AS $$
+	SET search_path = pg_catalog, pg_temp
+	SET extra_float_digits = 3 AS $$
 DECLARE
 	n bigint;
 BEGIN
@@ -76,11 +108,17 @@ BEGIN
 		'host_novelty', u.s1, 'content_readiness', u.s2,
 		'link_yield', u.s3, 'source_reliability', u.s4,
 		'freshness', u.s5, 'quality_safety', u.s6, 'topic_boost', u.s7,
-		'from', u.src),
-	    next_check_at = now() + make_interval(secs => u.h * 3600)
-	FROM unnest(p_ids, p_scores, p_classes, p_hours, p_s0, p_s1, p_s2,
-		p_s3, p_s4, p_s5, p_s6, p_s7, p_from)
-		AS u (id, sc, c, h, s0, s1, s2, s3, s4, s5, s6, s7, src)
+		'from', u.src) ||
+		CASE WHEN u.na IS NULL THEN '{}'::jsonb
+		     ELSE jsonb_build_object('ns_asn_changes', u.na) END,
+	    backoff_step = u.st,
+	    next_check_at = CASE WHEN u.keep THEN t.next_check_at
+				 WHEN u.h IS NULL THEN NULL
+				 ELSE now() + make_interval(secs => u.h * 3600) END
+	FROM unnest(p_ids, p_scores, p_classes, p_steps, p_hours, p_keep,
+		p_s0, p_s1, p_s2, p_s3, p_s4, p_s5, p_s6, p_s7, p_from, p_ns_asn)
+		AS u (id, sc, c, st, h, keep, s0, s1, s2, s3, s4, s5, s6, s7,
+		      src, na)
 	WHERE t.id = u.id AND t.status IN ('pending', 'running')
 	  AND t.id > p_after AND t.id <= p_upto
 	  AND t.job_id IN (SELECT j.id FROM crawltop.jobs j
@@ -101,7 +139,7 @@ DECLARE
 BEGIN
 	FOREACH f IN ARRAY ARRAY[
 		'crawltop.rank_lock(bigint[], bigint, bigint, integer)',
-		'crawltop.rank_apply(bigint[], double precision[], smallint[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], text[], bigint, bigint)'
+		'crawltop.rank_apply(bigint[], double precision[], smallint[], smallint[], double precision[], boolean[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], text[], bigint[], bigint, bigint)'
 	]::regprocedure[] LOOP
 		EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
 		EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO crawltop_operator', f);

@@ -2,9 +2,11 @@
  * history and one task's record (rank_ops.h).
  *
  * A ranking batch is one transaction: one SELECT locks the next tasks by
- * id (the order complete, fail and release lock theirs) and unpacks their
- * score inputs into columns; the engine scores them here; one UPDATE ...
- * FROM unnest(arrays) writes them back. Every value is a parameter.
+ * id (the order complete, fail and release lock theirs), unpacks their
+ * score inputs into columns and reads their last ranking; the engine
+ * scores them here and row_backoff decides each one's backoff step and
+ * next check; one UPDATE ... FROM unnest(arrays) writes them back. Every
+ * value is a parameter.
  * With several connections, the task id range is cut into one stripe per
  * connection, each ranked by its own thread: the stripes are disjoint, so
  * the threads never wait for each other's rows. */
@@ -51,27 +53,35 @@ enum icol {
 #define INPUT_JOINS \
 	"CROSS JOIN LATERAL crawltop.discovery_input_columns(t.score_inputs) x "
 
-/* One batch: id, backoff_step, then the inputs, locked and read by
- * crawltop.rank_lock (0013: the store's function, as the caller may not
- * write tasks itself) and unpacked here. */
+/* The columns of a batch's fetch before its inputs: what rank_lock says
+ * of each task's last ranking (0013). */
+enum fcol {
+	F_ID, F_STEP, F_CLASS, F_RANKED, F_DUE, F_RESULT, F_NS_ASN, F_BASE
+};
+
+/* One batch: id, the last ranking (enum fcol), then the inputs, locked
+ * and read by crawltop.rank_lock (0013: the store's function, as the
+ * caller may not write tasks itself) and unpacked here. */
 static const char fetch_sql[] =
-	"SELECT t.task_id, t.backoff_step, " INPUT_COLS
+	"SELECT t.task_id, t.backoff_step, t.prev_class, t.ranked, t.due, "
+	"t.prev_result, t.prev_ns_asn, " INPUT_COLS
 	"FROM crawltop.rank_lock($1::bigint[], $2::bigint, $4::bigint, "
 	"$3::integer) t "
 	"CROSS JOIN LATERAL crawltop.discovery_input_columns(t.score_inputs) x "
 	"ORDER BY t.task_id";
 
 /* The batch's results, written by crawltop.rank_apply (0013), bounded to
- * the batch's id range ($14, $15]: without the bounds the planner merge-
+ * the batch's id range ($17, $18]: without the bounds the planner merge-
  * joined from the first task id, so every batch read every id before its
  * own and a run of N tasks grew as N squared (measured: the last of 30
  * batches over 300,000 tasks took 0.5-0.86 s unbounded, 0.38-0.41 s
  * bounded). */
 static const char update_sql[] =
 	"SELECT crawltop.rank_apply($1::bigint[], $2::float8[], "
-	"$3::smallint[], $4::float8[], $5::float8[], $6::float8[], "
+	"$3::smallint[], $4::smallint[], $5::float8[], $6::boolean[], "
 	"$7::float8[], $8::float8[], $9::float8[], $10::float8[], "
-	"$11::float8[], $12::float8[], $13::text[], $14::bigint, $15::bigint)";
+	"$11::float8[], $12::float8[], $13::float8[], $14::float8[], "
+	"$15::text[], $16::bigint[], $17::bigint, $18::bigint)";
 
 static int is_null(const PGresult *r, int i, int c)
 {
@@ -96,12 +106,16 @@ static bool bool_or(const PGresult *r, int i, int c, bool def)
 /* The sub-scores of row i, whose enum icol columns start at base: the
  * stored sub-scores, else the raw signals through the engine. *from is
  * "subscores", "signals", or NULL when the row has neither (then sub is
- * untouched and CT_OK returned). */
+ * untouched and CT_OK returned). *ns_asn (may be NULL) receives the raw
+ * signals' ns_changes + asn_changes, or -1 when the sub-scores did not
+ * come from raw signals. */
 static ct_status row_subscores(const PGresult *r, int i, int base,
 			       double sub[CT_SUB_COUNT], const char **from,
-			       struct ct_error *err)
+			       long long *ns_asn, struct ct_error *err)
 {
 	*from = NULL;
+	if (ns_asn)
+		*ns_asn = -1;
 	if (bool_or(r, i, base + I_HAS_SUB, false)) {
 		for (int k = 0; k < CT_SUB_COUNT; k++) {
 			if (is_null(r, i, base + I_SUB0 + k))
@@ -145,12 +159,83 @@ static ct_status row_subscores(const PGresult *r, int i, int base,
 	if (st != CT_OK)
 		return st;
 	*from = "signals";
+	if (ns_asn) /* each >= 0 and an int: the sum fits */
+		*ns_asn = (long long)g.ns_changes + g.asn_changes;
 	return CT_OK;
 }
 
-/* The arrays of one batch's UPDATE, as PostgreSQL array literals. */
-enum { A_ID, A_SCORE, A_CLASS, A_HOURS, A_SUB0,
-       A_FROM = A_SUB0 + CT_SUB_COUNT, A_COUNT };
+/* The highest backoff step the column takes (0006: 0..100); the wait has
+ * long reached its maximum there. */
+#define BACKOFF_STEP_MAX 100
+
+/* Whether row i's stored result (F_RESULT: the discovery score and the
+ * eight sub-scores, as rank_lock prints them: text that reads back as
+ * the very doubles stored) is the one just computed, exactly. */
+static bool same_result(const PGresult *r, int i,
+			const struct ct_discovery_result *dr,
+			const double sub[CT_SUB_COUNT])
+{
+	if (is_null(r, i, F_RESULT))
+		return false;
+	const char *p = PQgetvalue(r, i, F_RESULT);
+	char *end;
+	double v = strtod(p, &end);
+	if (end == p || v != dr->score)
+		return false;
+	for (int k = 0; k < CT_SUB_COUNT; k++) {
+		p = end;
+		v = strtod(p, &end);
+		if (end == p || v != sub[k])
+			return false;
+	}
+	return *end == '\0';
+}
+
+/* Seed 003's backoff for fetched row i, now ranked dr from sub (ns_asn:
+ * row_subscores' sum, -1 for none), from its last ranking (enum fcol):
+ * *step to write, and either *keep (the stored next_check_at stays) or
+ * the check to write: *has and *hours from ct_backoff_hours, the one
+ * schedule (doc/scoring.md, Backoff):
+ *   first ranking, or a class other than the stored one: step 0;
+ *   P0, P1: step 0, no check;
+ *   P2, P3 with more NS + ASN changes than recorded: step 0;
+ *   a run before the check is due: step and check kept;
+ *   a due recheck finding the stored result: one step on;
+ *   a due recheck finding another result: the step stays. */
+static ct_status row_backoff(const PGresult *r, int i,
+			     const struct ct_rank_opts *o,
+			     const struct ct_discovery_result *dr,
+			     const double sub[CT_SUB_COUNT], long long ns_asn,
+			     int *step, bool *keep, bool *has, double *hours,
+			     struct ct_error *err)
+{
+	int old = (int)int_or(r, i, F_STEP, 0);
+	*keep = false;
+	*has = false;
+	*hours = 0;
+	if (!bool_or(r, i, F_RANKED, false) ||
+	    int_or(r, i, F_CLASS, -1) != (long long)dr->cls ||
+	    dr->cls == CT_P0 || dr->cls == CT_P1)
+		*step = 0;
+	else if (ns_asn >= 0 && !is_null(r, i, F_NS_ASN) &&
+		 ns_asn > int_or(r, i, F_NS_ASN, 0))
+		*step = 0;
+	else if (!bool_or(r, i, F_DUE, true)) {
+		*step = old;
+		*keep = true;
+		return CT_OK;
+	} else if (same_result(r, i, dr, sub))
+		*step = old < BACKOFF_STEP_MAX ? old + 1 : BACKOFF_STEP_MAX;
+	else
+		*step = old;
+	return ct_backoff_hours(&o->settings->discovery.backoff, dr->cls,
+				*step, false, has, hours, err);
+}
+
+/* The arrays of one batch's UPDATE, as PostgreSQL array literals, in
+ * rank_apply's order. */
+enum { A_ID, A_SCORE, A_CLASS, A_STEP, A_HOURS, A_KEEP, A_SUB0,
+       A_FROM = A_SUB0 + CT_SUB_COUNT, A_NS_ASN, A_COUNT };
 
 static void arr_sep(struct st_buf *b, int first)
 {
@@ -165,7 +250,8 @@ static ct_status rank_row(const PGresult *r, int i, const struct ct_rank_opts *o
 {
 	double sub[CT_SUB_COUNT];
 	const char *from;
-	ct_status st = row_subscores(r, i, 2, sub, &from, err);
+	long long ns_asn;
+	ct_status st = row_subscores(r, i, F_BASE, sub, &from, &ns_asn, err);
 	if (st != CT_OK)
 		return st;
 	if (!from) {
@@ -178,10 +264,11 @@ static ct_status rank_row(const PGresult *r, int i, const struct ct_rank_opts *o
 	if (st != CT_OK)
 		return ct_error_set(err, st, "rank: task %s: %s",
 				    PQgetvalue(r, i, 0), err ? err->msg : "");
-	bool has;
+	int step;
+	bool keep, has;
 	double hours;
-	st = ct_backoff_hours(&o->settings->discovery.backoff, dr.cls,
-			      (int)int_or(r, i, 1, 0), false, &has, &hours, err);
+	st = row_backoff(r, i, o, &dr, sub, ns_asn, &step, &keep, &has, &hours,
+			 err);
 	if (st != CT_OK)
 		return st;
 	int first = *n == 0;
@@ -190,13 +277,19 @@ static ct_status rank_row(const PGresult *r, int i, const struct ct_rank_opts *o
 	st_buf_puts(&a[A_ID], PQgetvalue(r, i, 0));
 	st_buf_printf(&a[A_SCORE], "%.17g", dr.score);
 	st_buf_printf(&a[A_CLASS], "%d", (int)dr.cls);
-	if (has)
+	st_buf_printf(&a[A_STEP], "%d", step);
+	if (has && !keep)
 		st_buf_printf(&a[A_HOURS], "%.17g", hours);
 	else
 		st_buf_puts(&a[A_HOURS], "NULL");
+	st_buf_putc(&a[A_KEEP], keep ? 't' : 'f');
 	for (int k = 0; k < CT_SUB_COUNT; k++)
 		st_buf_printf(&a[A_SUB0 + k], "%.17g", sub[k]);
 	st_buf_puts(&a[A_FROM], from);
+	if (ns_asn >= 0)
+		st_buf_printf(&a[A_NS_ASN], "%lld", ns_asn);
+	else
+		st_buf_puts(&a[A_NS_ASN], "NULL");
 	(*n)++;
 	return CT_OK;
 }
@@ -298,9 +391,9 @@ static ct_status rank_batch(struct ct_store *s, const struct ct_rank_opts *o,
 	if (st != CT_OK)
 		return st;
 	st = st_exec(s, "rank", fetch_sql, 4, fp, &r, err);
-	if (st == CT_OK && PQnfields(r) != 2 + I_COUNT)
+	if (st == CT_OK && PQnfields(r) != F_BASE + I_COUNT)
 		st = ct_error_set(err, CT_EIO, "rank: the input fetch returns %d "
-				  "columns, not %d", PQnfields(r), 2 + I_COUNT);
+				  "columns, not %d", PQnfields(r), F_BASE + I_COUNT);
 	int rows = st == CT_OK ? PQntuples(r) : 0;
 	for (int i = 0; st == CT_OK && i < rows; i++)
 		st = rank_row(r, i, o, a, &n, &unranked, err);
@@ -709,7 +802,7 @@ ct_status ct_store_task_subscores(struct ct_store *s, int64_t task_id,
 		return st;
 	*from = NULL;
 	if (PQntuples(r) == 1)
-		st = row_subscores(r, 0, 2, sub, from, err);
+		st = row_subscores(r, 0, 2, sub, from, NULL, err);
 	PQclear(r);
 	return st;
 }

@@ -66,10 +66,12 @@ struct ct_rank_result {
  * job: each task's sub-scores (score_inputs.subscores, else the raw
  * score_inputs.signals through ct_discovery_subscores) are scored with
  * the engine under o->settings; discovery_score, priority_class, score,
- * class, ranked_at, signals (the sub-scores used) and next_check_at (now
- * plus ct_backoff_hours at the task's backoff_step for P2/P3, NULL for
- * P0/P1) are written with one set-based UPDATE per batch, each batch its
- * own transaction, the tasks locked in id order. Tasks without inputs
+ * class, ranked_at, signals (the sub-scores used, and for raw signals
+ * ns_asn_changes, their NS + ASN changes), backoff_step and next_check_at
+ * (seed 003's backoff, from the task's last ranking: doc/scoring.md,
+ * Backoff; the wait is ct_backoff_hours, NULL for P0/P1) are written with
+ * one set-based UPDATE per batch, each batch its own transaction, the
+ * tasks locked in id order. Tasks without inputs
  * stay unranked. Then one run_manifest row is recorded
  * (crawltop.record_run_manifest) and read back into out->manifest.
  * Refused before anything is written when there is no discovery job, or

@@ -36,7 +36,7 @@ q "SELECT crawltop.set_score_inputs(1, ARRAY['/a','/b','/c','/d','/e','/f','/g',
 		(SELECT jsonb_object_agg(k, x) FROM unnest($SUBS) k)) ORDER BY o)
 	 FROM unnest(ARRAY[0.8, 1.0, 0.6, 0.7999, 0.4, 0.5999, 0.39, 0.0])
 	 WITH ORDINALITY AS u(x, o)))" >/dev/null
-# /f and /h have been rechecked once: backoff step 1
+# /f and /h carry a stale backoff step 1: a first ranking starts at step 0
 q "UPDATE crawltop.tasks SET backoff_step = 1 WHERE page_id IN
 	(SELECT id FROM crawltop.pages WHERE path IN ('/f', '/h'))" >/dev/null
 # raw signals on the second job
@@ -100,11 +100,13 @@ ok_eq "rank: score, class, discovery_score, priority_class per task" \
 		coalesce(t.discovery_score::text, '-') || '/' || t.priority_class, ' ' ORDER BY p.path)
 		FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE t.job_id = 1")" \
 	"/a=80/0/80/0 /b=100/0/100/0 /c=60/1/60/1 /d=79.99/1/79.99/1 /e=40/2/40/2 /f=59.99/2/59.99/2 /g=39/3/39/3 /h=0/3/0/3 /i=40/2/-/2"
-ok_eq "rank: next_check_at: none for P0/P1; P2 6 h, 12 h at step 1; P3 12 h, 24 h at step 1" \
+ok_eq "rank: next_check_at: none for P0/P1; P2 6 h, P3 12 h (first ranking: step 0)" \
 	"$(q "SELECT string_agg(p.path || '=' || coalesce(extract(epoch FROM
 		t.next_check_at - t.ranked_at)::bigint / 3600 || 'h', '-'), ' ' ORDER BY p.path)
 		FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE t.job_id = 1")" \
-	"/a=- /b=- /c=- /d=- /e=6h /f=12h /g=12h /h=24h /i=-"
+	"/a=- /b=- /c=- /d=- /e=6h /f=6h /g=12h /h=12h /i=-"
+ok_eq "rank: a first ranking writes backoff step 0" \
+	"$(q "SELECT string_agg(DISTINCT backoff_step::text, ',') FROM crawltop.tasks WHERE job_id = 1 AND ranked_at IS NOT NULL")" 0
 ok_eq "rank: signals hold the sub-scores used" \
 	"$(q "SELECT t.signals->>'unseen_likelihood' || ' ' || (t.signals->>'topic_boost') || ' ' || (t.signals->>'from')
 		FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE p.path = '/d'")" \
@@ -298,6 +300,43 @@ ok_eq "--connections 0: exit 2" "$RC" 2
 run rank --connections 17
 ok_eq "--connections 17: exit 2" "$RC" 2
 ok_match "--connections 17: the range" "$OUT" '--connections 17: must be .*1\.\.16'
+
+# ---- backoff over successive runs (doc/scoring.md, Backoff) ----------------
+# "path=step/wait" of job disc: the wait in hours from the run that set
+# next_check_at
+backoff() {
+	q "SELECT string_agg(p.path || '=' || t.backoff_step || '/' ||
+		coalesce(round(extract(epoch FROM t.next_check_at - t.ranked_at) / 3600)::text, '-'),
+		' ' ORDER BY p.path) FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id
+		WHERE t.job_id = 1 AND t.ranked_at IS NOT NULL"
+}
+due() {
+	q "UPDATE crawltop.tasks SET next_check_at = now() - interval '1 minute'
+		WHERE job_id = 1 AND next_check_at IS NOT NULL" >/dev/null
+}
+ok_eq "backoff: the last run ranked afresh: step 0" "$(backoff)" \
+	"/a=0/- /b=0/- /c=0/- /d=0/- /e=0/6 /f=0/6 /g=0/12 /h=0/12"
+for want in "1/12 1/24" "2/24 2/48" "3/48 3/96"; do
+	due
+	"$CT" rank --job disc >/dev/null
+	set -- $want
+	ok_eq "backoff: a due recheck finding no change: P2 $1 h, P3 $2 h (step/hours)" "$(backoff)" \
+		"/a=0/- /b=0/- /c=0/- /d=0/- /e=$1 /f=$1 /g=$2 /h=$2"
+done
+checks=$(q "SELECT string_agg(coalesce(next_check_at::text, '-'), ' ' ORDER BY id) FROM crawltop.tasks WHERE job_id = 1")
+"$CT" rank --job disc >/dev/null
+ok_eq "backoff: a run before the check is due keeps the step" "$(q "SELECT string_agg(backoff_step::text, ' ' ORDER BY id) FROM crawltop.tasks WHERE job_id = 1")" \
+	"0 0 0 0 3 3 3 3 0"
+ok_eq "backoff: ... and next_check_at" \
+	"$(q "SELECT string_agg(coalesce(next_check_at::text, '-'), ' ' ORDER BY id) FROM crawltop.tasks WHERE job_id = 1")" "$checks"
+run explain /e --job disc
+ok_match "backoff: explain shows the step" "$OUT" 'next check 20[0-9-]+ [0-9:]+ \(backoff step 3\)'
+# /e (P2, 40) to P3: a new class starts at step 0, due or not
+q "SELECT crawltop.set_score_inputs(1, ARRAY['/e'], ARRAY[jsonb_build_object('subscores',
+	(SELECT jsonb_object_agg(k, 0.35) FROM unnest($SUBS) k))])" >/dev/null
+"$CT" rank --job disc >/dev/null
+ok_eq "backoff: a class change resets to step 0" "$(backoff)" \
+	"/a=0/- /b=0/- /c=0/- /d=0/- /e=0/12 /f=3/48 /g=3/96 /h=3/96"
 
 run rank --help
 ok_match "rank --help from the command table" "$OUT" '^usage: crawltop rank .*--min-publish-score'

@@ -6,7 +6,8 @@
  * unranked (the seed's backward compatibility) and are counted, with every
  * other dimension, by the counters 0007 creates; the columns' rules refuse
  * bad values; the seed's two indexes serve their queries;
- * record_run_manifest summarises a ranking run. */
+ * record_run_manifest summarises a ranking run; successive ranking runs
+ * (ct_store_rank) keep seed 003's backoff schedule. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,7 +21,9 @@
 #include <cmocka.h>
 
 #include "counts.h"
+#include "crawltop/settings.h"
 #include "pgtest.h"
+#include "rank_ops.h"
 
 static int close_store(void **state)
 {
@@ -264,6 +267,229 @@ static void run_manifest_records_a_run(void **state)
 	free(t0);
 }
 
+/* ---- the backoff schedule over successive ranking runs ------------------ */
+
+/* One ranking run of job with the default settings (backoff 6/2/48). */
+static void rank_run(struct ct_store *s, int64_t job)
+{
+	struct ct_settings set;
+	ct_settings_default(&set);
+	struct ct_rank_opts o = {.settings = &set, .job_id = job};
+	struct ct_rank_result res;
+	struct ct_error err = {{0}};
+	if (ct_store_rank(s, &o, &res, &err) != CT_OK)
+		fail_msg("rank: %s", err.msg);
+}
+
+/* "class/step/wait" of every task of job by path: the wait in hours from
+ * the run that set next_check_at ('-' when there is none), e.g.
+ * "/p0=0/0/- /p2=2/1/12". */
+static char *backoff_of(struct ct_store *s, int64_t job)
+{
+	char id[24];
+	snprintf(id, sizeof id, "%lld", (long long)job);
+	const char *p[] = {id};
+	return pgt_text(s, "SELECT string_agg(p.path || '=' || t.priority_class "
+			"|| '/' || t.backoff_step || '/' || coalesce(round(extract("
+			"epoch FROM t.next_check_at - t.ranked_at) / 3600)::text, '-'), "
+			"' ' ORDER BY p.path) FROM crawltop.tasks t JOIN crawltop.pages "
+			"p ON p.id = t.page_id WHERE t.job_id = $1::bigint", 1, p);
+}
+
+static void assert_backoff(struct ct_store *s, int64_t job, const char *want,
+			   const char *when)
+{
+	char *got = backoff_of(s, job);
+	if (strcmp(got, want) != 0)
+		fail_msg("%s:\n  got  %s\n  want %s", when, got, want);
+	free(got);
+}
+
+/* Every check of the job's tasks made due (a recheck time in the past). */
+static void make_due(struct ct_store *s)
+{
+	pgt_exec(s, "UPDATE crawltop.tasks SET next_check_at = now() - "
+		 "interval '1 minute' WHERE next_check_at IS NOT NULL");
+}
+
+/* The check of the task of one path made due. */
+static void make_due_path(struct ct_store *s, const char *path)
+{
+	const char *p[] = {path};
+	char *n = pgt_text(s, "WITH d AS (UPDATE crawltop.tasks t SET "
+			   "next_check_at = now() - interval '1 minute' FROM "
+			   "crawltop.pages p WHERE p.id = t.page_id AND p.path "
+			   "= $1 RETURNING 1) SELECT count(*) FROM d", 1, p);
+	assert_string_equal(n, "1");
+	free(n);
+}
+
+/* Set the score inputs of one path of job to the JSON object json. */
+static void set_inputs(struct ct_store *s, int64_t job, const char *path,
+		       const char *json)
+{
+	char id[24];
+	snprintf(id, sizeof id, "%lld", (long long)job);
+	const char *p[] = {id, path, json};
+	char *n = pgt_text(s, "SELECT crawltop.set_score_inputs($1::bigint, "
+			   "ARRAY[$2], ARRAY[$3::jsonb])", 3, p);
+	assert_string_equal(n, "1");
+	free(n);
+}
+
+/* Every sub-score x (score 100 x). */
+static void set_subs(struct ct_store *s, int64_t job, const char *path,
+		     const char *x)
+{
+	char json[512];
+	snprintf(json, sizeof json, "{\"subscores\": {\"unseen_likelihood\": %s, "
+		 "\"host_novelty\": %s, \"content_readiness\": %s, "
+		 "\"link_yield\": %s, \"source_reliability\": %s, "
+		 "\"freshness\": %s, \"quality_safety\": %s, "
+		 "\"topic_boost\": %s}}", x, x, x, x, x, x, x, x);
+	set_inputs(s, job, path, json);
+}
+
+/* Raw signals with these NS and ASN change counts: a P3 score (about 31)
+ * that one more change moves by less than a class. */
+static void set_sig(struct ct_store *s, int64_t job, int ns, int asn)
+{
+	char json[512];
+	snprintf(json, sizeof json, "{\"signals\": {\"ct_age_hours\": 100, "
+		 "\"source\": \"ct\", \"age_hours\": 100, \"parking_score\": 0, "
+		 "\"whois_age_days\": 400, \"backlinks\": 10, "
+		 "\"ns_changes\": %d, \"asn_changes\": %d}}", ns, asn);
+	set_inputs(s, job, "/sig", json);
+}
+
+static char *next_checks(struct ct_store *s)
+{
+	return pgt_text(s, "SELECT string_agg(coalesce(next_check_at::text, '-'), "
+			"' ' ORDER BY id) FROM crawltop.tasks", 0, NULL);
+}
+
+/* Seed 003: backoff counted from step 0 at classification; each recheck
+ * (a run once the check is due) that finds the same result advances one
+ * step (P2 6, 12, 24, 48 h; P3 twice that); a run before the check is due
+ * keeps the step and the check; an NS or ASN change, or a new class,
+ * resets to step 0; P0 and P1 have no check. Before the fix every run
+ * wrote step 0's wait from now, whatever had happened. */
+static void backoff_follows_the_rechecks(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t job = pgt_job(s, "bo", "bo.example", 5, "discovery");
+	const char *p[] = {"/p0", "/p1", "/p2", "/p3", "/sig"};
+	const double sc[] = {40, 40, 40, 40, 40};
+	enq(s, job, p, 5, sc);
+	set_subs(s, job, "/p0", "0.9");
+	set_subs(s, job, "/p1", "0.7");
+	set_subs(s, job, "/p2", "0.5");
+	set_subs(s, job, "/p3", "0.2");
+	set_sig(s, job, 0, 0);
+	/* a stale step on a task never ranked: classification starts at 0 */
+	pgt_exec(s, "UPDATE crawltop.tasks SET backoff_step = 2");
+
+	rank_run(s, job);
+	assert_backoff(s, job, "/p0=0/0/- /p1=1/0/- /p2=2/0/6 /p3=3/0/12 "
+		       "/sig=3/0/12", "first classification");
+	/* the raw signals' NS + ASN changes are recorded; sub-scores have none */
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks WHERE "
+				 "signals ? 'ns_asn_changes'"), 1);
+	assert_int_equal(pgt_int(s, "SELECT (signals->>'ns_asn_changes')::int "
+				 "FROM crawltop.tasks WHERE signals->>'from' = "
+				 "'signals'"), 0);
+
+	make_due(s);
+	rank_run(s, job);
+	assert_backoff(s, job, "/p0=0/0/- /p1=1/0/- /p2=2/1/12 /p3=3/1/24 "
+		       "/sig=3/1/24", "second run, due, no change");
+	make_due(s);
+	rank_run(s, job);
+	assert_backoff(s, job, "/p0=0/0/- /p1=1/0/- /p2=2/2/24 /p3=3/2/48 "
+		       "/sig=3/2/48", "third run, due, no change");
+	make_due(s);
+	rank_run(s, job);
+	assert_backoff(s, job, "/p0=0/0/- /p1=1/0/- /p2=2/3/48 /p3=3/3/96 "
+		       "/sig=3/3/96", "fourth run, due, no change");
+
+	/* a run before the check is due is no recheck: step and check kept,
+	 * the score written again */
+	char *before = next_checks(s);
+	char *ranked = pgt_text(s, "SELECT max(ranked_at)::text FROM "
+				"crawltop.tasks", 0, NULL);
+	rank_run(s, job);
+	char *after = next_checks(s);
+	assert_string_equal(after, before);
+	assert_int_equal(pgt_int(s, "SELECT string_agg(backoff_step::text, '' "
+				 "ORDER BY id)::bigint FROM crawltop.tasks"), 333);
+	const char *rp[] = {ranked};
+	char *newer = pgt_text(s, "SELECT bool_and(ranked_at > $1::timestamptz) "
+			       "FROM crawltop.tasks", 1, rp);
+	assert_string_equal(newer, "t");
+	free(newer);
+	free(ranked);
+	free(before);
+	free(after);
+
+	/* an NS change, before the check is due: back to step 0 at once */
+	set_sig(s, job, 1, 0);
+	rank_run(s, job);
+	assert_backoff(s, job, "/p0=0/0/- /p1=1/0/- /p2=2/3/48 /p3=3/3/96 "
+		       "/sig=3/0/12", "NS change");
+	assert_int_equal(pgt_int(s, "SELECT (signals->>'ns_asn_changes')::int "
+				 "FROM crawltop.tasks WHERE signals->>'from' = "
+				 "'signals'"), 1);
+	/* the same sum (one ASN change instead of the NS one, the same
+	 * sub-scores): no change, so a due recheck advances */
+	set_sig(s, job, 0, 1);
+	make_due_path(s, "/sig");
+	rank_run(s, job);
+	char *sig = backoff_of(s, job);
+	assert_non_null(strstr(sig, "/sig=3/1/24"));
+	free(sig);
+	/* an ASN change: step 0 */
+	set_sig(s, job, 0, 2);
+	rank_run(s, job);
+	sig = backoff_of(s, job);
+	assert_non_null(strstr(sig, "/sig=3/0/12"));
+	free(sig);
+
+	/* a changed result in the same class, due: the step stays */
+	set_subs(s, job, "/p3", "0.25");
+	/* a new class, not due: step 0 */
+	set_subs(s, job, "/p2", "0.3");
+	make_due_path(s, "/p3");
+	rank_run(s, job);
+	assert_backoff(s, job, "/p0=0/0/- /p1=1/0/- /p2=3/0/12 /p3=3/3/96 "
+		       "/sig=3/0/12", "changed result; class change");
+	/* into P1 and back: no check while P1, step 0 again in P3 */
+	set_subs(s, job, "/p3", "0.65");
+	rank_run(s, job);
+	assert_backoff(s, job, "/p0=0/0/- /p1=1/0/- /p2=3/0/12 /p3=1/0/- "
+		       "/sig=3/0/12", "P3 to P1");
+	set_subs(s, job, "/p3", "0.25");
+	rank_run(s, job);
+	assert_backoff(s, job, "/p0=0/0/- /p1=1/0/- /p2=3/0/12 /p3=3/0/12 "
+		       "/sig=3/0/12", "P1 to P3");
+
+	/* the comparison is exact whatever the session prints floats with:
+	 * the raw signals' sub-scores (thirds, logarithms) need 17 digits,
+	 * and with 15 the stored ones differed from the new ones, so a
+	 * recheck never found "no change" */
+	pgt_exec(s, "SET extra_float_digits = 0");
+	for (int i = 1; i <= 2; i++) {
+		make_due_path(s, "/sig");
+		rank_run(s, job);
+		char want[32];
+		snprintf(want, sizeof want, "/sig=3/%d/%d", i, 12 << i);
+		sig = backoff_of(s, job);
+		if (!strstr(sig, want))
+			fail_msg("extra_float_digits 0, recheck %d: %s", i, sig);
+		free(sig);
+	}
+	pgt_exec(s, "RESET extra_float_digits");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +497,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(columns_refuse_bad_values, fresh, close_store),
 		cmocka_unit_test_setup_teardown(seed_indexes_serve_their_queries, fresh, close_store),
 		cmocka_unit_test_setup_teardown(run_manifest_records_a_run, fresh, close_store),
+		cmocka_unit_test_setup_teardown(backoff_follows_the_rechecks, fresh, close_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -265,9 +265,11 @@ static void operator_retunes_but_does_not_claim(void **state)
 	 * way to set any task's score (this job is fifo) */
 	assert_int_equal(pgt_int(o, "SELECT crawltop.rank_apply(ARRAY(SELECT id "
 				 "FROM crawltop.tasks WHERE status = 'pending' LIMIT 1), "
-				 "ARRAY[99.0], ARRAY[0]::smallint[], ARRAY[1.0], ARRAY[1.0], "
+				 "ARRAY[99.0], ARRAY[0]::smallint[], ARRAY[0]::smallint[], "
+				 "ARRAY[1.0], ARRAY[false], ARRAY[1.0], "
 				 "ARRAY[1.0], ARRAY[1.0], ARRAY[1.0], ARRAY[1.0], ARRAY[1.0], "
-				 "ARRAY[1.0], ARRAY[1.0], ARRAY['x'], 0, 1000000)"), 0);
+				 "ARRAY[1.0], ARRAY[1.0], ARRAY['x'], ARRAY[NULL]::bigint[], "
+				 "0, 1000000)"), 0);
 	assert_int_equal(pgt_int(su, "SELECT count(*) FROM crawltop.tasks WHERE "
 				 "score = 99"), 0);
 	refused_sql(o, "lock", "SELECT crawltop.lock_job(1)", "ct_oper");
