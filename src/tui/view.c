@@ -337,8 +337,25 @@ static void draw_jobs(struct tui *t, int y, int h, double now)
 	if (t->filter[0] || t->mode == TUI_FILTER)
 		FMT(f, " %s filter '%s'", G->dot, t->filter);
 	FMT(s, "%s focus %s", G->dot, fj ? fj->name : "all jobs");
-	FMT(b, "Jobs %d of %d %s sort %s%s%s %s%s", t->n_view, t->model.n_jobs,
-	    G->dot, tm_col_name(t->prefs.sort_col),
+	int rows = h - 2;
+	t->rows_visible = rows;
+	int si = -1;
+	for (int i = 0; i < t->n_view; i++)
+		if (t->model.jobs[t->view_idx[i]].id == t->sel_job)
+			si = i;
+	if (si >= 0 && si < t->scroll)
+		t->scroll = si;
+	if (si >= 0 && si >= t->scroll + rows)
+		t->scroll = si - rows + 1;
+	if (t->scroll > t->n_view - rows)
+		t->scroll = t->n_view - rows > 0 ? t->n_view - rows : 0;
+	/* more jobs than rows: say which rows show */
+	char part[48] = "";
+	if (t->n_view > rows && rows > 0)
+		FMT(part, " (rows %d-%d)", t->scroll + 1,
+		    t->scroll + rows < t->n_view ? t->scroll + rows : t->n_view);
+	FMT(b, "Jobs %d of %d%s %s sort %s%s%s %s%s", t->n_view, t->model.n_jobs,
+	    part, G->dot, tm_col_name(t->prefs.sort_col),
 	    t->prefs.sort_desc ? G->down : G->up, f, s,
 	    age_note(t, &t->model.jobs_age, now, age, sizeof age));
 	rule(y, 0, W, b, A(R_TITLE));
@@ -362,18 +379,6 @@ static void draw_jobs(struct tui *t, int y, int h, double now)
 		x += w[c] + 1;
 	}
 
-	int rows = h - 2;
-	t->rows_visible = rows;
-	int si = -1;
-	for (int i = 0; i < t->n_view; i++)
-		if (t->model.jobs[t->view_idx[i]].id == t->sel_job)
-			si = i;
-	if (si >= 0 && si < t->scroll)
-		t->scroll = si;
-	if (si >= 0 && si >= t->scroll + rows)
-		t->scroll = si - rows + 1;
-	if (t->scroll > t->n_view - rows)
-		t->scroll = t->n_view - rows > 0 ? t->n_view - rows : 0;
 	if (t->n_view == 0)
 		put(y + 2, 2, W - 4, A(R_DIM), t->model.n_jobs ?
 		    "no job matches the filter (Esc clears it)" :

@@ -294,6 +294,15 @@ pg_ctl_start
 ok_screen "server back: LIVE again" '^ crawltop +LIVE' 15
 ok_noscreen "the banner is gone" 'DISCONNECTED'
 
+# ---- more jobs than rows: the title says which rows show -------------------------------------
+sql "SELECT crawltop.create_job('extra' || g, 'extra' || g || '.example.org', 9, 'fifo') FROM generate_series(1, 30) g" >/dev/null
+ok_screen "more jobs than rows: the title says which show" 'Jobs 33 of 33 \(rows 1-[0-9]+\)'
+tm_keys G
+ok_screen "at the last job: the last rows" 'Jobs 33 of 33 \(rows [0-9]+-33\)'
+tm_keys g
+sql "DELETE FROM crawltop.jobs WHERE name LIKE 'extra%'" >/dev/null
+ok_screen "all rows show again: no row range" 'Jobs 3 of 3 . sort'
+
 # ---- q restores the terminal --------------------------------------------------------------
 tm_keys q
 ok_screen "q: the shell prompt is back" '^\$ ?$'
