@@ -910,6 +910,16 @@ static void weights_side(struct tui *t, int y, int x, int w, int h)
 	rule(yy++, x, w, row ? tws_path(row, p, sizeof p) : "", A(R_TITLE));
 	if (row && row->kind != WR_HEAD) {
 		yy += wrap(yy, x + 1, w - 2, 2, A_NORMAL, tws_help(row, b, sizeof b));
+		/* values a rescore does not apply: its preview says "0 change" */
+		if (row->kind == WR_KEY &&
+		    strncmp(ct_keys[row->key].path, "hierarchy.", 10) == 0)
+			yy += wrap(yy, x + 1, w - 2, 2, A(R_DIM), "for pages scored "
+				   "from now on: a page keeps its stored score, "
+				   "which rescores read");
+		else if (row->kind == WR_KEY &&
+			 strcmp(ct_keys[row->key].path, "tier.default_priority") == 0)
+			yy += wrap(yy, x + 1, w - 2, 2, A(R_DIM),
+				   "for jobs created from now on");
 		tws_value(&t->sets.cur, row, v, sizeof v);
 		src[0] = '\0';
 		if (row->kind == WR_KEY)

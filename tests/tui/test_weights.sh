@@ -93,6 +93,14 @@ ok_match "ranking weights, with their sum" "$SCREEN" \
 ok_match "backoff" "$SCREEN" 'multiplier +2'
 tm_keys g
 ok_screen "Home: back to the top" '▶  p0 +80'
+# a hierarchy value applies to pages scored from now on: its preview
+# would say "0 change", and the side panel says why
+tm_keys j j j
+ok_screen "a hierarchy value: what a rescore does with it" \
+	'for pages scored from now on: a page keeps'
+ok_match "... on the hierarchy row" "$SCREEN" '▶  root +1 '
+tm_keys g
+ok_screen "Home again" '▶  p0 +80'
 
 # ---- a value that breaks a rule is refused; nothing changes ----------------------
 tm_keys Enter
