@@ -274,6 +274,32 @@ char *tx_fit(char *buf, size_t len, const char *src, int cols, int utf8,
 	return buf;
 }
 
+char *tx_fit_tail(char *buf, size_t len, const char *src, int cols,
+		  int utf8, int *used)
+{
+	const unsigned char *s = (const unsigned char *)(src ? src : "");
+	int total = tx_width(src, utf8);
+	if (cols <= 1 || total <= cols)
+		return tx_fit(buf, len, src, cols, utf8, used);
+	/* drop characters from the start until the rest and the ellipsis
+	 * fit */
+	while (*s && total > cols - 1) {
+		long cp;
+		int as_is, n = utf8_decode(s, &cp);
+		total -= char_cols(cp, utf8, &as_is);
+		s += n;
+	}
+	size_t at = 0;
+	if (len)
+		buf[0] = '\0';
+	put(buf, len, &at, tx_glyphs_get(utf8)->ellipsis);
+	int w;
+	tx_fit(buf + at, len - at, (const char *)s, cols - 1, utf8, &w);
+	if (used)
+		*used = w + 1;
+	return buf;
+}
+
 char *tx_pad(char *buf, size_t len, const char *src, int cols, int utf8,
 	     int right)
 {

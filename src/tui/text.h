@@ -53,6 +53,10 @@ char *tx_spark(char *buf, size_t len, const double *v, int n, double max,
  * receives the columns taken. */
 char *tx_fit(char *buf, size_t len, const char *src, int cols, int utf8,
 	     int *used);
+/* tx_fit that keeps the end of src instead: when src is longer, its
+ * start is replaced by the ellipsis (a question's "[y/N]" stays). */
+char *tx_fit_tail(char *buf, size_t len, const char *src, int cols,
+		  int utf8, int *used);
 /* Columns src takes on screen, with the same rules as tx_fit. */
 int tx_width(const char *src, int utf8);
 /* tx_fit, then pad with spaces to exactly cols columns (left-aligned; or

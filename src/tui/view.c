@@ -45,7 +45,7 @@ static attr_t A(enum crt_role r)
 
 /* Draw s in at most w columns at (y, x) with attribute a. Returns the
  * columns used. */
-static int put(int y, int x, int w, attr_t a, const char *s)
+static int put_fit(int y, int x, int w, attr_t a, const char *s, int tail)
 {
 	char buf[2048];
 	int used;
@@ -53,11 +53,26 @@ static int put(int y, int x, int w, attr_t a, const char *s)
 		return 0;
 	if (x + w > COLS)
 		w = COLS - x;
-	tx_fit(buf, sizeof buf, s, w, U8, &used);
+	if (tail)
+		tx_fit_tail(buf, sizeof buf, s, w, U8, &used);
+	else
+		tx_fit(buf, sizeof buf, s, w, U8, &used);
 	attrset(a);
 	mvaddstr(y, x, buf);
 	attrset(A_NORMAL);
 	return used;
+}
+
+static int put(int y, int x, int w, attr_t a, const char *s)
+{
+	return put_fit(y, x, w, a, s, 0);
+}
+
+/* A line being typed or a question: too long, it loses its start, so
+ * that the cursor and "[y/N]" stay in sight. */
+static int put_tail(int y, int x, int w, attr_t a, const char *s)
+{
+	return put_fit(y, x, w, a, s, 1);
 }
 
 /* s padded (or right-aligned) to exactly w columns. */
@@ -1072,16 +1087,28 @@ static void draw_message(struct tui *t, int y, double now)
 	char b[600];
 	switch (t->mode) {
 	case TUI_FILTER:
-		put(y, 0, W, A_BOLD, FMT(b, " Filter: %s_", t->filter));
+		put_tail(y, 0, W, A_BOLD, FMT(b, " Filter: %s_", t->filter));
 		return;
 	case TUI_PROMPT:
-		put(y, 0, W, A_BOLD, FMT(b, " %s%s_", t->prompt, t->input));
+		put_tail(y, 0, W, A_BOLD, FMT(b, " %s%s_", t->prompt, t->input));
 		return;
-	case TUI_CONFIRM:
-		put(y, 0, W, A(R_DOWN), FMT(b, " %s ", t->prompt));
+	case TUI_CONFIRM: {
+		/* too long, a question loses words before its answer keys,
+		 * which stay in sight with what it asks */
+		const char *keys = " [y/N]";
+		size_t n = strlen(t->prompt), k = strlen(keys) - 1;
+		if (n > k && strcmp(t->prompt + n - k, keys + 1) == 0) {
+			int kw = (int)k + 2;
+			FMT(b, " %.*s", (int)(n - k - 1), t->prompt);
+			int x = put(y, 0, W - kw, A(R_DOWN), b);
+			put(y, x, W - x, A(R_DOWN), FMT(b, "%s ", keys));
+		} else {
+			put(y, 0, W, A(R_DOWN), FMT(b, " %s ", t->prompt));
+		}
 		return;
+	}
 	case TUI_WEDIT:
-		put(y, 0, W, A_BOLD, FMT(b, " %s%s_", t->prompt, t->input));
+		put_tail(y, 0, W, A_BOLD, FMT(b, " %s%s_", t->prompt, t->input));
 		return;
 	case TUI_MODESEL:
 		draw_modesel(t, y);

@@ -297,8 +297,16 @@ ok_noscreen "the banner is gone" 'DISCONNECTED'
 # ---- more jobs than rows: the title says which rows show -------------------------------------
 sql "SELECT crawltop.create_job('extra' || g, 'extra' || g || '.example.org', 9, 'fifo') FROM generate_series(1, 30) g" >/dev/null
 ok_screen "more jobs than rows: the title says which show" 'Jobs 33 of 33 \(rows 1-[0-9]+\)'
+sql "SELECT crawltop.create_job('extra-a-job-with-a-name-as-long-as-a-job-name-may-be-0123456789', 'extra.example.org', 10, 'fifo')" >/dev/null
+ok_screen "one more job" 'Jobs 34 of 34'
 tm_keys G
-ok_screen "at the last job: the last rows" 'Jobs 33 of 33 \(rows [0-9]+-33\)'
+ok_screen "at the last job: the last rows" 'Jobs 34 of 34 \(rows [0-9]+-34\)'
+# a question longer than the line keeps its end in sight
+tm_keys C
+ok_screen "a long question: what it asks and its [y/N] stay on the line" \
+	'^ Cancel job extra-a-job-with-a-name.* \[y/N\] *$'
+tm_keys n
+ok_screen "... and n leaves it" 'nothing changed'
 tm_keys g
 sql "DELETE FROM crawltop.jobs WHERE name LIKE 'extra%'" >/dev/null
 ok_screen "all rows show again: no row range" 'Jobs 3 of 3 . sort'

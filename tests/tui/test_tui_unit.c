@@ -86,6 +86,17 @@ static void text_fit_utf8_and_ascii(void **state)
 	assert_string_equal(b, "/caf\u00e9");
 	assert_int_equal(used, 5);
 	/* too long: cut with the ellipsis, exactly cols columns */
+	/* the tail kept: a question's [y/N] stays on the screen */
+	tx_fit_tail(b, sizeof b, "Cancel it? [y/N]", 8, 1, &used);
+	assert_string_equal(b, "\u2026? [y/N]");
+	assert_int_equal(used, 8);
+	tx_fit_tail(b, sizeof b, "abcdefgh", 5, 0, &used);
+	assert_string_equal(b, "~efgh");
+	assert_int_equal(used, 5);
+	tx_fit_tail(b, sizeof b, "short", 8, 1, &used);
+	assert_string_equal(b, "short");
+	tx_fit_tail(b, sizeof b, "/caf\u00e9 x", 4, 1, &used);
+	assert_string_equal(b, "\u2026\u00e9 x");
 	tx_fit(b, sizeof b, "abcdefgh", 5, 1, &used);
 	assert_string_equal(b, "abcd\u2026");
 	assert_int_equal(used, 5);
