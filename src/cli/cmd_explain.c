@@ -245,8 +245,14 @@ static int run(int argc, char **argv)
 	       t.depth < 0 ? "unknown" : (snprintf(why, sizeof why, "%d",
 						   t.depth), why));
 	printf("Score:       %.6g\n", t.score);
-	printf("Class:       %s (%s)\n", ct_class_name((ct_class)t.cls),
-	       ct_class_action((ct_class)t.cls));
+	/* seed 003's actions are a discovery job's; for the other modes the
+	 * class is the score's band only */
+	if (strcmp(t.mode, "discovery") == 0)
+		printf("Class:       %s (%s)\n", ct_class_name((ct_class)t.cls),
+		       ct_class_action((ct_class)t.cls));
+	else
+		printf("Class:       %s (score band)\n",
+		       ct_class_name((ct_class)t.cls));
 	if (t.ranked)
 		printf("Ranking:     %.6g, %s, next check %s (backoff step %d)\n",
 		       t.discovery_score, ct_class_name((ct_class)t.priority_class),

@@ -263,6 +263,9 @@ ok_match "explain: the queue position" "$OUT" \
 	'Queue: +3 pending tasks ahead of it \(all jobs\), 2 in job disc'
 run explain https://h.example/x
 ok_match "explain (hierarchy): page score and source" "$(flat)" 'Page score: +0\.100.*Source manual: floor 0\.100'
+ok_match "explain (hierarchy): the class is a score band, not seed 003's action" \
+	"$(flat)" 'Class: +P3 \(score band\)'
+ok_eq "explain (hierarchy): no discovery action" "$(printf '%s' "$OUT" | grep -c 'weekly tiny sample')" 0
 run explain /e --job disc -d "$RO"
 ok_match "explain a path with --job, as a read-only role" "$OUT" 'next check 20[0-9-]+ [0-9:]+ \(backoff step 0\)'
 run explain https://d.example/nosuch
