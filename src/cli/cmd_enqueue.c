@@ -80,7 +80,8 @@ static int on_loc(void *ctx, const char *loc, size_t len, const char *file,
 static int read_sitemap(struct enq *e)
 {
 	struct sitemap_opts o = {.max_loc = e->max_bytes,
-				 .max_urls = e->max_urls};
+				 .max_urls = e->max_urls,
+				 .domain = e->job.domain};
 	char err[CT_ERROR_LEN];
 	int rc = sitemap_read(e->file, &o, on_loc, e, err, sizeof err);
 	if (rc != 2)

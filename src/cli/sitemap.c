@@ -14,6 +14,7 @@
 #include <libxml/xmlreader.h>
 
 #include "sitemap.h"
+#include "urlpath.h"
 
 #if LIBXML_VERSION >= 21200
 typedef const xmlError *sm_error_ptr;
@@ -358,6 +359,17 @@ static char *child_path(struct sm *m, const char *ipath, const struct child *k)
 	const char *name = k->file;
 	size_t n = strlen(name);
 	if (strncmp(name, "http://", 7) == 0 || strncmp(name, "https://", 8) == 0) {
+		char why[256];
+		char *path = m->o->domain ? malloc(n + 2) : NULL;
+		enum urlpath_result r = path ?
+			urlpath_of(name, n, m->o->domain, 0, n + 1, path, n + 2,
+				   why, sizeof why) : URLPATH_OK;
+		free(path);
+		if (r == URLPATH_FOREIGN) {
+			fail(m, k->line, "%s: a sitemap index lists the sitemaps "
+			     "of its own host", why);
+			return NULL;
+		}
 		const char *p = strchr(name + 8, '/');
 		if (!p) {
 			fail(m, k->line, "<loc> %s names no file", k->file);

@@ -18,6 +18,10 @@
 struct sitemap_opts {
 	size_t max_loc; /* longest <loc> accepted, in bytes, after trimming */
 	long max_urls;  /* most <url> entries, over an index and its children */
+	/* the job's domain (host[:port]): an index's http(s) <loc> must name
+	 * it (sitemaps.org: an index lists the sitemaps of its own host);
+	 * NULL: not checked */
+	const char *domain;
 };
 
 /* One <loc> of a <urlset>: len bytes at loc (NUL-terminated, white space

@@ -67,6 +67,20 @@ EOF
 run enqueue --job site --sitemap "$T/idx/index.xml"
 ok_eq "sitemap index of local files: exit 0" "$RC" 0
 ok_match "sitemap index: both children" "$OUT" 'enqueued 4 URLs .* 4 new tasks'
+# an index naming a sitemap of another host: refused, nothing enqueued
+cat >"$T/idx/foreign.xml" <<'EOF'
+<?xml version="1.0" encoding="UTF-8"?>
+<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+  <sitemap><loc>part-1.xml</loc></sitemap>
+  <sitemap><loc>https://cdn.other.org/part-2.xml</loc></sitemap>
+</sitemapindex>
+EOF
+before=$(paths site)
+run enqueue --job site --sitemap "$T/idx/foreign.xml"
+ok_eq "sitemap index naming another host: exit 1" "$RC" 1
+ok_match "... names the file, line and host" "$OUT" \
+	'foreign\.xml:4: .*cdn\.other\.org.*a sitemap index lists the sitemaps of its own host'
+ok_eq "... nothing enqueued" "$(paths site)" "$before"
 
 run enqueue --job front --sitemap "$T/small.xml"
 ok_eq "frontier job: the engine scores the URLs" \
