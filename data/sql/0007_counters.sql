@@ -1,7 +1,13 @@
 -- 0007_counters.sql: live counters for the console (issue 3 point 6).
 --
 -- What is counted, per job:
---   status    every task, by status: pending running completed failed skipped
+--   status    every task, by status: pending running retrying completed
+--             failed skipped, where running is a task leased to a worker
+--             (lease_owner set) and retrying one that failed and waits for
+--             its retry backoff (status 'running', lease_owner NULL: see
+--             fail in 0003; the reaper makes it pending at
+--             lease_expires_at). tasks.status has no 'retrying': the key
+--             is the status as shown (task_status_shown)
 --   class     pending tasks by class: P0 P1 P2 P3 (tasks.class, the claim
 --             order's class of the score)
 --   depth     pending tasks by depth bucket: 0 1 2 3+ unknown (seed 002)
@@ -16,8 +22,8 @@
 --             when ranked, 'unranked' otherwise (the seed's backward
 --             compatibility: unranked tasks are stored as P2 but counted
 --             apart)
--- and, per job and second, claims (pending -> running) and completions
--- (-> completed).
+-- and, per job and second, claims (pending -> running under a worker's
+-- lease) and completions (-> completed).
 --
 -- How (doc/architecture.md, "Live counters"): statement-level AFTER
 -- triggers with transition tables aggregate each statement's changes into
@@ -108,20 +114,32 @@ BEGIN
 	RETURN s;
 END $$;
 
--- The cells (dim, key) one task counts in: its status, and, while it is
--- pending, one key in each of the other dimensions. Inlined by the planner.
+-- The status a task is counted and shown under: its tasks.status, except
+-- that a running task without a lease owner (a failed attempt waiting for
+-- its retry backoff, 0003's fail) is 'retrying': nobody is fetching it.
+-- Inlined by the planner.
+CREATE FUNCTION crawltop.task_status_shown(p_status text, p_lease_owner text)
+	RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+	SELECT CASE WHEN p_status = 'running' AND p_lease_owner IS NULL
+		    THEN 'retrying' ELSE p_status END
+$$;
+
+-- The cells (dim, key) one task counts in: its status as shown
+-- (task_status_shown: running or retrying by its lease owner), and, while
+-- it is pending, one key in each of the other dimensions. Inlined by the
+-- planner.
 -- One SELECT per cell under UNION ALL, not a VALUES list: the triggers run
 -- this LATERAL once per row of a statement, and a VALUES scan prepares its
 -- expressions again at every row (a Result node prepares them once). The
 -- counter trigger of a 20,000-row UPDATE took 184-205 ms with VALUES and
 -- 109-115 ms like this (EXPLAIN ANALYZE, four runs each, alternating).
-CREATE FUNCTION crawltop.task_cells(p_status text, p_class smallint,
-		p_depth integer, p_method text, p_type text,
+CREATE FUNCTION crawltop.task_cells(p_status text, p_lease_owner text,
+		p_class smallint, p_depth integer, p_method text, p_type text,
 		p_job_priority smallint, p_score double precision,
 		p_ranked_at timestamptz, p_priority_class smallint)
 	RETURNS TABLE (dim text, key text)
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-	SELECT 'status'::text, p_status
+	SELECT 'status'::text, crawltop.task_status_shown(p_status, p_lease_owner)
 	UNION ALL
 	SELECT 'class', 'P' || p_class WHERE p_status = 'pending'
 	UNION ALL
@@ -145,7 +163,7 @@ $$;
 -- The statement-level trigger on tasks (INSERT, UPDATE, DELETE): adds the
 -- statement's net change of every cell to the transaction's shard, and its
 -- claims and completions to rate_ticks. A statement that changes no cell
--- (0 rows, or a failed attempt that stays running) takes no shard.
+-- (0 rows, or only columns no cell depends on) takes no shard.
 -- SECURITY DEFINER: the counters are written here only; no role has a
 -- write grant on them. Every name is schema-qualified. The upserts need no
 -- ORDER BY: a shard's rows are written by one transaction at a time, so
@@ -170,8 +188,8 @@ BEGIN
 		SELECT d.job_id, d.dim, d.key, (SELECT crawltop.counter_shard()), d.n
 		FROM (SELECT r.job_id, x.dim, x.key, count(*) AS n
 		      FROM new_rows r CROSS JOIN LATERAL crawltop.task_cells(r.status,
-			r.class, r.depth, r.discovery_method, r.type, r.job_priority,
-			r.score, r.ranked_at, r.priority_class) x
+			r.lease_owner, r.class, r.depth, r.discovery_method, r.type,
+			r.job_priority, r.score, r.ranked_at, r.priority_class) x
 		      GROUP BY 1, 2, 3) d
 		ON CONFLICT (job_id, dim, key, shard) DO UPDATE SET n = c.n + excluded.n;
 		RETURN NULL;
@@ -184,38 +202,44 @@ BEGIN
 		SELECT d.job_id, d.dim, d.key, (SELECT crawltop.counter_shard()), -d.n
 		FROM (SELECT r.job_id, x.dim, x.key, count(*) AS n
 		      FROM old_rows r CROSS JOIN LATERAL crawltop.task_cells(r.status,
-			r.class, r.depth, r.discovery_method, r.type, r.job_priority,
-			r.score, r.ranked_at, r.priority_class) x
+			r.lease_owner, r.class, r.depth, r.discovery_method, r.type,
+			r.job_priority, r.score, r.ranked_at, r.priority_class) x
 		      GROUP BY 1, 2, 3) d
 		ON CONFLICT (job_id, dim, key, shard) DO UPDATE SET n = c.n + excluded.n;
 		RETURN NULL;
 	END IF;
 
 	-- UPDATE: + the new rows' cells, - the old rows' cells; rows whose
-	-- cells did not change cancel out.
+	-- cells did not change cancel out. A lease
+	-- given up with the task left running (fail with retries left) moves
+	-- the task from running to retrying; the reaper moves it on to
+	-- pending.
 	INSERT INTO crawltop.task_counts AS c (job_id, dim, key, shard, n)
 	SELECT d.job_id, d.dim, d.key, (SELECT crawltop.counter_shard()), d.n
 	FROM (SELECT u.job_id, x.dim, x.key, sum(u.sign) AS n
-	      FROM (SELECT r.job_id, r.status, r.class, r.depth,
+	      FROM (SELECT r.job_id, r.status, r.lease_owner, r.class, r.depth,
 			   r.discovery_method, r.type, r.job_priority, r.score,
 			   r.ranked_at, r.priority_class, 1 AS sign
 		    FROM new_rows r
 		    UNION ALL
-		    SELECT r.job_id, r.status, r.class, r.depth,
+		    SELECT r.job_id, r.status, r.lease_owner, r.class, r.depth,
 			   r.discovery_method, r.type, r.job_priority, r.score,
 			   r.ranked_at, r.priority_class, -1
 		    FROM old_rows r) u
-	      CROSS JOIN LATERAL crawltop.task_cells(u.status, u.class, u.depth,
-		u.discovery_method, u.type, u.job_priority, u.score, u.ranked_at,
-		u.priority_class) x
+	      CROSS JOIN LATERAL crawltop.task_cells(u.status, u.lease_owner,
+		u.class, u.depth, u.discovery_method, u.type, u.job_priority,
+		u.score, u.ranked_at, u.priority_class) x
 	      GROUP BY 1, 2, 3
 	      HAVING sum(u.sign) <> 0) d
 	ON CONFLICT (job_id, dim, key, shard) DO UPDATE SET n = c.n + excluded.n;
 
-	-- Claims and completions: only statements that leave a task running or
-	-- completed can have any, so the others skip the join.
+	-- Claims (pending -> running under a worker's lease: what claim does)
+	-- and completions: only statements that leave a task leased or
+	-- completed can have any, so the others skip the join (fail, whose
+	-- retries stay running without an owner, among them).
 	IF NOT EXISTS (SELECT 1 FROM new_rows r
-		       WHERE r.status IN ('running', 'completed')) THEN
+		       WHERE (r.status = 'running' AND r.lease_owner IS NOT NULL)
+			  OR r.status = 'completed') THEN
 		RETURN NULL;
 	END IF;
 	v_now := date_trunc('second', clock_timestamp());
@@ -225,7 +249,8 @@ BEGIN
 	       count(*) FILTER (WHERE n.status = 'running'),
 	       count(*) FILTER (WHERE n.status = 'completed')
 	FROM old_rows o JOIN new_rows n ON n.id = o.id
-	WHERE (o.status = 'pending' AND n.status = 'running')
+	WHERE (o.status = 'pending' AND n.status = 'running'
+		AND n.lease_owner IS NOT NULL)
 	   OR (o.status <> 'completed' AND n.status = 'completed')
 	GROUP BY n.job_id
 	ON CONFLICT (shard, second, job_id) DO UPDATE
@@ -280,9 +305,9 @@ CREATE TRIGGER tasks_count_truncate AFTER TRUNCATE ON crawltop.tasks
 -- migration commits), so nothing is missed or counted twice.
 INSERT INTO crawltop.task_counts (job_id, dim, key, shard, n)
 SELECT t.job_id, x.dim, x.key, 0, count(*)
-FROM crawltop.tasks t CROSS JOIN LATERAL crawltop.task_cells(t.status, t.class,
-	t.depth, t.discovery_method, t.type, t.job_priority, t.score, t.ranked_at,
-	t.priority_class) x
+FROM crawltop.tasks t CROSS JOIN LATERAL crawltop.task_cells(t.status,
+	t.lease_owner, t.class, t.depth, t.discovery_method, t.type,
+	t.job_priority, t.score, t.ranked_at, t.priority_class) x
 GROUP BY 1, 2, 3;
 
 -- Fold writer shards that no transaction holds now into shard 0, drop
@@ -338,8 +363,8 @@ BEGIN
 	INSERT INTO crawltop.task_counts (job_id, dim, key, shard, n)
 	SELECT t.job_id, x.dim, x.key, 0, count(*)
 	FROM crawltop.tasks t CROSS JOIN LATERAL crawltop.task_cells(t.status,
-		t.class, t.depth, t.discovery_method, t.type, t.job_priority,
-		t.score, t.ranked_at, t.priority_class) x
+		t.lease_owner, t.class, t.depth, t.discovery_method, t.type,
+		t.job_priority, t.score, t.ranked_at, t.priority_class) x
 	GROUP BY 1, 2, 3;
 	GET DIAGNOSTICS n = ROW_COUNT;
 	RETURN n;
@@ -354,8 +379,8 @@ CREATE FUNCTION crawltop.dashboard_keys()
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 	SELECT * FROM (VALUES
 		('status', 'pending', 1, 1), ('status', 'running', 1, 2),
-		('status', 'completed', 1, 3), ('status', 'failed', 1, 4),
-		('status', 'skipped', 1, 5),
+		('status', 'retrying', 1, 3), ('status', 'completed', 1, 4),
+		('status', 'failed', 1, 5), ('status', 'skipped', 1, 6),
 		('class', 'P0', 2, 1), ('class', 'P1', 2, 2), ('class', 'P2', 2, 3),
 		('class', 'P3', 2, 4),
 		('depth', '0', 3, 1), ('depth', '1', 3, 2), ('depth', '2', 3, 3),
@@ -441,8 +466,9 @@ BEGIN
 	WITH sums AS (
 		SELECT x.dim, x.key, count(*)::bigint AS n
 		FROM crawltop.tasks t CROSS JOIN LATERAL crawltop.task_cells(
-			t.status, t.class, t.depth, t.discovery_method, t.type,
-			t.job_priority, t.score, t.ranked_at, t.priority_class) x
+			t.status, t.lease_owner, t.class, t.depth,
+			t.discovery_method, t.type, t.job_priority, t.score,
+			t.ranked_at, t.priority_class) x
 		WHERE (p_job IS NULL OR t.job_id = p_job)
 		  AND (x.dim <> 'rank' OR t.job_id IN (SELECT j.id FROM crawltop.jobs j
 				WHERE j.prioritization_mode = 'discovery'))
@@ -460,36 +486,43 @@ END $$;
 
 -- The status a job is shown with, by every read (dashboard_jobs: the
 -- console and `top`; `crawltop job list` and `job show`; `stats`), from
--- its stored jobs.status (the operator's state) and its task counts:
--- paused, cancelled and completed are shown as stored; a pending or
--- running one (running is what resume stores) shows 'running' while a task
--- is running or some are pending and some finished (completed, failed or
--- skipped), 'completed' when it has tasks and none is pending or running,
--- else 'pending'. Derived on every read, never stored: claims and
--- completions do not write the job's row (no hot row, no race), and claim
--- and enqueue go by the stored state (a job shown completed still takes
--- new tasks, and shows running or pending again when it gets them).
+-- its stored jobs.status (the operator's state) and its task counts by
+-- shown status (task_status_shown): paused, cancelled and completed are
+-- shown as stored; a pending or running one (running is what resume
+-- stores) shows 'running' while a worker holds one of its tasks (a task
+-- running with a lease owner), else 'pending' while it has pending tasks
+-- (a worker could claim one now), else 'retrying' while it has tasks
+-- waiting for their retry backoff (nothing to claim until one ends), else
+-- 'completed' when it has tasks (all finished: completed, failed or
+-- skipped), else 'pending'. So a job nobody works on is never shown
+-- running, however many of its tasks failed and wait for a retry. Derived
+-- on every read, never stored: claims and completions do not write the
+-- job's row (no hot row, no race), and claim and enqueue go by the stored
+-- state (a job shown completed still takes new tasks, and shows pending
+-- or running again when it gets them).
 CREATE FUNCTION crawltop.job_status_shown(p_stored text, p_pending bigint,
-		p_running bigint, p_finished bigint)
+		p_running bigint, p_retrying bigint, p_finished bigint)
 	RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 	SELECT CASE
 		WHEN p_stored NOT IN ('pending', 'running') THEN p_stored
-		WHEN coalesce(p_running, 0) > 0 OR (coalesce(p_pending, 0) > 0
-			AND coalesce(p_finished, 0) > 0) THEN 'running'
-		WHEN coalesce(p_pending, 0) = 0 AND coalesce(p_finished, 0) > 0
-			THEN 'completed'
+		WHEN coalesce(p_running, 0) > 0 THEN 'running'
+		WHEN coalesce(p_pending, 0) > 0 THEN 'pending'
+		WHEN coalesce(p_retrying, 0) > 0 THEN 'retrying'
+		WHEN coalesce(p_finished, 0) > 0 THEN 'completed'
 		ELSE 'pending' END
 $$;
 
--- The tasks of job p_job by status, from the counters: O(shards), never
--- tasks. The one place that reads the status cells of one job
+-- The tasks of job p_job by shown status (running: leased to a worker;
+-- retrying: waiting for a retry backoff), from the counters: O(shards),
+-- never tasks. The one place that reads the status cells of one job
 -- (dashboard_jobs; `crawltop job list` and `job show`). Inlined.
 CREATE FUNCTION crawltop.job_status_counts(p_job bigint)
-	RETURNS TABLE (pending bigint, running bigint, completed bigint,
-		failed bigint, skipped bigint)
+	RETURNS TABLE (pending bigint, running bigint, retrying bigint,
+		completed bigint, failed bigint, skipped bigint)
 	LANGUAGE sql STABLE PARALLEL SAFE AS $$
 	SELECT coalesce(sum(c.n) FILTER (WHERE c.key = 'pending'), 0)::bigint,
 	       coalesce(sum(c.n) FILTER (WHERE c.key = 'running'), 0)::bigint,
+	       coalesce(sum(c.n) FILTER (WHERE c.key = 'retrying'), 0)::bigint,
 	       coalesce(sum(c.n) FILTER (WHERE c.key = 'completed'), 0)::bigint,
 	       coalesce(sum(c.n) FILTER (WHERE c.key = 'failed'), 0)::bigint,
 	       coalesce(sum(c.n) FILTER (WHERE c.key = 'skipped'), 0)::bigint
@@ -498,21 +531,23 @@ CREATE FUNCTION crawltop.job_status_counts(p_job bigint)
 $$;
 
 -- One row per job (by id): its settings, its shown status
--- (job_status_shown), its tasks by status (counters), and claims and
--- completions per second averaged over the last 60 seconds (the current
--- second included).
+-- (job_status_shown), its tasks by shown status (counters: running is
+-- leased to a worker, retrying waits for its retry backoff), and claims
+-- and completions per second averaged over the last 60 seconds (the
+-- current second included).
 CREATE FUNCTION crawltop.dashboard_jobs()
 	RETURNS TABLE (job_id bigint, name text, domain text, mode text,
 		priority smallint, status text, total_pages integer,
-		pending bigint, running bigint, completed bigint, failed bigint,
-		skipped bigint, claims_per_s double precision,
+		pending bigint, running bigint, retrying bigint,
+		completed bigint, failed bigint, skipped bigint,
+		claims_per_s double precision,
 		completions_per_s double precision)
 	LANGUAGE sql STABLE AS $$
 	SELECT j.id, j.name, d.name, j.prioritization_mode, j.priority,
 	       crawltop.job_status_shown(j.status, c.pending, c.running,
-		       c.completed + c.failed + c.skipped),
-	       j.total_pages, c.pending, c.running, c.completed, c.failed,
-	       c.skipped,
+		       c.retrying, c.completed + c.failed + c.skipped),
+	       j.total_pages, c.pending, c.running, c.retrying, c.completed,
+	       c.failed, c.skipped,
 	       coalesce(r.claims, 0) / 60.0, coalesce(r.completions, 0) / 60.0
 	FROM crawltop.jobs j
 	JOIN crawltop.domains d ON d.id = j.domain_id

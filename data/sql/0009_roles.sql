@@ -99,10 +99,11 @@ GRANT EXECUTE ON FUNCTION
 	crawltop.check_job(bigint), crawltop.score_bucket(double precision),
 	crawltop.counter_shards(), crawltop.rate_retention_seconds(),
 	crawltop.counter_lock_key(),
-	crawltop.task_cells(text, smallint, integer, text, text, smallint,
+	crawltop.task_status_shown(text, text),
+	crawltop.task_cells(text, text, smallint, integer, text, text, smallint,
 		double precision, timestamptz, smallint),
 	crawltop.dashboard_keys(),
-	crawltop.job_status_shown(text, bigint, bigint, bigint),
+	crawltop.job_status_shown(text, bigint, bigint, bigint, bigint),
 	crawltop.job_status_counts(bigint)
 	TO crawltop_viewer, crawltop_operator, crawltop_worker;
 

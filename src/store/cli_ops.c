@@ -11,17 +11,18 @@
 
 /* The columns of one job row with its counts; $1 NULL selects every job.
  * The status is the shown one (crawltop.job_status_shown, 0007), from the
- * same counts the row carries; the stored one comes last. */
+ * same counts the row carries; the stored one and the retrying count come
+ * last. */
 static const char job_sql[] =
 	"SELECT j.id, j.name, d.name, j.prioritization_mode, "
-	"crawltop.job_status_shown(j.status, c.pending, c.running, "
+	"crawltop.job_status_shown(j.status, c.pending, c.running, c.retrying, "
 	"c.completed + c.failed + c.skipped), "
 	"j.priority, j.max_retries, j.total_pages, "
 	"c.pending, c.running, c.completed, c.failed, c.skipped, "
 	"to_char(j.created_at AT TIME ZONE 'UTC', "
 	"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
 	"to_char(j.updated_at AT TIME ZONE 'UTC', "
-	"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), j.status "
+	"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), j.status, c.retrying "
 	"FROM crawltop.jobs j "
 	"JOIN crawltop.domains d ON d.id = j.domain_id "
 	/* the live counters (0007_counters.sql): O(cells), not O(tasks) */
@@ -50,6 +51,7 @@ static void job_row(const PGresult *r, int row, struct ct_job_info *o)
 	snprintf(o->updated, sizeof o->updated, "%s", PQgetvalue(r, row, 14));
 	snprintf(o->stored_status, sizeof o->stored_status, "%s",
 		 PQgetvalue(r, row, 15));
+	o->retrying = strtoll(PQgetvalue(r, row, 16), NULL, 10);
 }
 
 /* True when spec is 1..18 decimal digits: a possible job id. */
@@ -170,6 +172,45 @@ ct_status ct_store_job_active(struct ct_store *s, int64_t job_id,
 		return st;
 	*pending = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
 	*running = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+	PQclear(r);
+	return CT_OK;
+}
+
+ct_status ct_store_task_lease(struct ct_store *s, int64_t task_id,
+			      struct ct_task_lease *out, struct ct_error *err)
+{
+	memset(out, 0, sizeof *out);
+	char task[24];
+	snprintf(task, sizeof task, "%" PRId64, task_id);
+	const char *params[] = {task};
+	PGresult *r;
+	ct_status st = st_exec(s, "read task lease",
+		"SELECT crawltop.task_status_shown(t.status, t.lease_owner), "
+		"coalesce(t.lease_owner, ''), "
+		"coalesce(to_char(t.lease_expires_at, 'YYYY-MM-DD HH24:MI:SS'), ''), "
+		"coalesce(ceil(extract(epoch FROM t.lease_expires_at - now())), 0)"
+		"::bigint, t.retry_count, j.max_retries, "
+		/* quoted and shortened (0002), control characters blanked */
+		"CASE WHEN t.last_error IS NULL THEN '' ELSE crawltop.shown("
+		"regexp_replace(t.last_error, '[[:cntrl:]]', ' ', 'g')) END "
+		"FROM crawltop.tasks t JOIN crawltop.jobs j ON j.id = t.job_id "
+		"WHERE t.id = $1::bigint", 1, params, &r, err);
+	if (st != CT_OK)
+		return st;
+	if (PQntuples(r) == 0) {
+		PQclear(r);
+		return ct_error_set(err, CT_ENOENT, "read task lease: task %"
+				    PRId64 " does not exist", task_id);
+	}
+	snprintf(out->status, sizeof out->status, "%s", PQgetvalue(r, 0, 0));
+	snprintf(out->owner, sizeof out->owner, "%s", PQgetvalue(r, 0, 1));
+	snprintf(out->expires_at, sizeof out->expires_at, "%s",
+		 PQgetvalue(r, 0, 2));
+	out->expires_in = strtoll(PQgetvalue(r, 0, 3), NULL, 10);
+	out->retry_count = atoi(PQgetvalue(r, 0, 4));
+	out->max_retries = atoi(PQgetvalue(r, 0, 5));
+	snprintf(out->last_error, sizeof out->last_error, "%s",
+		 PQgetvalue(r, 0, 6));
 	PQclear(r);
 	return CT_OK;
 }

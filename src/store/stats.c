@@ -59,7 +59,7 @@ static const char *job_param(int64_t job_id, char *buf, size_t len)
 
 static const char jobs_sql[] =
 	"SELECT job_id, name, domain, mode, priority, status, total_pages, "
-	"pending, running, completed, failed, skipped, claims_per_s, "
+	"pending, running, retrying, completed, failed, skipped, claims_per_s, "
 	"completions_per_s FROM crawltop.dashboard_jobs()";
 
 ct_status ct_store_stats_jobs(struct ct_store *s, struct ct_job_stats_list *out,
@@ -91,11 +91,12 @@ ct_status ct_store_stats_jobs(struct ct_store *s, struct ct_job_stats_list *out,
 		k->total_pages = atol(PQgetvalue(r, row, 6));
 		k->pending = i64(r, row, 7);
 		k->running = i64(r, row, 8);
-		k->completed = i64(r, row, 9);
-		k->failed = i64(r, row, 10);
-		k->skipped = i64(r, row, 11);
-		k->claims_per_s = strtod(PQgetvalue(r, row, 12), NULL);
-		k->completions_per_s = strtod(PQgetvalue(r, row, 13), NULL);
+		k->retrying = i64(r, row, 9);
+		k->completed = i64(r, row, 10);
+		k->failed = i64(r, row, 11);
+		k->skipped = i64(r, row, 12);
+		k->claims_per_s = strtod(PQgetvalue(r, row, 13), NULL);
+		k->completions_per_s = strtod(PQgetvalue(r, row, 14), NULL);
 	}
 	PQclear(r);
 	out->jobs = j;

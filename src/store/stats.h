@@ -35,9 +35,12 @@ struct ct_job_stats {
 	const char *mode;         /* fifo, hierarchy, frontier, ... */
 	int priority;             /* 1..10 */
 	const char *status;       /* shown (crawltop.job_status_shown): pending,
-				   * running, paused, completed, cancelled */
+				   * running, retrying, paused, completed,
+				   * cancelled */
 	long total_pages;
-	int64_t pending, running, completed, failed, skipped;
+	/* tasks by shown status: running = leased to a worker, retrying =
+	 * failed, waiting for the retry backoff (nobody fetches it) */
+	int64_t pending, running, retrying, completed, failed, skipped;
 	double claims_per_s;      /* averaged over the last 60 s */
 	double completions_per_s;
 };

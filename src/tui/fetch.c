@@ -23,7 +23,7 @@ enum {
 /* The queries of one refresh: their columns are what model.c reads. */
 static const char SQL_JOBS[] =
 	"SELECT job_id, name, domain, mode, priority, status, total_pages, "
-	"pending, running, completed, failed, skipped, claims_per_s, "
+	"pending, running, retrying, completed, failed, skipped, claims_per_s, "
 	"completions_per_s FROM crawltop.dashboard_jobs()";
 static const char SQL_CELLS[] =
 	"SELECT dim, key, n FROM crawltop.dashboard_cells($1::bigint)";

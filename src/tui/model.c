@@ -55,7 +55,7 @@ static int load_begin(struct tm_age *a, const struct ct_arows *r, int ncols)
 
 int tm_load_jobs(struct tm_model *m, const struct ct_arows *r, double now)
 {
-	if (!load_begin(&m->jobs_age, r, 14))
+	if (!load_begin(&m->jobs_age, r, 15))
 		return r->st == CT_OK ? -1 : 0;
 	int n = r->nrows < TM_MAX_JOBS ? r->nrows : TM_MAX_JOBS;
 	for (int i = 0; i < n; i++) {
@@ -69,11 +69,12 @@ int tm_load_jobs(struct tm_model *m, const struct ct_arows *r, double now)
 		j->total = ll_at(r, i, 6);
 		j->pending = ll_at(r, i, 7);
 		j->running = ll_at(r, i, 8);
-		j->completed = ll_at(r, i, 9);
-		j->failed = ll_at(r, i, 10);
-		j->skipped = ll_at(r, i, 11);
-		j->claims_s = d_at(r, i, 12);
-		j->completions_s = d_at(r, i, 13);
+		j->retrying = ll_at(r, i, 9);
+		j->completed = ll_at(r, i, 10);
+		j->failed = ll_at(r, i, 11);
+		j->skipped = ll_at(r, i, 12);
+		j->claims_s = d_at(r, i, 13);
+		j->completions_s = d_at(r, i, 14);
 	}
 	m->n_jobs = n;
 	m->jobs_age.loaded_at = now;
@@ -96,8 +97,8 @@ int tm_load_cells(struct tm_model *m, const struct ct_arows *r, int64_t job,
 	static const char *const depth[] = {"0", "1", "2", "3+", "unknown"};
 	static const char *const score[] = {"0-20", "20-40", "40-60",
 					    "60-80", "80-100"};
-	static const char *const status[] = {"pending", "running", "completed",
-					     "failed", "skipped"};
+	static const char *const status[] = {"pending", "running", "retrying",
+					     "completed", "failed", "skipped"};
 	if (!load_begin(&m->cells_age, r, 3))
 		return r->st == CT_OK ? -1 : 0;
 	struct tm_cells *c = &m->cells;
@@ -261,14 +262,20 @@ const struct tm_job *tm_job_find(const struct tm_model *m, const char *name)
 	return NULL;
 }
 
+long long tm_job_unfinished(const struct tm_job *j)
+{
+	return j->pending + j->running + j->retrying;
+}
+
 double tm_job_eta(const struct tm_job *j)
 {
-	if (j->pending + j->running == 0)
+	long long left = tm_job_unfinished(j);
+	if (left == 0)
 		return 0;
 	/* a paused job's rate is its past, not its future */
 	if (j->completions_s <= 0 || strcmp(j->status, "paused") == 0)
 		return -1;
-	return (double)(j->pending + j->running) / j->completions_s;
+	return (double)left / j->completions_s;
 }
 
 void tm_totals(const struct tm_model *m, int64_t job, struct tm_totals *t)
@@ -281,6 +288,7 @@ void tm_totals(const struct tm_model *m, int64_t job, struct tm_totals *t)
 		t->total += j->total;
 		t->pending += j->pending;
 		t->running += j->running;
+		t->retrying += j->retrying;
 		t->completed += j->completed;
 		t->failed += j->failed;
 		t->skipped += j->skipped;
@@ -295,7 +303,7 @@ void tm_totals(const struct tm_model *m, int64_t job, struct tm_totals *t)
 	int running = 0;
 	for (int i = 0; i < m->n_jobs; i++) {
 		const struct tm_job *j = &m->jobs[i];
-		if ((job && j->id != job) || j->pending + j->running == 0 ||
+		if ((job && j->id != job) || tm_job_unfinished(j) == 0 ||
 		    strcmp(j->status, "paused") == 0)
 			continue;
 		running = 1;
@@ -305,7 +313,7 @@ void tm_totals(const struct tm_model *m, int64_t job, struct tm_totals *t)
 		else if (e > t->eta_s)
 			t->eta_s = e;
 	}
-	if (!running && t->pending + t->running > 0)
+	if (!running && t->pending + t->running + t->retrying > 0)
 		t->eta_s = -1;
 }
 
@@ -321,6 +329,7 @@ static const char *const col_names[TM_COL_N] = {
 	[TM_COL_PROGRESS] = "PROGRESS",
 	[TM_COL_PENDING] = "PEND",
 	[TM_COL_RUNNING] = "RUN",
+	[TM_COL_RETRYING] = "RETRY",
 	[TM_COL_FAILED] = "FAIL",
 	[TM_COL_RATE] = "RATE",
 	[TM_COL_ETA] = "ETA",
@@ -369,6 +378,7 @@ static int cmp_jobs(const void *pa, const void *pb)
 	case TM_COL_PROGRESS: c = cmp_num(progress_of(a), progress_of(b)); break;
 	case TM_COL_PENDING: c = cmp_num(a->pending, b->pending); break;
 	case TM_COL_RUNNING: c = cmp_num(a->running, b->running); break;
+	case TM_COL_RETRYING: c = cmp_num(a->retrying, b->retrying); break;
 	case TM_COL_FAILED: c = cmp_num(a->failed, b->failed); break;
 	case TM_COL_RATE: c = cmp_num(a->completions_s, b->completions_s); break;
 	case TM_COL_ETA: {

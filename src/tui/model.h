@@ -26,7 +26,9 @@ struct tm_job {
 	char mode[16];
 	int priority;
 	char status[16]; /* shown: crawltop.job_status_shown() */
-	long long total, pending, running, completed, failed, skipped;
+	/* tasks by shown status: running = leased to a worker, retrying =
+	 * failed and waiting for its retry backoff (nobody fetches it) */
+	long long total, pending, running, retrying, completed, failed, skipped;
 	double claims_s, completions_s;
 };
 
@@ -37,7 +39,7 @@ struct tm_age {
 };
 
 enum { TM_DEPTH_N = 5, TM_SCORE_N = 5, TM_PRIO_N = 10, TM_CLASS_N = 4,
-       TM_STATUS_N = 5 };
+       TM_STATUS_N = 6 };
 
 struct tm_heat {
 	char method[33], type[33];
@@ -50,7 +52,8 @@ struct tm_cells {
 	long long depth[TM_DEPTH_N];    /* 0, 1, 2, 3+, unknown */
 	long long score[TM_SCORE_N];    /* 0-20 .. 80-100 */
 	long long prio[TM_PRIO_N];      /* job priority 1..10 */
-	long long status[TM_STATUS_N];  /* pending running completed failed skipped */
+	long long status[TM_STATUS_N];  /* pending running retrying completed
+					 * failed skipped */
 	struct tm_heat heat[TM_MAX_HEAT];
 	int n_heat;
 	int64_t job;                    /* which job they describe; 0 = all */
@@ -107,9 +110,10 @@ struct tm_model {
 
 /* Totals over the jobs that match job (0 = all). */
 struct tm_totals {
-	long long total, pending, running, completed, failed, skipped;
+	long long total, pending, running, retrying, completed, failed, skipped;
 	double claims_s, completions_s;
-	double eta_s;          /* (pending + running) / completions_s; -1 unknown */
+	double eta_s;          /* (pending + running + retrying) /
+				* completions_s; -1 unknown */
 };
 
 void tm_init(struct tm_model *m);
@@ -136,7 +140,11 @@ void tm_job_changed(struct tm_model *m, int64_t id, int priority,
 const struct tm_job *tm_job_find(const struct tm_model *m, const char *name);
 /* Totals over all jobs (job 0) or one. */
 void tm_totals(const struct tm_model *m, int64_t job, struct tm_totals *t);
-/* A job's ETA in seconds, -1 when unknown (no completions, or paused). */
+/* A job's unfinished tasks: pending, running and retrying (what a
+ * rescore rescores, 0005: status pending or running). */
+long long tm_job_unfinished(const struct tm_job *j);
+/* A job's ETA in seconds, -1 when unknown (no completions, or paused):
+ * its pending, running and retrying tasks at its completion rate. */
 double tm_job_eta(const struct tm_job *j);
 
 /* ---- the jobs table: columns, sort and filter ------------------------ */
@@ -144,7 +152,7 @@ double tm_job_eta(const struct tm_job *j);
 enum tm_col {
 	TM_COL_ID, TM_COL_NAME, TM_COL_DOMAIN, TM_COL_MODE, TM_COL_PRI,
 	TM_COL_STATUS, TM_COL_PROGRESS, TM_COL_PENDING, TM_COL_RUNNING,
-	TM_COL_FAILED, TM_COL_RATE, TM_COL_ETA, TM_COL_N
+	TM_COL_RETRYING, TM_COL_FAILED, TM_COL_RATE, TM_COL_ETA, TM_COL_N
 };
 
 /* Column names as the header, the sort setting and the batch output show

@@ -893,7 +893,7 @@ static void rescore_jobs(const struct tui *t, struct tw_req *r)
 			if ((pass == 0) != (j == first) ||
 			    !strcmp(j->status, "completed") ||
 			    !strcmp(j->status, "cancelled") ||
-			    j->pending + j->running == 0)
+			    tm_job_unfinished(j) == 0)
 				continue;
 			r->jobs[r->n_jobs] = j->id;
 			tx_copy(r->job_names[r->n_jobs], sizeof r->job_names[0],
@@ -917,7 +917,7 @@ int tws_confirm_text(const struct tui *t, int undo, char *buf, size_t len)
 	long long tasks = 0;
 	for (int i = 0; i < r.n_jobs; i++) {
 		const struct tm_job *j = tm_job_by_id(&t->model, r.jobs[i]);
-		tasks += j ? j->pending + j->running : 0;
+		tasks += j ? tm_job_unfinished(j) : 0;
 	}
 	if (undo) {
 		if (!t->sets.prev_version) {
@@ -1031,7 +1031,7 @@ int tui_set_mode(struct tui *t, int64_t job, const char *mode)
 	if (tui_work_start(t, r) == 0)
 		tui_msg(t, 0, "job %s: mode %s -> %s, rescoring %lld unfinished "
 			"tasks with settings v%d (x stops)", j->name, j->mode,
-			mode, j->pending + j->running, t->sets.version);
+			mode, tm_job_unfinished(j), t->sets.version);
 	free(r);
 	return TUI_REDRAW;
 }

@@ -14,11 +14,13 @@
 #include "counts.h"
 #include "pgtest.h"
 
-/* Every cell of every job, counted from tasks. */
+/* Every cell of every job, counted from tasks. A running task without a
+ * lease owner waits for its retry backoff: it counts as retrying. */
 #define TRUTH \
 	"truth AS (" \
-	" SELECT job_id, 'status' AS dim, status AS key, count(*) AS n" \
-	" FROM crawltop.tasks GROUP BY 1, 3" \
+	" SELECT job_id, 'status' AS dim, CASE WHEN status = 'running' AND" \
+	" lease_owner IS NULL THEN 'retrying' ELSE status END AS key," \
+	" count(*) AS n FROM crawltop.tasks GROUP BY 1, 3" \
 	" UNION ALL SELECT job_id, 'class', 'P' || class, count(*)" \
 	" FROM crawltop.tasks WHERE status = 'pending' GROUP BY 1, 3" \
 	" UNION ALL SELECT job_id, 'depth', CASE WHEN depth IS NULL THEN" \
@@ -78,20 +80,24 @@ static const char api_sql[] =
 static const char jobs_sql[] =
 	"WITH t AS (SELECT j.id,"
 	" count(t.id) FILTER (WHERE t.status = 'pending') AS pending,"
-	" count(t.id) FILTER (WHERE t.status = 'running') AS running,"
+	" count(t.id) FILTER (WHERE t.status = 'running'"
+	" AND t.lease_owner IS NOT NULL) AS running,"
+	" count(t.id) FILTER (WHERE t.status = 'running'"
+	" AND t.lease_owner IS NULL) AS retrying,"
 	" count(t.id) FILTER (WHERE t.status = 'completed') AS completed,"
 	" count(t.id) FILTER (WHERE t.status = 'failed') AS failed,"
 	" count(t.id) FILTER (WHERE t.status = 'skipped') AS skipped"
 	" FROM crawltop.jobs j LEFT JOIN crawltop.tasks t ON t.job_id = j.id"
 	" GROUP BY j.id)"
 	" SELECT count(*) || coalesce(': ' || string_agg(format("
-	"'job %s: dashboard_jobs %s/%s/%s/%s/%s, tasks %s/%s/%s/%s/%s', t.id,"
-	" d.pending, d.running, d.completed, d.failed, d.skipped, t.pending,"
-	" t.running, t.completed, t.failed, t.skipped), '; '), '')"
+	"'job %s: dashboard_jobs %s/%s/%s/%s/%s/%s, tasks %s/%s/%s/%s/%s/%s',"
+	" t.id, d.pending, d.running, d.retrying, d.completed, d.failed,"
+	" d.skipped, t.pending, t.running, t.retrying, t.completed, t.failed,"
+	" t.skipped), '; '), '')"
 	" FROM t FULL JOIN crawltop.dashboard_jobs() d ON d.job_id = t.id"
-	" WHERE (d.pending, d.running, d.completed, d.failed, d.skipped)"
-	" IS DISTINCT FROM (t.pending, t.running, t.completed, t.failed,"
-	" t.skipped)";
+	" WHERE (d.pending, d.running, d.retrying, d.completed, d.failed,"
+	" d.skipped) IS DISTINCT FROM (t.pending, t.running, t.retrying,"
+	" t.completed, t.failed, t.skipped)";
 
 /* Fail with the mismatches sql reports ("0" when none). */
 static void check(struct ct_store *s, const char *sql, const char *what,

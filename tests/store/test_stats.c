@@ -10,8 +10,10 @@
  * each other's counter rows. The reads never touch tasks (auto_explain on
  * the statements they run). Rates count claims and completions per second
  * and rate_ticks stays bounded. next_tasks lists what claims hand out. The
- * result shapes are the documented ones. Every read shows a job's status
- * derived from its tasks (running, completed), paused and cancelled as
+ * result shapes are the documented ones. Failed attempts waiting for a
+ * retry count as retrying, never as running, in every read. Every read
+ * shows a job's status derived from its tasks (running, retrying,
+ * completed), paused and cancelled as
  * stored. */
 #include <inttypes.h>
 #include <pthread.h>
@@ -670,9 +672,9 @@ static void claim_complete(struct ct_store *s, const char *w, int64_t job,
 }
 
 /* jobs.status stays the operator's state; every read shows it derived
- * from the counters (crawltop.job_status_shown): running while tasks are
- * claimed or some are done and some pending, completed when all are
- * done; paused and cancelled as stored. Claim and enqueue still go by the
+ * from the counters (crawltop.job_status_shown): running while a worker
+ * holds a task, pending while tasks wait to be claimed, completed when all
+ * are done; paused and cancelled as stored. Claim and enqueue still go by the
  * stored state. */
 static void job_status_follows_tasks(void **state)
 {
@@ -693,7 +695,8 @@ static void job_status_follows_tasks(void **state)
 	assert_int_equal(ct_store_complete(s, "w1", ids, ids_of(&k, 0, 1, ids),
 					   &done, &err), CT_OK);
 	ct_claim_free(&k);
-	assert_shown(s, a, "running", "one done, two pending");
+	/* nobody holds a task: pending, however many are done */
+	assert_shown(s, a, "pending", "one done, two pending");
 	claim_complete(s, "w1", a, 2);
 	assert_shown(s, a, "completed", "every task done");
 	assert_stored(s, a, "pending");
@@ -702,7 +705,7 @@ static void job_status_follows_tasks(void **state)
 	/* a job shown completed still takes tasks (enqueue goes by the
 	 * stored state) and hands them out */
 	enq(s, a, "/more/", 1, 0, 1, "article", "link");
-	assert_shown(s, a, "running", "one more enqueued after completion");
+	assert_shown(s, a, "pending", "one more enqueued after completion");
 	pgt_exec(s, "UPDATE crawltop.jobs SET max_retries = 0 WHERE name = 'a'");
 	k = pgt_claim(s, "w1", a, 5, 0);
 	assert_int_equal(k.n, 1);
@@ -729,7 +732,7 @@ static void job_status_follows_tasks(void **state)
 	/* resume stores running: still derived */
 	assert_int_equal(ct_store_job_act(s, p, CT_JOB_RESUME, &rows, &err), CT_OK);
 	assert_stored(s, p, "running");
-	assert_shown(s, p, "running", "resumed, one done, two pending");
+	assert_shown(s, p, "pending", "resumed, one done, two pending");
 	claim_complete(s, "w2", p, 2);
 	assert_shown(s, p, "completed", "resumed, every task done");
 	int64_t r = pgt_job(s, "r", "r.example", 5, "fifo");
@@ -742,21 +745,199 @@ static void job_status_follows_tasks(void **state)
 	assert_int_equal(ct_store_job_act(s, r, CT_JOB_CANCEL, &rows, &err), CT_OK);
 	assert_shown(s, r, "cancelled", "cancelled");
 
-	/* the rule itself: a stored completed is shown as stored */
+	/* the rule itself: a stored completed is shown as stored; running
+	 * only while a worker holds a task (r: running, y: retrying) */
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM (VALUES "
-		"('completed', 5, 0, 0, 'completed'), "
-		"('cancelled', 0, 2, 0, 'cancelled'), "
-		"('paused', 0, 0, 4, 'paused'), "
-		"('pending', 0, 0, 0, 'pending'), "
-		"('running', 0, 0, 0, 'pending'), "
-		"('pending', 7, 0, 0, 'pending'), "
-		"('pending', 7, 1, 0, 'running'), "
-		"('pending', 7, 0, 1, 'running'), "
-		"('pending', 0, 1, 0, 'running'), "
-		"('pending', 0, 0, 1, 'completed'), "
-		"('running', 0, 0, 9, 'completed')) v (st, p, r, f, want) "
-		"WHERE crawltop.job_status_shown(v.st, v.p, v.r, v.f) "
+		"('completed', 5, 0, 0, 0, 'completed'), "
+		"('cancelled', 0, 2, 0, 0, 'cancelled'), "
+		"('paused', 0, 0, 3, 4, 'paused'), "
+		"('pending', 0, 0, 0, 0, 'pending'), "
+		"('running', 0, 0, 0, 0, 'pending'), "
+		"('pending', 7, 0, 0, 0, 'pending'), "
+		"('pending', 7, 1, 0, 0, 'running'), "
+		"('pending', 7, 0, 0, 1, 'pending'), "
+		"('pending', 7, 0, 5, 1, 'pending'), "
+		"('pending', 0, 1, 0, 0, 'running'), "
+		"('pending', 0, 1, 5, 0, 'running'), "
+		"('pending', 0, 0, 5, 0, 'retrying'), "
+		"('running', 0, 0, 5, 9, 'retrying'), "
+		"('pending', 0, 0, 0, 1, 'completed'), "
+		"('running', 0, 0, 0, 9, 'completed')) v (st, p, r, y, f, want) "
+		"WHERE crawltop.job_status_shown(v.st, v.p, v.r, v.y, v.f) "
 		"IS DISTINCT FROM v.want"), 0);
+}
+
+/* ---- retrying: failed attempts waiting for their backoff ---------------- */
+
+/* Fail unless job's tasks by shown status are pending p, running r and
+ * retrying y in every read: the counter cells (dashboard_cells),
+ * dashboard_jobs (console, `top -b`, `stats`), and the job rows of
+ * `job show` and `job list`. */
+static void assert_pry(struct ct_store *s, int64_t job, int64_t p, int64_t r,
+		       int64_t y, const char *when)
+{
+	struct ct_error err = {{0}};
+	int64_t got[4][3];
+	static const char *const reads[4] = {"dashboard_cells",
+		"dashboard_jobs", "job show", "job list"};
+	memset(got, 0xff, sizeof got);
+	struct ct_stat_cells c;
+	assert_int_equal(ct_store_stats_cells(s, job, &c, &err), CT_OK);
+	got[0][0] = ct_stat_cells_get(&c, "status", "pending");
+	got[0][1] = ct_stat_cells_get(&c, "status", "running");
+	got[0][2] = ct_stat_cells_get(&c, "status", "retrying");
+	ct_stat_cells_free(&c);
+	struct ct_job_stats_list l;
+	assert_int_equal(ct_store_stats_jobs(s, &l, &err), CT_OK);
+	for (size_t i = 0; i < l.n; i++)
+		if (l.jobs[i].job_id == job) {
+			got[1][0] = l.jobs[i].pending;
+			got[1][1] = l.jobs[i].running;
+			got[1][2] = l.jobs[i].retrying;
+		}
+	ct_job_stats_list_free(&l);
+	struct ct_job_info j;
+	assert_int_equal(ct_store_job_get(s, job, &j, &err), CT_OK);
+	got[2][0] = j.pending;
+	got[2][1] = j.running;
+	got[2][2] = j.retrying;
+	struct ct_job_info_list jl;
+	assert_int_equal(ct_store_job_list(s, &jl, &err), CT_OK);
+	for (size_t i = 0; i < jl.n; i++)
+		if (jl.jobs[i].id == job) {
+			got[3][0] = jl.jobs[i].pending;
+			got[3][1] = jl.jobs[i].running;
+			got[3][2] = jl.jobs[i].retrying;
+		}
+	ct_job_info_list_free(&jl);
+	for (int k = 0; k < 4; k++)
+		if (got[k][0] != p || got[k][1] != r || got[k][2] != y)
+			fail_msg("%s: %s shows pending/running/retrying "
+				 "%lld/%lld/%lld, expected %lld/%lld/%lld", when,
+				 reads[k], (long long)got[k][0],
+				 (long long)got[k][1], (long long)got[k][2],
+				 (long long)p, (long long)r, (long long)y);
+	pgt_assert_counts_exact(s, when);
+}
+
+/* Claims of job counted in rate_ticks over the last minute. */
+static long long claims_of(struct ct_store *s, int64_t job)
+{
+	struct ct_error err = {{0}};
+	struct ct_rate_series r;
+	assert_int_equal(ct_store_stats_rates(s, job, 60, &r, &err), CT_OK);
+	long long n = 0;
+	for (size_t i = 0; i < r.n; i++)
+		n += r.points[i].claims;
+	ct_rate_series_free(&r);
+	return n;
+}
+
+/* A failed attempt with retries left stays status 'running' with no lease
+ * owner until its backoff ends (0003's fail): nobody fetches it. Every
+ * read counts it as retrying, not running, from the fail through the
+ * reaper (back to pending), the next claim and its completion, and the
+ * counters stay equal to a GROUP BY over tasks; a job whose only unfinished
+ * tasks wait for a retry is shown retrying, and one nobody holds a task of
+ * is never shown running. The claim rate counts claims only (pending ->
+ * running under a lease), not failures. */
+static void retries_count_apart_from_running(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t ids[8];
+	size_t done, retried, failed;
+	int64_t job = pgt_job(s, "retry", "retry.example", 5, "fifo");
+	enq(s, job, "/r/", 5, 0, 0, "article", "sitemap");
+	assert_pry(s, job, 5, 0, 0, "enqueued");
+
+	struct ct_claim k = pgt_claim(s, "w1", job, 3, 0);
+	assert_int_equal(k.n, 3);
+	assert_pry(s, job, 2, 3, 0, "three claimed");
+	assert_shown(s, job, "running", "three claimed");
+	assert_int_equal(ct_store_fail(s, "w1", ids, ids_of(&k, 0, 2, ids), "x",
+				       &retried, &failed, &err), CT_OK);
+	assert_int_equal(retried, 2);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks WHERE "
+				 "status = 'running' AND lease_owner IS NULL"), 2);
+	assert_pry(s, job, 2, 1, 2, "two failed with retries left");
+	assert_shown(s, job, "running", "one still held by w1");
+	assert_int_equal(ct_store_complete(s, "w1", ids, ids_of(&k, 2, 3, ids),
+					   &done, &err), CT_OK);
+	ct_claim_free(&k);
+	assert_pry(s, job, 2, 0, 2, "the third completed");
+	/* nobody holds a task: pending (something to claim), not running */
+	assert_shown(s, job, "pending", "two pending, two retrying, none held");
+	claim_complete(s, "w1", job, 2);
+	assert_pry(s, job, 0, 0, 2, "the pending ones done");
+	assert_shown(s, job, "retrying", "only retries left");
+	/* 5 claims; the failures are none */
+	assert_int_equal(claims_of(s, job), 5);
+
+	/* the backoff ends: the reaper makes them pending (a lease expiry
+	 * moved by hand changes no cell) */
+	pgt_exec(s, "UPDATE crawltop.tasks SET lease_expires_at = now() - "
+		 "interval '1 second' WHERE status = 'running' AND "
+		 "lease_owner IS NULL");
+	assert_pry(s, job, 0, 0, 2, "backoff over, not reaped yet");
+	assert_int_equal(pgt_int(s, "SELECT crawltop.reap_expired()"), 2);
+	assert_pry(s, job, 2, 0, 0, "reaped");
+	assert_shown(s, job, "pending", "reaped");
+	k = pgt_claim(s, "w2", job, 5, 0);
+	assert_int_equal(k.n, 2);
+	assert_pry(s, job, 0, 2, 0, "claimed again");
+	assert_shown(s, job, "running", "claimed again");
+	assert_int_equal(claims_of(s, job), 7);
+	/* one fails again, one completes */
+	assert_int_equal(ct_store_fail(s, "w2", ids, ids_of(&k, 0, 1, ids), "y",
+				       &retried, &failed, &err), CT_OK);
+	assert_int_equal(retried, 1);
+	assert_pry(s, job, 0, 1, 1, "failed a second time");
+	assert_int_equal(ct_store_complete(s, "w2", ids, ids_of(&k, 1, 2, ids),
+					   &done, &err), CT_OK);
+	ct_claim_free(&k);
+	assert_pry(s, job, 0, 0, 1, "the other completed");
+	/* the reaper inside the next claim, then the last completion */
+	pgt_exec(s, "UPDATE crawltop.tasks SET lease_expires_at = now() - "
+		 "interval '1 second' WHERE status = 'running' AND "
+		 "lease_owner IS NULL");
+	claim_complete(s, "w3", job, 1);
+	assert_pry(s, job, 0, 0, 0, "all done");
+	assert_shown(s, job, "completed", "all done");
+	assert_int_equal(claims_of(s, job), 8);
+
+	/* a retry that runs out of retries: failed, out of retrying */
+	int64_t f = pgt_job(s, "last", "last.example", 5, "fifo");
+	pgt_exec(s, "UPDATE crawltop.jobs SET max_retries = 1 WHERE name = 'last'");
+	enq(s, f, "/f/", 1, 0, 0, "article", "sitemap");
+	k = pgt_claim(s, "w4", f, 1, 0);
+	assert_int_equal(ct_store_fail(s, "w4", ids, ids_of(&k, 0, 1, ids), "z",
+				       &retried, &failed, &err), CT_OK);
+	ct_claim_free(&k);
+	assert_int_equal(retried, 1);
+	assert_pry(s, f, 0, 0, 1, "max_retries 1: one retry");
+	pgt_exec(s, "UPDATE crawltop.tasks SET lease_expires_at = now() - "
+		 "interval '1 second' WHERE status = 'running' AND "
+		 "lease_owner IS NULL");
+	k = pgt_claim(s, "w4", f, 1, 0);
+	assert_int_equal(k.n, 1);
+	assert_pry(s, f, 0, 1, 0, "retried");
+	assert_int_equal(ct_store_fail(s, "w4", ids, ids_of(&k, 0, 1, ids), "z",
+				       &retried, &failed, &err), CT_OK);
+	ct_claim_free(&k);
+	assert_int_equal(failed, 1);
+	assert_pry(s, f, 0, 0, 0, "failed for good");
+	assert_shown(s, f, "completed", "failed for good");
+
+	/* a repair recounts them the same way */
+	enq(s, f, "/g/", 2, 0, 0, "article", "sitemap");
+	pgt_exec(s, "UPDATE crawltop.jobs SET max_retries = 3");
+	k = pgt_claim(s, "w5", f, 2, 0);
+	assert_int_equal(ct_store_fail(s, "w5", ids, ids_of(&k, 0, 1, ids), "z",
+				       &retried, &failed, &err), CT_OK);
+	ct_claim_free(&k);
+	assert_true(pgt_int(s, "SELECT crawltop.rebuild_counts()") > 0);
+	assert_pry(s, f, 0, 1, 1, "after rebuild_counts");
 }
 
 /* ---- rates -------------------------------------------------------------- */
@@ -866,10 +1047,12 @@ static void rates_count_and_ticks_stay_bounded(void **state)
 
 /* Old seconds of rate_ticks are swept by the sessions that write counters,
  * each its own shard, at most once a second (0007: crawltop.rate_swept). A
- * transaction that took no shard (a failed attempt that stays running
- * changes no cell and counts no claim) sweeps nothing and takes no shard;
- * the next claim, in a later second than the session's last sweep,
- * sweeps its own shard only. */
+ * transaction that counts no claim or completion sweeps nothing: a failed
+ * attempt with a retry left moves its task from running to retrying (it
+ * takes a shard for that) but counts no claim, and a statement that
+ * changes no cell (a lease moved) takes no shard at all; the next claim,
+ * in a later second than the session's last sweep, sweeps its own shard
+ * only. */
 static void rates_swept_by_shard_writers(void **state)
 {
 	struct ct_store *s = *state;
@@ -899,11 +1082,21 @@ static void rates_swept_by_shard_writers(void **state)
 	 * a later second */
 	sleep_ms(1100);
 
-	/* a failed attempt with a retry left: no cell, no claim, no shard */
+	/* a failed attempt with a retry left: running -> retrying, a shard
+	 * for that, but no claim and no sweep */
 	pgt_exec(s, "BEGIN");
 	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.fail('sw', "
 		 "ARRAY[%lld]::bigint[], 'x') WHERE status = 'running'", task);
 	assert_int_equal(pgt_int(s, sql), 1);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM pg_locks WHERE "
+				 "locktype = 'advisory' AND pid = pg_backend_pid()"), 1);
+	pgt_exec(s, "COMMIT");
+	assert_int_equal(pgt_int(s, old_all), 20);
+	/* a lease moved: no cell, no claim, no shard */
+	pgt_exec(s, "BEGIN");
+	snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET lease_expires_at = "
+		 "lease_expires_at + interval '1 minute' WHERE id = %lld", task);
+	pgt_exec(s, sql);
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM pg_locks WHERE "
 				 "locktype = 'advisory' AND pid = pg_backend_pid()"), 0);
 	pgt_exec(s, "COMMIT");
@@ -1031,7 +1224,8 @@ static void read_api_shapes(void **state)
 		{"crawltop.dashboard_jobs()",
 		 "TABLE(job_id bigint, name text, domain text, mode text, "
 		 "priority smallint, status text, total_pages integer, "
-		 "pending bigint, running bigint, completed bigint, failed bigint, "
+		 "pending bigint, running bigint, retrying bigint, "
+		 "completed bigint, failed bigint, "
 		 "skipped bigint, claims_per_s double precision, "
 		 "completions_per_s double precision)"},
 		{"crawltop.dashboard_cells(bigint)",
@@ -1058,8 +1252,8 @@ static void read_api_shapes(void **state)
 	struct ct_stat_cells c;
 	assert_int_equal(ct_store_stats_cells(s, job, &c, &err), CT_OK);
 	static const char *const keys =
-		"status:pending status:running status:completed status:failed "
-		"status:skipped class:P0 class:P1 class:P2 class:P3 depth:0 "
+		"status:pending status:running status:retrying status:completed "
+		"status:failed status:skipped class:P0 class:P1 class:P2 class:P3 depth:0 "
 		"depth:1 depth:2 depth:3+ depth:unknown priority:1 priority:2 "
 		"priority:3 priority:4 priority:5 priority:6 priority:7 "
 		"priority:8 priority:9 priority:10 score:0-20 score:20-40 "
@@ -1078,13 +1272,13 @@ static void read_api_shapes(void **state)
 	enq(s, job, "/x/", 3, 0, 0, "article", NULL);
 	enq(s, job, "/y/", 2, 0, 5, NULL, "sitemap");
 	assert_int_equal(ct_store_stats_cells(s, 0, &c, &err), CT_OK);
-	assert_int_equal(c.n, 34 + 2);
-	assert_string_equal(c.cells[14].dim, "heat");
-	assert_string_equal(c.cells[14].key, "none|article");
-	assert_int_equal(c.cells[14].n, 3);
-	assert_string_equal(c.cells[15].key, "sitemap|none");
-	assert_int_equal(c.cells[15].n, 2);
-	assert_string_equal(c.cells[16].dim, "priority");
+	assert_int_equal(c.n, 35 + 2);
+	assert_string_equal(c.cells[15].dim, "heat");
+	assert_string_equal(c.cells[15].key, "none|article");
+	assert_int_equal(c.cells[15].n, 3);
+	assert_string_equal(c.cells[16].key, "sitemap|none");
+	assert_int_equal(c.cells[16].n, 2);
+	assert_string_equal(c.cells[17].dim, "priority");
 	assert_int_equal(ct_stat_cells_get(&c, "depth", "3+"), 2);
 	/* a fifo job's tasks are never ranked: not "unranked" URLs */
 	assert_int_equal(ct_stat_cells_get(&c, "rank", "unranked"), 0);
@@ -1133,6 +1327,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(next_tasks_follow_claim_order, fresh, close_store),
 		cmocka_unit_test_setup_teardown(read_api_shapes, fresh, close_store),
 		cmocka_unit_test_setup_teardown(job_status_follows_tasks, fresh, close_store),
+		cmocka_unit_test_setup_teardown(retries_count_apart_from_running, fresh, close_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,13 +48,15 @@ static void fake(struct fake_rows *f, int ncols, int nrows, ...)
 static void load_three_jobs(struct tm_model *m)
 {
 	struct fake_rows f;
-	fake(&f, 14, 3,
+	/* dashboard_jobs: ..., pending, running, retrying, completed,
+	 * failed, skipped, claims/s, completions/s */
+	fake(&f, 15, 3,
 	     "1", "alpha", "alpha.example.com", "hierarchy", "3", "running",
-	     "100", "40", "2", "50", "8", "0", "1.5", "2",
+	     "100", "40", "2", "3", "50", "8", "0", "1.5", "2",
 	     "2", "beta", "beta.example.org", "fifo", "5", "paused",
-	     "10", "10", "0", "0", "0", "0", "0", "0",
-	     "3", "gamma", "gamma.example.net", "frontier", "1", "running",
-	     "1000", "900", "0", "100", "0", "0", "0", "0.5");
+	     "10", "10", "0", "0", "0", "0", "0", "0", "0",
+	     "3", "gamma", "gamma.example.net", "frontier", "1", "pending",
+	     "1000", "900", "0", "0", "100", "0", "0", "0", "0.5");
 	assert_int_equal(tm_load_jobs(m, &f.r, 1.0), 0);
 }
 
@@ -154,17 +156,27 @@ static void model_jobs_sort_filter_totals(void **state)
 	assert_string_equal(m->jobs[idx[2]].name, "beta");
 	/* filter: name, domain, mode or status, any case */
 	assert_int_equal(tm_jobs_view(m, "EXAMPLE.ORG", TM_COL_ID, 0, idx), 1);
-	assert_int_equal(tm_jobs_view(m, "running", TM_COL_ID, 0, idx), 2);
+	assert_int_equal(tm_jobs_view(m, "running", TM_COL_ID, 0, idx), 1);
+	assert_int_equal(tm_jobs_view(m, "pending", TM_COL_ID, 0, idx), 1);
+	/* RETRY sorts by the tasks waiting for a retry */
+	n = tm_jobs_view(m, NULL, TM_COL_RETRYING, 1, idx);
+	assert_string_equal(m->jobs[idx[0]].name, "alpha");
+	assert_int_equal(m->jobs[idx[0]].retrying, 3);
+	assert_int_equal(m->jobs[idx[0]].completed, 50);
+	assert_int_equal(tm_col_by_name("retry"), TM_COL_RETRYING);
 	assert_int_equal(tm_jobs_view(m, "nothing", TM_COL_ID, 0, idx), 0);
 
 	struct tm_totals t;
 	tm_totals(m, 0, &t);
 	assert_int_equal(t.pending, 950);
 	assert_int_equal(t.running, 2);
+	assert_int_equal(t.retrying, 3);
 	/* when the slowest job not paused is done: gamma, 900 at 0.5/s (not
-	 * all 952 at the sum of the rates, 2.5/s: 381 s) */
+	 * all 955 at the sum of the rates, 2.5/s: 382 s); a job's ETA counts
+	 * the retries still to do: alpha 45 at 2/s */
 	assert_true(fabs(t.eta_s - 900 / 0.5) < 1e-9);
-	assert_true(fabs(tm_job_eta(tm_job_by_id(m, 1)) - 42 / 2.0) < 1e-9);
+	assert_true(fabs(tm_job_eta(tm_job_by_id(m, 1)) - 45 / 2.0) < 1e-9);
+	assert_int_equal(tm_job_unfinished(tm_job_by_id(m, 1)), 45);
 	tm_totals(m, 2, &t);
 	assert_int_equal(t.pending, 10);
 	assert_true(t.eta_s < 0); /* paused, nothing completes: unknown */
@@ -177,7 +189,7 @@ static void model_jobs_sort_filter_totals(void **state)
 	tm_totals(m, 0, &t);
 	assert_true(t.eta_s < 0); /* only paused jobs have work */
 	tm_job_changed(m, 1, 0, "running");
-	tm_job_changed(m, 3, 0, "running");
+	tm_job_changed(m, 3, 0, "pending");
 	assert_non_null(tm_job_find(m, "beta"));
 	assert_ptr_equal(tm_job_find(m, "3"), tm_job_by_id(m, 3));
 	assert_null(tm_job_find(m, "delta"));
