@@ -127,11 +127,38 @@ static void hierarchy_reasons(const struct ct_task_view *t, const char *path,
 		reason(&(struct ct_reason){CT_R_HIER_KEPT, t->page_score, 0, NULL});
 }
 
+/* Print where a task that is not pending stands: leased to a worker,
+ * waiting for its retry backoff (lease owned by nobody), or finished. */
+static void not_queued(const struct ct_task_lease *l)
+{
+	if (strcmp(l->status, "retrying") == 0) {
+		/* fail (0003): the attempt failed with retries left; the
+		 * claims' reaper makes it pending once the backoff is over */
+		printf("Queue:       not queued: retrying after a failure (retry "
+		       "%d of %d), claimable again ", l->retry_count,
+		       l->max_retries);
+		if (l->expires_in > 0)
+			printf("at %s (in %llds)\n", l->expires_at, l->expires_in);
+		else
+			printf("now (since %s; the next claim makes it "
+			       "pending)\n", l->expires_at);
+		if (l->last_error[0])
+			printf("Last error:  %s\n", l->last_error);
+	} else if (strcmp(l->status, "running") == 0) {
+		printf("Queue:       not queued: running, leased to %s until %s"
+		       "%s\n", l->owner, l->expires_at, l->expires_in > 0 ? "" :
+		       " (expired: the next claim takes it back)");
+	} else {
+		printf("Queue:       not queued (%s)\n", l->status);
+	}
+}
+
 /* Print the task's place in the claim order. */
-static int position(struct ct_store *s, const struct ct_task_view *t)
+static int position(struct ct_store *s, const struct ct_task_view *t,
+		    const struct ct_task_lease *l)
 {
 	if (strcmp(t->status, "pending") != 0) {
-		printf("Queue:       not queued (%s)\n", t->status);
+		not_queued(l);
 		return 0;
 	}
 	if (t->job_priority > 10) {
@@ -193,6 +220,7 @@ static int run(int argc, char **argv)
 	struct ct_error err;
 	struct ct_job_info ji;
 	struct ct_task_view t = {0};
+	struct ct_task_lease lease;
 	struct ct_settings_row row = {0};
 	struct ct_settings set;
 	if (job) {
@@ -232,6 +260,12 @@ static int run(int argc, char **argv)
 		cli_error("explain", "%s", err.msg);
 		goto out;
 	}
+	/* the status as shown everywhere: a running task nobody holds is
+	 * retrying (crawltop.task_status_shown) */
+	if (ct_store_task_lease(s, t.task_id, &lease, &err) != CT_OK) {
+		cli_error("explain", "%s", err.msg);
+		goto out;
+	}
 	if (ct_store_settings_get(s, 0, &row, &err) != CT_OK ||
 	    ct_settings_from_json(row.value, row.version, &set, &err) != CT_OK) {
 		cli_error("explain", "settings: %s", err.msg);
@@ -241,7 +275,7 @@ static int run(int argc, char **argv)
 	printf("Job:         %s (id %" PRId64 ", %s mode, priority %d)\n",
 	       t.job_name, t.job_id, t.mode, ji.priority);
 	printf("Task:        %" PRId64 ", %s, discovered %s, depth %s\n",
-	       t.task_id, t.status, t.created_at,
+	       t.task_id, lease.status, t.created_at,
 	       t.depth < 0 ? "unknown" : (snprintf(why, sizeof why, "%d",
 						   t.depth), why));
 	printf("Score:       %.6g\n", t.score);
@@ -273,7 +307,7 @@ static int run(int argc, char **argv)
 		if (t.inputs)
 			printf("Inputs:      %s\n", t.inputs);
 	}
-	if (position(s, &t) != 0)
+	if (position(s, &t, &lease) != 0)
 		goto out;
 	rc = DB_EXIT_OK;
 out:

@@ -66,16 +66,16 @@ static int job_list(const struct job_args *a)
 		wn = n > wn ? n : wn;
 		wd = d > wd ? d : wd;
 	}
-	printf("%6s  %-*s  %-*s  %-10s %4s  %-9s %9s %9s %9s %9s %9s\n", "ID",
-	       wn, "NAME", wd, "DOMAIN", "MODE", "PRIO", "STATUS", "PAGES",
-	       "PENDING", "RUNNING", "COMPLETED", "FAILED");
+	printf("%6s  %-*s  %-*s  %-10s %4s  %-9s %9s %9s %9s %9s %9s %9s\n",
+	       "ID", wn, "NAME", wd, "DOMAIN", "MODE", "PRIO", "STATUS", "PAGES",
+	       "PENDING", "RUNNING", "RETRYING", "COMPLETED", "FAILED");
 	for (size_t i = 0; i < l.n; i++) {
 		const struct ct_job_info *j = &l.jobs[i];
 		printf("%6" PRId64 "  %-*s  %-*s  %-10s %4d  %-9s %9ld %9" PRId64
-		       " %9" PRId64 " %9" PRId64 " %9" PRId64 "\n", j->id, wn,
-		       j->name, wd, j->domain, j->mode, j->priority, j->status,
-		       j->total_pages, j->pending, j->running, j->completed,
-		       j->failed);
+		       " %9" PRId64 " %9" PRId64 " %9" PRId64 " %9" PRId64 "\n",
+		       j->id, wn, j->name, wd, j->domain, j->mode, j->priority,
+		       j->status, j->total_pages, j->pending, j->running,
+		       j->retrying, j->completed, j->failed);
 	}
 	ct_job_info_list_free(&l);
 	return DB_EXIT_OK;
@@ -102,14 +102,15 @@ static int job_show(const struct job_args *a)
 	       "total pages  %ld\n"
 	       "pending      %" PRId64 "\n"
 	       "running      %" PRId64 "\n"
+	       "retrying     %" PRId64 "\n"
 	       "completed    %" PRId64 "\n"
 	       "failed       %" PRId64 "\n"
 	       "skipped      %" PRId64 "\n"
 	       "created      %s\n"
 	       "updated      %s\n",
 	       j.id, j.name, j.domain, j.mode, j.priority, j.status,
-	       j.max_retries, j.total_pages, j.pending, j.running, j.completed,
-	       j.failed, j.skipped, j.created, j.updated);
+	       j.max_retries, j.total_pages, j.pending, j.running, j.retrying,
+	       j.completed, j.failed, j.skipped, j.created, j.updated);
 	return DB_EXIT_OK;
 }
 
@@ -235,7 +236,8 @@ const struct cli_cmd cli_cmd_job = {
 	.summary = "List, create and steer crawl jobs in the task store",
 	.help = "  job list                   one line per job: id, name, domain,\n"
 		"                             mode, priority, status, pages and\n"
-		"                             pending/running/completed/failed tasks\n"
+		"                             pending/running/retrying/completed/\n"
+		"                             failed tasks\n"
 		"  job show JOB               every field of one job (JOB: name or id)\n"
 		"  job create NAME --domain HOST [--priority P] [--mode MODE]\n"
 		"                             P: 1..10 (default: the store's\n"
@@ -259,10 +261,14 @@ const struct cli_cmd cli_cmd_job = {
 		"                             points (0..100) to the score of the\n"
 		"                             pending tasks under /PATH\n"
 		DB_HELP_DSN
+		"\nTasks: running ones are leased to a worker; retrying ones\n"
+		"failed and wait for their retry backoff (nobody fetches them;\n"
+		"they are pending again when it ends).\n"
 		"\nStatus: paused and cancelled as stored; otherwise running while\n"
-		"a task runs or some are pending and some finished, completed\n"
-		"when it has tasks and none pending or running, else pending\n"
-		"(a completed job still takes new tasks).\n"
+		"a worker holds one of its tasks, else pending while it has\n"
+		"pending tasks, else retrying while tasks wait for a retry,\n"
+		"else completed when it has tasks, else pending (a completed\n"
+		"job still takes new tasks).\n"
 		"\nExit status: 0 done, 1 refused by the database or not\n"
 		"confirmed (cancel without --yes; nothing changed), 2 bad usage\n"
 		"or value (nothing sent).\n",

@@ -39,6 +39,12 @@ static void json_flush(yajl_gen g)
 	yajl_gen_free(g);
 }
 
+/* The task counts of a job by shown status, in column order: running =
+ * leased to a worker, retrying = waiting for a retry backoff. */
+#define N_STATUS 6
+static const char *const status_names[N_STATUS] = {
+	"pending", "running", "retrying", "completed", "failed", "skipped"};
+
 /* Job and task totals by status: one line per job and a total line (text)
  * or {"jobs": [...], "totals": {...}} (JSON). */
 static int totals(struct ct_store *s, const struct stats_args *a, int64_t job)
@@ -49,7 +55,7 @@ static int totals(struct ct_store *s, const struct stats_args *a, int64_t job)
 		cli_error("stats", "%s", err.msg);
 		return DB_EXIT_FAIL;
 	}
-	int64_t t[5] = {0};
+	int64_t t[N_STATUS] = {0};
 	long pages = 0, njobs = 0;
 	yajl_gen g = a->json ? jout_alloc() : NULL;
 	if (g) {
@@ -57,17 +63,17 @@ static int totals(struct ct_store *s, const struct stats_args *a, int64_t job)
 		jout_string(g, "jobs");
 		yajl_gen_array_open(g);
 	} else {
-		printf("%6s  %-20s %-10s %-9s %9s %9s %9s %9s %9s %9s\n", "ID",
-		       "JOB", "MODE", "STATUS", "PAGES", "PENDING", "RUNNING",
-		       "COMPLETED", "FAILED", "SKIPPED");
+		printf("%6s  %-20s %-10s %-9s %9s %9s %9s %9s %9s %9s %9s\n",
+		       "ID", "JOB", "MODE", "STATUS", "PAGES", "PENDING",
+		       "RUNNING", "RETRYING", "COMPLETED", "FAILED", "SKIPPED");
 	}
 	for (size_t i = 0; i < l.n; i++) {
 		const struct ct_job_stats *j = &l.jobs[i];
 		if (job && j->job_id != job)
 			continue;
-		int64_t v[5] = {j->pending, j->running, j->completed, j->failed,
-				j->skipped};
-		for (int k = 0; k < 5; k++)
+		int64_t v[N_STATUS] = {j->pending, j->running, j->retrying,
+				       j->completed, j->failed, j->skipped};
+		for (int k = 0; k < N_STATUS; k++)
 			t[k] += v[k];
 		pages += j->total_pages;
 		njobs++;
@@ -83,19 +89,17 @@ static int totals(struct ct_store *s, const struct stats_args *a, int64_t job)
 			jout_string(g, j->status);
 			jout_string(g, "pages");
 			jout_number(g, (double)j->total_pages);
-			static const char *const names[5] = {
-				"pending", "running", "completed", "failed",
-				"skipped"};
-			for (int k = 0; k < 5; k++) {
-				jout_string(g, names[k]);
+			for (int k = 0; k < N_STATUS; k++) {
+				jout_string(g, status_names[k]);
 				jout_number(g, (double)v[k]);
 			}
 			yajl_gen_map_close(g);
 		} else {
 			printf("%6" PRId64 "  %-20s %-10s %-9s %9ld %9" PRId64
 			       " %9" PRId64 " %9" PRId64 " %9" PRId64 " %9" PRId64
-			       "\n", j->job_id, j->name, j->mode, j->status,
-			       j->total_pages, v[0], v[1], v[2], v[3], v[4]);
+			       " %9" PRId64 "\n", j->job_id, j->name, j->mode,
+			       j->status, j->total_pages, v[0], v[1], v[2], v[3],
+			       v[4], v[5]);
 		}
 	}
 	ct_job_stats_list_free(&l);
@@ -107,10 +111,8 @@ static int totals(struct ct_store *s, const struct stats_args *a, int64_t job)
 		jout_number(g, (double)njobs);
 		jout_string(g, "pages");
 		jout_number(g, (double)pages);
-		static const char *const names[5] = {"pending", "running",
-			"completed", "failed", "skipped"};
-		for (int k = 0; k < 5; k++) {
-			jout_string(g, names[k]);
+		for (int k = 0; k < N_STATUS; k++) {
+			jout_string(g, status_names[k]);
 			jout_number(g, (double)t[k]);
 		}
 		yajl_gen_map_close(g);
@@ -118,8 +120,9 @@ static int totals(struct ct_store *s, const struct stats_args *a, int64_t job)
 		json_flush(g);
 	} else {
 		printf("%6s  %-20s %-10s %-9s %9ld %9" PRId64 " %9" PRId64
-		       " %9" PRId64 " %9" PRId64 " %9" PRId64 "\n", "", "total",
-		       "", "", pages, t[0], t[1], t[2], t[3], t[4]);
+		       " %9" PRId64 " %9" PRId64 " %9" PRId64 " %9" PRId64 "\n",
+		       "", "total", "", "", pages, t[0], t[1], t[2], t[3], t[4],
+		       t[5]);
 	}
 	return DB_EXIT_OK;
 }

@@ -31,7 +31,7 @@ ok_eq "list: exit 0" "$RC" 0
 ok_eq "list: a header and one line per job" "$(printf '%s\n' "$OUT" | wc -l)" 3
 ok_match "list: id, name, domain, mode, priority, status, pages, counts" \
 	"$(printf '%s\n' "$OUT" | sed -n 2p)" \
-	'^ +1 +news +example\.com +hierarchy +3 +pending +4 +4 +0 +0 +0$'
+	'^ +1 +news +example\.com +hierarchy +3 +pending +4 +4 +0 +0 +0 +0$'
 
 run job show news
 ok_eq "show by name: exit 0" "$RC" 0
@@ -174,8 +174,8 @@ ok_match "enqueue into a cancelled job: says so" "$OUT" 'is cancelled: it takes 
 
 # ---- the status shown follows the tasks -------------------------------
 # jobs.status keeps the operator's state; job list, job show and stats
-# show running while tasks are claimed (or some are done and some pending),
-# completed when all are done, paused and cancelled as stored.
+# show running while a worker holds a task, pending while tasks wait to be
+# claimed, completed when all are done, paused and cancelled as stored.
 shown() { # JOB: the status job show, job list and stats show, "|"-joined
 	local id
 	id=$(q "SELECT id FROM crawltop.jobs WHERE name = '$1'")
@@ -194,7 +194,7 @@ ok_eq "status: tasks, none claimed: pending" "$(shown flow)" "pending|pending|pe
 ids=$(claim flow 1)
 ok_eq "status: a task claimed: running" "$(shown flow)" "running|running|running"
 q "SELECT count(*) FROM crawltop.complete('w1', '{$ids}')" >/dev/null
-ok_eq "status: one done, two pending: running" "$(shown flow)" "running|running|running"
+ok_eq "status: one done, two pending, none held: pending" "$(shown flow)" "pending|pending|pending"
 ids=$(claim flow 5)
 q "SELECT count(*) FROM crawltop.complete('w1', '{$ids}')" >/dev/null
 ok_eq "status: every task done: completed" "$(shown flow)" "completed|completed|completed"
@@ -203,9 +203,12 @@ run stats --job flow --json
 ok_match "status: stats --json too" "$OUT" '"status":"completed"'
 run enqueue --job flow --urls <(echo /c)
 ok_eq "status: a completed job still takes tasks: exit 0" "$RC" 0
-ok_eq "status: one more enqueued: running again" "$(shown flow)" "running|running|running"
+ok_eq "status: one more enqueued: pending again" "$(shown flow)" "pending|pending|pending"
+ids=$(claim flow 1)
+ok_eq "status: claimed: running again" "$(shown flow)" "running|running|running"
+q "SELECT count(*) FROM crawltop.release('w1', '{$ids}')" >/dev/null
 run job pause flow
-ok_match "status: pause names the status shown" "$OUT" 'paused \(was running\)'
+ok_match "status: pause names the status shown" "$OUT" 'paused \(was pending\)'
 ids=$(claim flow 1)
 ok_eq "status: a paused job hands nothing out" "$ids" ""
 ok_eq "status: paused stays paused" "$(shown flow)" "paused|paused|paused"
@@ -214,6 +217,62 @@ ids=$(claim flow 1)
 q "SELECT count(*) FROM crawltop.complete('w1', '{$ids}')" >/dev/null
 ok_eq "status: resumed (stored running), every task done: completed" \
 	"$(shown flow)" "completed|completed|completed"
+
+# ---- failed attempts waiting for a retry: retrying, not running ----------
+# fail with retries left keeps a task 'running' with no lease owner until
+# its backoff ends: nobody fetches it, so every read counts it as retrying
+# (job list's RETRYING column, job show, stats, top -b) and the job is not
+# shown running
+"$CT" job create flaky --domain flaky.example >/dev/null
+"$CT" enqueue --job flaky --urls <(printf '/\n/a\n/b\n/c\n') >/dev/null
+fid=$(q "SELECT id FROM crawltop.jobs WHERE name = 'flaky'")
+ids=$(claim flaky 3)
+q "SELECT count(*) FROM crawltop.fail('w1', '{$ids}', 'timeout')" >/dev/null
+ok_eq "retrying: stored running without an owner" \
+	"$(q "SELECT count(*) FROM crawltop.tasks WHERE job_id = $fid AND status = 'running' AND lease_owner IS NULL")" 3
+ok_match "retrying: job list has a RETRYING column" "$("$CT" job list | head -1)" \
+	' PENDING +RUNNING +RETRYING +COMPLETED +FAILED$'
+ok_eq "retrying: job list counts them apart (pending running retrying)" \
+	"$("$CT" job list | awk -v id="$fid" '$1 == id { print $8, $9, $10 }')" "1 0 3"
+ok_eq "retrying: job show counts them apart" \
+	"$("$CT" job show flaky | awk '$1 == "running" || $1 == "retrying" { printf "%s %s;", $1, $2 }')" \
+	"running 0;retrying 3;"
+ok_eq "retrying: stats counts them apart (pending running retrying)" \
+	"$("$CT" stats --job flaky | awk -v id="$fid" '$1 == id { print $6, $7, $8 }')" "1 0 3"
+run stats --job flaky --json
+ok_match "retrying: stats --json" "$OUT" '"running":0,"retrying":3,'
+run top -b -n 1 -j flaky
+ok_match "retrying: top -b totals" "$OUT" 'Tasks: +pending 1, running 0, retrying 3, completed 0,'
+ok_match "retrying: top -b has a RETRY column" "$OUT" ' PEND +RUN +RETRY +FAIL '
+ok_match "retrying: top -b job row (pend run retry)" "$OUT" \
+	"^ +$fid flaky .* pending +[0-9]+ +0 +1 +0 +3 +0 +[0-9.]+ "
+run top -b -n 1 -j flaky --json
+ok_match "retrying: top -b --json totals" "$OUT" '"totals":\{"pending":1,"running":0,"retrying":3,'
+ok_eq "retrying: one pending, none held: pending" "$(shown flaky)" "pending|pending|pending"
+path_of() { # TASK-ID: its path
+	q "SELECT p.path FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE t.id = $1"
+}
+rpath=$(path_of "${ids%%,*}")
+run explain "$rpath" --job flaky
+ok_match "retrying: explain names the status" "$OUT" 'Task: +[0-9]+, retrying, '
+ok_match "retrying: explain says when it is claimable again" "$OUT" \
+	'Queue: +not queued: retrying after a failure \(retry 1 of 3\), claimable again at [0-9-]+ [0-9:]+ \(in [0-9]+s\)'
+ok_match "retrying: explain shows the last error" "$OUT" "Last error: +'timeout'"
+ids=$(claim flaky 1)
+ok_eq "retrying: the pending one claimed: running" "$(shown flaky)" "running|running|running"
+run explain "$(path_of "$ids")" --job flaky
+ok_match "retrying: explain names a running task's worker" "$OUT" \
+	'Queue: +not queued: running, leased to w1 until '
+q "SELECT count(*) FROM crawltop.complete('w1', '{$ids}')" >/dev/null
+ok_eq "retrying: only retries left: retrying" "$(shown flaky)" "retrying|retrying|retrying"
+q "UPDATE crawltop.tasks SET lease_expires_at = now() - interval '1 second' WHERE job_id = $fid AND status = 'running'" >/dev/null
+run explain "$rpath" --job flaky
+ok_match "retrying: backoff over: claimable now" "$OUT" \
+	'claimable again now \(since [0-9-]+ [0-9:]+; the next claim makes it pending\)'
+ids=$(claim flaky 5)
+ok_eq "retrying: the next claim reaps and hands them out" "$(echo "$ids" | tr ',' '\n' | wc -l)" 3
+ok_eq "retrying: claimed again: running (pending running retrying)" \
+	"$("$CT" job list | awk -v id="$fid" '$1 == id { print $6, $8, $9, $10 }')" "running 0 3 0"
 
 run job --help
 ok_match "--help lists every subcommand" "$OUT" \
