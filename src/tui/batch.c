@@ -23,8 +23,8 @@ static const char *const class_keys[] = {"P0", "P1", "P2", "P3"};
 static const char *const depth_keys[] = {"0", "1", "2", "3+", "unknown"};
 static const char *const score_keys[] = {"0-20", "20-40", "40-60", "60-80",
 					 "80-100"};
-static const char *const status_keys[] = {"pending", "running", "completed",
-					  "failed", "skipped"};
+static const char *const status_keys[] = {"pending", "running", "retrying",
+					  "completed", "failed", "skipped"};
 
 /* ---- plain text ----------------------------------------------------------- */
 
@@ -76,10 +76,11 @@ int tui_print_text(const struct tui *t, FILE *f)
 	const struct tm_job *fj = t->focus ? tm_job_by_id(m, t->focus) : NULL;
 	if (fj)
 		fprintf(f, "Focus:    job %" PRId64 " %s\n", fj->id, fj->name);
-	fprintf(f, "Tasks:    pending %lld, running %lld, completed %lld, "
-		"failed %lld, skipped %lld; claims/s %.2f, completions/s %.2f, "
-		"ETA %s\n", tt.pending, tt.running, tt.completed, tt.failed,
-		tt.skipped, tt.claims_s, tt.completions_s,
+	fprintf(f, "Tasks:    pending %lld, running %lld, retrying %lld, "
+		"completed %lld, failed %lld, skipped %lld; claims/s %.2f, "
+		"completions/s %.2f, ETA %s\n", tt.pending, tt.running,
+		tt.retrying, tt.completed, tt.failed, tt.skipped, tt.claims_s,
+		tt.completions_s,
 		tt.eta_s < 0 ? "-" : tx_dur(d, sizeof d, tt.eta_s));
 	if (m->cells_age.error[0]) {
 		fprintf(f, "Queue:    %s\n", m->cells_age.error);
@@ -96,9 +97,9 @@ int tui_print_text(const struct tui *t, FILE *f)
 				m->cells.heat[i].type, m->cells.heat[i].n);
 		fprintf(f, "%s\n", m->cells.n_heat ? "" : " -");
 	}
-	fprintf(f, "\n%5s %-20s %-24s %-10s %3s %-9s %8s %8s %8s %6s %6s %8s %8s\n",
-		"ID", "NAME", "DOMAIN", "MODE", "PRI", "STATUS", "TOTAL",
-		"DONE", "PEND", "RUN", "FAIL", "RATE", "ETA");
+	fprintf(f, "\n%5s %-20s %-24s %-10s %3s %-9s %8s %8s %8s %6s %6s %6s "
+		"%8s %8s\n", "ID", "NAME", "DOMAIN", "MODE", "PRI", "STATUS",
+		"TOTAL", "DONE", "PEND", "RUN", "RETRY", "FAIL", "RATE", "ETA");
 	if (m->jobs_age.error[0])
 		fprintf(f, "  %s\n", m->jobs_age.error);
 	int idx[TM_MAX_JOBS];
@@ -107,10 +108,11 @@ int tui_print_text(const struct tui *t, FILE *f)
 		const struct tm_job *j = &m->jobs[idx[i]];
 		double e = tm_job_eta(j);
 		fprintf(f, "%5" PRId64 " %-20s %-24s %-10s %3d %-9s %8lld %8lld "
-			"%8lld %6lld %6lld %8.2f %8s\n", j->id, j->name,
+			"%8lld %6lld %6lld %6lld %8.2f %8s\n", j->id, j->name,
 			j->domain, j->mode, j->priority, j->status, j->total,
-			j->completed, j->pending, j->running, j->failed,
-			j->completions_s, e < 0 ? "-" : tx_dur(d, sizeof d, e));
+			j->completed, j->pending, j->running, j->retrying,
+			j->failed, j->completions_s,
+			e < 0 ? "-" : tx_dur(d, sizeof d, e));
 	}
 	fprintf(f, "\nNext up:\n%8s %5s %3s %-5s %6s  %-40s %s\n", "TASK", "JOB",
 		"PRI", "CLASS", "SCORE", "PATH", "WHY");
@@ -218,6 +220,7 @@ int tui_print_json(const struct tui *t, FILE *f)
 	yajl_gen_map_open(g);
 	jkv_int(g, "pending", tt.pending);
 	jkv_int(g, "running", tt.running);
+	jkv_int(g, "retrying", tt.retrying);
 	jkv_int(g, "completed", tt.completed);
 	jkv_int(g, "failed", tt.failed);
 	jkv_int(g, "skipped", tt.skipped);
@@ -243,6 +246,7 @@ int tui_print_json(const struct tui *t, FILE *f)
 		jkv_int(g, "total_pages", j->total);
 		jkv_int(g, "pending", j->pending);
 		jkv_int(g, "running", j->running);
+		jkv_int(g, "retrying", j->retrying);
 		jkv_int(g, "completed", j->completed);
 		jkv_int(g, "failed", j->failed);
 		jkv_int(g, "skipped", j->skipped);
@@ -257,7 +261,7 @@ int tui_print_json(const struct tui *t, FILE *f)
 	yajl_gen_map_open(g);
 	static const char *const prio_keys[] = {"1", "2", "3", "4", "5", "6",
 						"7", "8", "9", "10"};
-	jdist(g, "status", status_keys, m->cells.status, 5);
+	jdist(g, "status", status_keys, m->cells.status, TM_STATUS_N);
 	jdist(g, "class", class_keys, m->cells.cls, 4);
 	jdist(g, "depth", depth_keys, m->cells.depth, 5);
 	jdist(g, "score", score_keys, m->cells.score, 5);

@@ -268,10 +268,11 @@ static int k_priority(struct tui *t, int key)
 	return TUI_REDRAW;
 }
 
-/* Pause a pending, running or completed job, resume a paused one. The
- * status is the shown one (crawltop.job_status_shown): a job shown
- * completed is stored pending or running and may still get tasks, so the
- * database decides (it refuses a stored completed one, with its reason). */
+/* Pause a pending, running, retrying or completed job, resume a paused
+ * one. The status is the shown one (crawltop.job_status_shown): a job
+ * shown retrying or completed is stored pending or running and may still
+ * get tasks, so the database decides (it refuses a stored completed one,
+ * with its reason). */
 static int k_job_pause(struct tui *t, int key)
 {
 	const struct tm_job *j = change_target(t);
@@ -281,6 +282,7 @@ static int k_job_pause(struct tui *t, int key)
 		tf_act(t, TUI_ACT_RESUME, j->id, 0, NULL, 0);
 	else if (strcmp(j->status, "pending") == 0 ||
 		 strcmp(j->status, "running") == 0 ||
+		 strcmp(j->status, "retrying") == 0 ||
 		 strcmp(j->status, "completed") == 0)
 		tf_act(t, TUI_ACT_PAUSE, j->id, 0, NULL, 0);
 	else

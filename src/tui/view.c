@@ -187,11 +187,15 @@ static void draw_header(struct tui *t, double now)
 	x = 0;
 	if (fj)
 		x += put(1, x, W, A(R_TITLE), FMT(b, " job %s:", fj->name));
-	char c1[16], c2[16], c3[16], c4[16];
+	char c1[16], c2[16], c3[16], c4[16], c5[16];
+	/* running: leased to a worker; retrying: waiting for a retry
+	 * backoff, fetched by nobody */
 	x += put(1, x, W - x, A_NORMAL,
-		 FMT(b, " pending %s  running %s  completed %s  failed %s ",
+		 FMT(b, " pending %s  running %s  retrying %s  completed %s  "
+		     "failed %s ",
 		     tx_count(c1, sizeof c1, tt.pending),
 		     tx_count(c2, sizeof c2, tt.running),
+		     tx_count(c5, sizeof c5, tt.retrying),
 		     tx_count(c3, sizeof c3, tt.completed),
 		     tx_count(c4, sizeof c4, tt.failed)));
 	char eta[64];
@@ -238,6 +242,7 @@ static const struct colspec colspecs[TM_COL_N] = {
 	[TM_COL_PROGRESS] = {10, 24, 0},
 	[TM_COL_PENDING] = {6, 7, 1},
 	[TM_COL_RUNNING] = {5, 6, 1},
+	[TM_COL_RETRYING] = {0, 5, 1},
 	[TM_COL_FAILED] = {5, 6, 1},
 	[TM_COL_RATE] = {6, 6, 1},
 	[TM_COL_ETA] = {6, 7, 1},
@@ -254,9 +259,12 @@ static void job_widths(int W, int *w)
 			used += w[c] + 1;
 	}
 	int extra = W - used;
-	/* grow in this order, each up to the given width */
+	/* grow in this order, each up to the given width: RETRY from 86
+	 * columns on; at 100 RETRY, a whole example.com domain and whole mode
+	 * names */
 	static const struct { int col, to; } grow[] = {
-		{TM_COL_DOMAIN, 16}, {TM_COL_PROGRESS, 14}, {TM_COL_MODE, 10},
+		{TM_COL_RETRYING, 5}, {TM_COL_DOMAIN, 17}, {TM_COL_MODE, 10},
+		{TM_COL_PROGRESS, 14},
 		{TM_COL_STATUS, 9}, {TM_COL_NAME, 14}, {TM_COL_DOMAIN, 30},
 		{TM_COL_NAME, 20}, {TM_COL_PROGRESS, 24}, {TM_COL_ID, 5},
 		{TM_COL_PENDING, 7}, {TM_COL_RUNNING, 6}, {TM_COL_FAILED, 6},
@@ -266,12 +274,15 @@ static void job_widths(int W, int *w)
 		int c = grow[i].col, want = grow[i].to - w[c];
 		if (want <= 0)
 			continue;
-		if (w[c] == 0) { /* a hidden column needs 8 + its gap */
-			if (extra < 9)
+		if (w[c] == 0) {
+			/* a hidden column needs 8 (or less, its full width)
+			 * + its gap */
+			int at = grow[i].to < 8 ? grow[i].to : 8;
+			if (extra < at + 1)
 				continue;
-			w[c] = 8;
-			extra -= 9;
-			want = grow[i].to - 8;
+			w[c] = at;
+			extra -= at + 1;
+			want = grow[i].to - at;
 		}
 		if (want > extra)
 			want = extra;
@@ -304,6 +315,8 @@ static const char *status_short(const char *s, int w)
 		return "done";
 	if (strcmp(s, "cancelled") == 0)
 		return "cancel";
+	if (strcmp(s, "retrying") == 0)
+		return "retry";
 	return s;
 }
 
@@ -331,6 +344,7 @@ static void job_cell(int y, int x, int w, enum tm_col c,
 	}
 	case TM_COL_PENDING: tx_count(b, sizeof b, j->pending); break;
 	case TM_COL_RUNNING: tx_count(b, sizeof b, j->running); break;
+	case TM_COL_RETRYING: tx_count(b, sizeof b, j->retrying); break;
 	case TM_COL_FAILED: tx_count(b, sizeof b, j->failed); break;
 	case TM_COL_RATE: tx_rate(b, sizeof b, j->completions_s); break;
 	case TM_COL_ETA: {
@@ -1078,7 +1092,7 @@ static void draw_modesel(struct tui *t, int y)
 			 A_NORMAL, FMT(b, "%d %s", i + 1, tui_modes[i]));
 	}
 	put(y, x, W - x, A(R_DIM), FMT(b, "  Enter: set, rescore %s tasks; Esc",
-	    tx_count(c, sizeof c, j ? j->pending + j->running : 0)));
+	    tx_count(c, sizeof c, j ? tm_job_unfinished(j) : 0)));
 }
 
 static void draw_message(struct tui *t, int y, double now)

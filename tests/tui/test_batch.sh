@@ -17,14 +17,15 @@ ok_eq "-b -n 2: two snapshots" "$(printf '%s\n' "$out" | grep -c '^crawltop ')" 
 ok_match "header: connection without password, state, interval" "$out" \
 	'^crawltop [0-9-]+ [0-9:]+  postgres@/[^ ]+:5432/tui_batch  LIVE  every 0\.5s  db [0-9.]+ ms'
 ok_eq "no password in the output" "$(printf '%s' "$out" | grep -c s3cr3t)" 0
-ok_match "totals" "$out" '^Tasks: +pending 12, running 2, completed 0, failed 0, skipped 0;'
+ok_match "totals" "$out" '^Tasks: +pending 12, running 2, retrying 0, completed 0, failed 0, skipped 0;'
 ok_match "class distribution with percentages" "$out" \
 	'^Class: +P0 0 \(0\.0%\) P1 0 \(0\.0%\) P2 5 \(41\.7%\) P3 7 \(58\.3%\)'
 ok_match "depth buckets" "$out" '^Depth: +0 2 1 5 2 3 3\+ 0 unknown 2'
 ok_match "priority histogram" "$out" '^Priority: 1 0 2 0 3 5 4 0 5 5 6 0 7 2 8 0 9 0 10 0'
 ok_match "heatmap cells" "$out" '^Heatmap: .*link\|article 8'
 ok_match "job rows, in priority order" "$out" \
-	'1 alpha +alpha\.example\.com +hierarchy +3 +running +7 +0 +5 +2 +0'
+	'1 alpha +alpha\.example\.com +hierarchy +3 +running +7 +0 +5 +2 +0 +0'
+ok_match "job table: RUN, then RETRY" "$out" ' PEND +RUN +RETRY +FAIL '
 ok_match "status: alpha (2 of 7 claimed) running, beta and gamma pending" \
 	"$(printf '%s\n' "$out" | awk '$1 ~ /^[123]$/ && $2 ~ /^(alpha|beta|gamma)$/ { print $2, $6 }' | sort -u | tr '\n' ,)" \
 	'^alpha running,beta pending,gamma pending,$'
@@ -54,6 +55,24 @@ ok_eq "--json: one parseable object with jobs, totals, queue, next" "$got" \
 	"3 12 7 /blog LIVE {} running,pending,pending"
 out=$("$CT" top -b -n 2 -i 0.5 --json -d "$DSN" 2>&1)
 ok_eq "--json -n 2: one line per snapshot" "$(printf '%s\n' "$out" | grep -c '^{')" 2
+
+# a failed attempt waiting for its retry (running, no lease owner) is
+# retrying: in the totals, the job row, the JSON and the queue's status
+# cells, never running; alpha, with one task still held, stays running
+psql -qAtd tui_batch -c "SELECT count(*) FROM crawltop.fail('w1', ARRAY(SELECT id FROM crawltop.tasks WHERE lease_owner = 'w1' ORDER BY id LIMIT 1), 'timeout')" >/dev/null
+out=$("$CT" top -b -n 1 -d "$DSN" 2>&1)
+ok_match "retrying: totals" "$out" '^Tasks: +pending 12, running 1, retrying 1, completed 0,'
+ok_match "retrying: alpha's row (pend run retry fail)" "$out" \
+	'1 alpha +alpha\.example\.com +hierarchy +3 +running +7 +0 +5 +1 +1 +0'
+out=$("$CT" top -b -n 1 --json -d "$DSN" 2>&1)
+got=$(printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+a = d["jobs"][0]
+print(d["totals"]["running"], d["totals"]["retrying"], a["running"],
+      a["retrying"], d["queue"]["status"]["running"],
+      d["queue"]["status"]["retrying"])')
+ok_eq "retrying: --json totals, job, queue status (running retrying)" "$got" "1 1 1 1 1 1"
 
 out=$("$CT" top -b -n 1 -d "host=/nonexistent dbname=x" 2>&1); rc=$?
 ok_eq "unreachable server: exit 1" "$rc" 1

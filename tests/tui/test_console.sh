@@ -43,7 +43,7 @@ ok_match "jobs sorted by priority" "$SCREEN" \
 	'1 alpha\.example\.com.*'$'\n''.*2 beta\.example\.org.*'$'\n''.*3 gamma'
 ok_match "header shows the connection" "$SCREEN" 'postgres@/[^ ]*:5432/tui_console'
 ok_eq "the password is not on the screen" "$(printf '%s' "$SCREEN" | grep -c s3cr3t)" 0
-ok_match "totals in the header" "$SCREEN" 'pending 12  running 2  completed 0  failed 0'
+ok_match "totals in the header" "$SCREEN" 'pending 12  running 2  retrying 0  completed 0  failed 0'
 ok_match "queue panels are drawn" "$SCREEN" 'Class.*Depth.*Score.*Priority'
 ok_match "heatmap cells with counts" "$SCREEN" 'link +[^ ]+ +8'
 ok_match "next up lists alpha's tasks first, with why" "$SCREEN" \
@@ -53,6 +53,23 @@ ok_match "status: alpha (2 tasks claimed) shows running" "$SCREEN" \
 	'1 alpha\.example\.com +[a-z]+ +3 +running '
 ok_match "status: beta (nothing claimed) shows pending" "$SCREEN" \
 	'2 beta\.example\.org +[a-z]+ +5 +pending '
+ok_match "jobs table: RUN, then RETRY" "$SCREEN" ' PEND +RUN +RETRY +FAIL '
+
+# ---- a failed attempt waiting for its retry: retrying, not running --------
+# (fail with retries left: status running, no lease owner, until the backoff)
+sql "SELECT count(*) FROM crawltop.fail('w1', ARRAY(SELECT id FROM crawltop.tasks WHERE lease_owner = 'w1' ORDER BY id LIMIT 1), 'timeout')" >/dev/null
+ok_screen "header: the failed attempt is retrying, not running" \
+	'pending 12  running 1  retrying 1  completed 0  failed 0'
+ok_match "alpha's row: PEND 5, RUN 1, RETRY 1" "$SCREEN" \
+	'1 alpha\.example\.com +[a-z]+ +3 +running .* 5 +1 +1 +0 '
+sql "SELECT count(*) FROM crawltop.complete('w1', ARRAY(SELECT id FROM crawltop.tasks WHERE lease_owner = 'w1'))" >/dev/null
+ok_screen "alpha: nobody holds a task, one retrying: shown pending" \
+	'1 alpha\.example\.com +[a-z]+ +3 +pending .* 5 +0 +1 +0 '
+ok_match "header: retrying 1, running 0" "$SCREEN" \
+	'pending 12  running 0  retrying 1  completed 1  failed 0'
+# back as seeded: two tasks held by w1 (the rest of the test counts them)
+sql "UPDATE crawltop.tasks SET status = 'running', lease_owner = 'w1', lease_expires_at = now() + interval '1 hour', completed_at = NULL, retry_count = 0 WHERE job_id = 1 AND status IN ('running', 'completed')" >/dev/null
+ok_screen "header: both held again" 'pending 12  running 2  retrying 0  completed 0  failed 0'
 
 # ---- navigate, filter, focus ------------------------------------------------
 tm_keys j
