@@ -188,8 +188,9 @@ BEGIN
 		SELECT d.job_id, d.dim, d.key, (SELECT crawltop.counter_shard()), d.n
 		FROM (SELECT r.job_id, x.dim, x.key, count(*) AS n
 		      FROM new_rows r CROSS JOIN LATERAL crawltop.task_cells(r.status,
-			r.lease_owner, r.class, r.depth, r.discovery_method, r.type,
-			r.job_priority, r.score, r.ranked_at, r.priority_class) x
+			r.lease_owner,
+			r.class, r.depth, r.discovery_method, r.type, r.job_priority,
+			r.score, r.ranked_at, r.priority_class) x
 		      GROUP BY 1, 2, 3) d
 		ON CONFLICT (job_id, dim, key, shard) DO UPDATE SET n = c.n + excluded.n;
 		RETURN NULL;
@@ -202,18 +203,18 @@ BEGIN
 		SELECT d.job_id, d.dim, d.key, (SELECT crawltop.counter_shard()), -d.n
 		FROM (SELECT r.job_id, x.dim, x.key, count(*) AS n
 		      FROM old_rows r CROSS JOIN LATERAL crawltop.task_cells(r.status,
-			r.lease_owner, r.class, r.depth, r.discovery_method, r.type,
-			r.job_priority, r.score, r.ranked_at, r.priority_class) x
+			r.lease_owner,
+			r.class, r.depth, r.discovery_method, r.type, r.job_priority,
+			r.score, r.ranked_at, r.priority_class) x
 		      GROUP BY 1, 2, 3) d
 		ON CONFLICT (job_id, dim, key, shard) DO UPDATE SET n = c.n + excluded.n;
 		RETURN NULL;
 	END IF;
 
 	-- UPDATE: + the new rows' cells, - the old rows' cells; rows whose
-	-- cells did not change cancel out. A lease
-	-- given up with the task left running (fail with retries left) moves
-	-- the task from running to retrying; the reaper moves it on to
-	-- pending.
+	-- cells did not change cancel out. A lease given up with the task left
+	-- running (fail with retries left) moves the task from running to
+	-- retrying; the reaper moves it on to pending.
 	INSERT INTO crawltop.task_counts AS c (job_id, dim, key, shard, n)
 	SELECT d.job_id, d.dim, d.key, (SELECT crawltop.counter_shard()), d.n
 	FROM (SELECT u.job_id, x.dim, x.key, sum(u.sign) AS n
@@ -306,8 +307,9 @@ CREATE TRIGGER tasks_count_truncate AFTER TRUNCATE ON crawltop.tasks
 INSERT INTO crawltop.task_counts (job_id, dim, key, shard, n)
 SELECT t.job_id, x.dim, x.key, 0, count(*)
 FROM crawltop.tasks t CROSS JOIN LATERAL crawltop.task_cells(t.status,
-	t.lease_owner, t.class, t.depth, t.discovery_method, t.type,
-	t.job_priority, t.score, t.ranked_at, t.priority_class) x
+	t.lease_owner, t.class,
+	t.depth, t.discovery_method, t.type, t.job_priority, t.score, t.ranked_at,
+	t.priority_class) x
 GROUP BY 1, 2, 3;
 
 -- Fold writer shards that no transaction holds now into shard 0, drop
@@ -363,8 +365,9 @@ BEGIN
 	INSERT INTO crawltop.task_counts (job_id, dim, key, shard, n)
 	SELECT t.job_id, x.dim, x.key, 0, count(*)
 	FROM crawltop.tasks t CROSS JOIN LATERAL crawltop.task_cells(t.status,
-		t.lease_owner, t.class, t.depth, t.discovery_method, t.type,
-		t.job_priority, t.score, t.ranked_at, t.priority_class) x
+		t.lease_owner,
+		t.class, t.depth, t.discovery_method, t.type, t.job_priority,
+		t.score, t.ranked_at, t.priority_class) x
 	GROUP BY 1, 2, 3;
 	GET DIAGNOSTICS n = ROW_COUNT;
 	RETURN n;

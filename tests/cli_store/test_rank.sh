@@ -244,7 +244,7 @@ ok_eq "stats --date not a date: exit 2" "$RC" 2
 run stats --ranking --job hier
 ok_eq "stats --ranking of a job never ranked: exit 1" "$RC" 1
 run stats
-ok_match "stats: totals by status" "$OUT" 'total +12 +12 +0 +0 +0 +0$'
+ok_match "stats: totals by status" "$OUT" 'total +12 +12 +0 +0 +0 +0 +0$'
 run stats --job disc --json
 ok_eq "stats --job --json: the job's totals" \
 	"$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["totals"]["jobs"], d["totals"]["pending"])')" "1 9"
