@@ -760,7 +760,7 @@ static const struct tui_key key_table[] = {
 	 "pause or resume the refresh", 0, k_pause},
 	{TUI_NORMAL, {'r'}, "r", NULL,
 	 "refresh now", 0, k_refresh},
-	{TUI_NORMAL, {'+', '='}, "+", NULL,
+	{TUI_NORMAL, {'+', '='}, "+ =", NULL,
 	 "refresh less often (longer interval)", 0, k_interval},
 	{TUI_NORMAL, {'-'}, "-", NULL,
 	 "refresh more often (down to the floor)", 0, k_interval},
@@ -911,7 +911,12 @@ int tui_key(struct tui *t, int key)
 	if (hit->changes && (t->mode == TUI_NORMAL || t->mode == TUI_WEIGHTS)) {
 		const char *why = tui_why_readonly(t);
 		if (why) {
-			tui_msg(t, 1, "cannot %s: %s", hit->help, why);
+			/* the key's help without its aside: "cannot edit the
+			 * value: ...", not "... (true/false toggles): ..." */
+			int n = (int)strcspn(hit->help, "(");
+			while (n > 0 && hit->help[n - 1] == ' ')
+				n--;
+			tui_msg(t, 1, "cannot %.*s: %s", n, hit->help, why);
 			return TUI_REDRAW;
 		}
 	}

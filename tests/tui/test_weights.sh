@@ -261,7 +261,7 @@ tm_keys w
 ok_screen "-r: the panel shows" 'Weights · settings v5'
 tm_keys Enter
 ok_screen "-r: an edit is refused, saying why" \
-	'cannot edit the value \(true/false toggles\): read-only mode \(-r\)'
+	'cannot edit the value: read-only mode \(-r\)'
 tm_keys q q
 ok_screen "-r: q leaves, exit 0" '^exit=0$'
 TM_T=ct2 tm_keys q q
