@@ -145,8 +145,18 @@ CREATE TABLE crawltop.tasks (
 	job_priority     smallint NOT NULL
 		CHECK (job_priority BETWEEN 1 AND 10
 		       OR job_priority BETWEEN 101 AND 110),
-	score            double precision NOT NULL DEFAULT 0
-		CHECK (score >= 0 AND score <= 100),
+	-- the claim order's score: the score the job's mode gives the task
+	-- (base_score) plus the points operators added (adjustment, boost
+	-- positive, demote negative), clamped to 0..100; tasks_score_derived
+	-- below holds score = least(100, greatest(0, base_score + adjustment))
+	-- for every row, so a rescore, which rewrites base_score, keeps what
+	-- an operator did (NaN fails the range checks: PostgreSQL orders NaN
+	-- above every number)
+	score            double precision NOT NULL DEFAULT 0,
+	base_score       double precision NOT NULL DEFAULT 0
+		CHECK (base_score >= 0 AND base_score <= 100),
+	adjustment       double precision NOT NULL DEFAULT 0
+		CHECK (adjustment >= -100 AND adjustment <= 100),
 	class            smallint NOT NULL DEFAULT 3 CHECK (class BETWEEN 0 AND 3),
 	source_type      text NOT NULL DEFAULT 'other'
 		CHECK (source_type IN ('sitemap', 'link', 'manual', 'other')),
@@ -165,6 +175,9 @@ CREATE TABLE crawltop.tasks (
 	lease_owner      text,
 	lease_expires_at timestamptz,
 	UNIQUE (job_id, page_id),
+	-- (which also keeps score in 0..100)
+	CONSTRAINT tasks_score_derived CHECK (
+		score = least(100, greatest(0, base_score + adjustment))),
 	CONSTRAINT tasks_lease_only_running CHECK (
 		status = 'running' OR (lease_owner IS NULL AND lease_expires_at IS NULL)),
 	CONSTRAINT tasks_running_has_lease CHECK (

@@ -118,8 +118,11 @@ $$;
 --  * A task's score (0..100) follows the job's mode: hierarchy = page score
 --    x 100; fifo = 0; frontier, discovery, freshness and importance take
 --    p_scores (one per path, computed by the engine; required for the first
---    three, 0 when absent for importance). A pending task of the job whose
---    score would rise is raised; none is lowered.
+--    three, 0 when absent for importance). That is a new task's base_score
+--    and, with no adjustment yet, its score. A duplicate raises a pending
+--    task whose base score would rise: its base_score is set and its
+--    score derived with the operator adjustment it keeps (0001); none is
+--    lowered.
 --  * The tasks of one batch share one discovery time (created_at); among
 --    them the task id decides, and tasks are inserted in page id order,
 --    which, like the page inserts sorted by path, keeps concurrent
@@ -326,17 +329,21 @@ BEGIN
 		FROM found f
 	), ins AS (
 		INSERT INTO crawltop.tasks AS t (job_id, page_id, job_priority, score,
-			class, source_type, source_url, source_page_id, depth, type,
-			discovery_method, created_at)
+			base_score, class, source_type, source_url, source_page_id,
+			depth, type, discovery_method, created_at)
 		SELECT j.id, s.page_id,
 		       j.priority + CASE WHEN j.status = 'paused' THEN 100 ELSE 0 END,
-		       s.score, crawltop.class_of(s.score, v_p0, v_p1, v_p2),
+		       s.score, s.score, crawltop.class_of(s.score, v_p0, v_p1, v_p2),
 		       p_source_type, p_source_url, p_source_page_id, p_depth, p_type,
 		       p_discovery_method, v_now
 		FROM scored s ORDER BY s.page_id
 		ON CONFLICT (job_id, page_id) DO UPDATE
-			SET score = excluded.score, class = excluded.class
-			WHERE t.status = 'pending' AND t.score < excluded.score
+			SET base_score = excluded.base_score,
+			    score = least(100, greatest(0,
+				excluded.base_score + t.adjustment)),
+			    class = crawltop.class_of(least(100, greatest(0,
+				excluded.base_score + t.adjustment)), v_p0, v_p1, v_p2)
+			WHERE t.status = 'pending' AND t.base_score < excluded.base_score
 		RETURNING (t.xmax = 0) AS fresh
 	)
 	SELECT count(*) FILTER (WHERE fresh), count(*) FILTER (WHERE NOT fresh)
@@ -351,8 +358,8 @@ END $$;
 
 -- Seed 000's batch update after a sitemap was processed: '/' gets the root
 -- score and every page the job enqueued from a sitemap at least the
--- sitemap score; the job's pending tasks are raised to match (hierarchy
--- mode). Enqueue already does this as it goes; this repairs a job after a
+-- sitemap score; the job's pending tasks' base scores are raised to
+-- match (hierarchy mode), keeping their operator adjustments. Enqueue already does this as it goes; this repairs a job after a
 -- settings change. Returns the number of tasks raised.
 CREATE FUNCTION crawltop.apply_sitemap_priorities(p_job_id bigint)
 	RETURNS integer LANGUAGE plpgsql AS $$
@@ -376,14 +383,18 @@ BEGIN
 	IF j.prioritization_mode <> 'hierarchy' THEN
 		RETURN 0;
 	END IF;
+	-- the base score rises; the score follows with the task's operator
+	-- adjustment (0001)
 	UPDATE crawltop.tasks t
-	SET score = pg.priority_score * 100,
-	    class = crawltop.class_of(pg.priority_score * 100,
+	SET base_score = pg.priority_score * 100,
+	    score = least(100, greatest(0, pg.priority_score * 100 + t.adjustment)),
+	    class = crawltop.class_of(least(100, greatest(0,
+		pg.priority_score * 100 + t.adjustment)),
 		(c->>'p0')::double precision, (c->>'p1')::double precision,
 		(c->>'p2')::double precision)
 	FROM crawltop.pages pg
 	WHERE t.job_id = j.id AND t.status = 'pending' AND pg.id = t.page_id
-	  AND t.score < pg.priority_score * 100;
+	  AND t.base_score < pg.priority_score * 100;
 	GET DIAGNOSTICS n = ROW_COUNT;
 	RETURN n;
 END $$;

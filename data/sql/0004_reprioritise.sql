@@ -68,13 +68,20 @@ BEGIN
 	RETURN n;
 END $$;
 
--- Add p_delta (-100..100, finite) to the score of job p_job_id's pending
--- tasks whose path starts with p_prefix (compared as a plain string: no
--- wildcards), clamped to 0..100 as the scale requires; the class follows.
--- A positive delta boosts, a negative one demotes. Only the tasks whose
--- score changes (not those the clamp holds at 0 or 100, none for a delta
--- of 0) are locked, in task id order first, and written; the audit row
--- is written when any was. Returns the tasks changed.
+-- Add p_delta (-100..100, finite) to the operator adjustment of job
+-- p_job_id's pending tasks whose path starts with p_prefix (compared as a
+-- plain string: no wildcards); a positive delta boosts, a negative one
+-- demotes. The adjustment is the sum of every boost and demotion, kept in
+-- -100..100, and the score is derived from it and the score the job's
+-- mode gives the task: least(100, greatest(0, base_score + adjustment))
+-- (0001), the class follows. A rescore rewrites base_score only, so the
+-- adjustment outlives it; and because the sum is kept, the clamp loses
+-- nothing: +30 on 90 gives 100, a later -30 gives 90 again. Only the
+-- tasks whose adjustment changes (none for a delta of 0, none already at
+-- the -100..100 bound the delta points to) are locked, in task id order
+-- first, and written, a change that keeps the score at 0 or 100
+-- included; the audit row is written when any was. Returns the tasks
+-- changed.
 CREATE FUNCTION crawltop.adjust_scores(p_job_id bigint,
 		p_prefix text, p_delta double precision)
 	RETURNS bigint LANGUAGE plpgsql AS $$
@@ -100,17 +107,20 @@ BEGIN
 	JOIN crawltop.pages p ON p.id = t.page_id
 	WHERE t.job_id = j.id AND t.status = 'pending'
 	  AND left(p.path, length(p_prefix)) = p_prefix
-	  AND least(100, greatest(0, t.score + p_delta)) <> t.score
+	  AND least(100, greatest(-100, t.adjustment + p_delta)) <> t.adjustment
 	ORDER BY t.id FOR NO KEY UPDATE OF t;
 	UPDATE crawltop.tasks t
-	SET score = least(100, greatest(0, t.score + p_delta)),
-	    class = crawltop.class_of(least(100, greatest(0, t.score + p_delta)),
+	SET adjustment = least(100, greatest(-100, t.adjustment + p_delta)),
+	    score = least(100, greatest(0, t.base_score
+		+ least(100, greatest(-100, t.adjustment + p_delta)))),
+	    class = crawltop.class_of(least(100, greatest(0, t.base_score
+		+ least(100, greatest(-100, t.adjustment + p_delta)))),
 		(c->>'p0')::double precision, (c->>'p1')::double precision,
 		(c->>'p2')::double precision)
 	FROM crawltop.pages p
 	WHERE t.job_id = j.id AND t.status = 'pending' AND p.id = t.page_id
 	  AND left(p.path, length(p_prefix)) = p_prefix
-	  AND least(100, greatest(0, t.score + p_delta)) <> t.score;
+	  AND least(100, greatest(-100, t.adjustment + p_delta)) <> t.adjustment;
 	GET DIAGNOSTICS n = ROW_COUNT;
 	IF n > 0 THEN
 		INSERT INTO crawltop.audit_log (action, job_id, before, after,

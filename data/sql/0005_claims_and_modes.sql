@@ -791,7 +791,8 @@ END $$;
 -- is locked before any task, as enqueue and the 0004 functions do.
 
 -- Set job p_job_id's prioritisation mode (one of check_mode's). The job's
--- tasks keep their scores until a rescore (the C API runs one at once).
+-- tasks keep their scores until a rescore (the C API runs one at once),
+-- which rewrites their base scores and keeps their operator adjustments.
 -- Refused for a completed or cancelled job (55000). Writes one audit row
 -- (job.mode: before and after, and the tasks awaiting the rescore).
 -- Returns the number of unfinished (pending or running) tasks.
@@ -933,13 +934,17 @@ $$;
 -- One batch: lock job p_job_id (FOR SHARE; 55000 when its mode is no
 -- longer p_mode) and its next p_n (1..100000) unfinished tasks with a
 -- page id above p_after_page, and return them in task id order with every
--- engine input: the task's columns, its page (path, hierarchy score,
--- domain) and its score inputs unpacked (NULL where absent). Run it inside the
--- batch's transaction, before rescore_apply.
+-- engine input: the task's columns (its score, class, base score and
+-- operator adjustment, 0001), its page (path, hierarchy score, domain) and
+-- its score inputs unpacked (NULL where absent). Run it inside the batch's
+-- transaction, before rescore_apply: the locks it takes keep each task's
+-- adjustment as fetched until the batch commits.
 CREATE FUNCTION crawltop.rescore_fetch(p_job_id bigint, p_mode text,
 		p_after_page bigint, p_n integer)
 	RETURNS TABLE (task_id bigint, page_id bigint, score double precision,
-		class smallint, domain text, path text, page_score double precision,
+		class smallint, base_score double precision,
+		adjustment double precision, domain text, path text,
+		page_score double precision,
 		type text, depth integer, discovery_method text,
 		-- frontier
 		bias double precision, cluster_occurrences bigint,
@@ -994,7 +999,8 @@ BEGIN
 		ORDER BY b.page_id
 		LIMIT p_n) b;
 	RETURN QUERY
-	SELECT t.id, t.page_id, t.score, t.class, d.name, p.path::text,
+	SELECT t.id, t.page_id, t.score, t.class, t.base_score, t.adjustment,
+	       d.name, p.path::text,
 	       p.priority_score, t.type, t.depth, t.discovery_method, x.*
 	FROM crawltop.tasks t
 	JOIN crawltop.pages p ON p.id = t.page_id
@@ -1010,7 +1016,12 @@ END $$;
 -- finite in 0..100, classes 0..3) to those tasks of job p_job_id that are
 -- still unfinished, skipping unchanged rows, and write one audit row
 -- (tasks.rescore, p_note merged into `after`). The job must still be in
--- mode p_mode (rescore_fetch locked it). Returns the tasks changed.
+-- mode p_mode (rescore_fetch locked it). p_scores are the scores the mode
+-- gives (written to base_score); each task's score is derived from it
+-- with the adjustment the task keeps, least(100, greatest(0, base_score +
+-- adjustment)) (0001), and p_classes are the classes of those derived
+-- scores (the caller has the adjustments from rescore_fetch, and the
+-- batch's locks keep them). Returns the tasks changed.
 CREATE FUNCTION crawltop.rescore_apply(p_job_id bigint, p_mode text,
 		p_ids bigint[], p_scores double precision[], p_classes smallint[],
 		p_note jsonb DEFAULT '{}')
@@ -1056,11 +1067,13 @@ BEGIN
 	-- with the join alone a custom plan merge-joined from the first task
 	-- id, so a batch read every id before its own (a late batch of
 	-- 10,000 over 300,000 tasks: 379-624 ms, 321-332 ms with the probe)
-	UPDATE crawltop.tasks t SET score = u.s, class = u.c
+	UPDATE crawltop.tasks t
+	SET base_score = u.s,
+	    score = least(100, greatest(0, u.s + t.adjustment)), class = u.c
 	FROM unnest(p_ids, p_scores, p_classes) AS u(id, s, c)
 	WHERE t.id = ANY (p_ids) AND t.id = u.id AND t.job_id = p_job_id
 	  AND t.status IN ('pending', 'running')
-	  AND (t.score <> u.s OR t.class <> u.c);
+	  AND (t.base_score <> u.s OR t.class <> u.c);
 	GET DIAGNOSTICS n = ROW_COUNT;
 	INSERT INTO crawltop.audit_log (action, job_id, before, after, rows_affected)
 	VALUES ('tasks.rescore', p_job_id, jsonb_build_object('mode', p_mode),

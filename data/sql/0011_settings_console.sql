@@ -157,7 +157,7 @@ BEGIN
 	END IF;
 	OPEN c NO SCROLL FOR
 		SELECT t.id AS task_id, t.page_id, t.score, t.class,
-		       d.name AS domain, p.path, p.priority_score AS page_score,
+		       t.base_score, t.adjustment, d.name AS domain, p.path, p.priority_score AS page_score,
 		       t.type, t.depth, t.discovery_method, x.*
 		-- the sample first (a LIMIT keeps the subquery, and so the
 		-- volatile filter, below the joins: only sampled rows go on)

@@ -72,7 +72,10 @@ BEGIN
 END $$;
 
 -- ... and write what the engine computed for them: the discovery score
--- (also the claim order's score), the class, the sub-scores and where
+-- (also the claim order's base score: the score is derived with the
+-- task's operator adjustment, 0001, and the class of an adjusted task
+-- follows the derived score under the store's class bounds), the class,
+-- the sub-scores and where
 -- they came from as signals (with ns_asn_changes, the raw signals' NS +
 -- ASN changes, when they came from raw signals: p_ns_asn NULL otherwise),
 -- the backoff step the caller decided, and the next check: kept as it is
@@ -102,8 +105,14 @@ DECLARE
 	n bigint;
 BEGIN
 	UPDATE crawltop.tasks t
-	SET discovery_score = u.sc, priority_class = u.c, score = u.sc,
-	    class = u.c, ranked_at = now(),
+	SET discovery_score = u.sc, priority_class = u.c, base_score = u.sc,
+	    score = least(100, greatest(0, u.sc + t.adjustment)),
+	    class = CASE WHEN t.adjustment = 0 THEN u.c ELSE crawltop.class_of(
+		least(100, greatest(0, u.sc + t.adjustment)),
+		crawltop.setting('{classes,p0}')::double precision,
+		crawltop.setting('{classes,p1}')::double precision,
+		crawltop.setting('{classes,p2}')::double precision) END,
+	    ranked_at = now(),
 	    signals = jsonb_build_object('unseen_likelihood', u.s0,
 		'host_novelty', u.s1, 'content_readiness', u.s2,
 		'link_yield', u.s3, 'source_reliability', u.s4,

@@ -35,7 +35,8 @@ static const char *const mode_names[M_COUNT] = {
 /* The columns of crawltop.rescore_fetch, in its order. The eight
  * sub-score columns follow enum ct_subscore. */
 enum col {
-	C_TASK_ID, C_PAGE_ID, C_SCORE, C_CLASS, C_DOMAIN, C_PATH, C_PAGE_SCORE,
+	C_TASK_ID, C_PAGE_ID, C_SCORE, C_CLASS, C_BASE, C_ADJ, C_DOMAIN, C_PATH,
+	C_PAGE_SCORE,
 	C_TYPE, C_DEPTH, C_METHOD,
 	C_BIAS, C_CLUSTER, C_CLASSIFICATION, C_REUSE, C_COST, C_GAP_CONF,
 	C_GAP_LIFT,
@@ -49,7 +50,8 @@ enum col {
 };
 
 static const char *const col_names[C_COUNT] = {
-	"task_id", "page_id", "score", "class", "domain", "path", "page_score",
+	"task_id", "page_id", "score", "class", "base_score", "adjustment",
+	"domain", "path", "page_score",
 	"type", "depth", "discovery_method",
 	"bias", "cluster_occurrences", "classification", "knowledge_reuse",
 	"estimated_cost_ms", "gap_confidence", "gap_lift",
@@ -255,8 +257,17 @@ static ct_status score_row(const struct row *w, enum mode m,
 	case M_COUNT:
 		break;
 	}
-	*score = num_or(w, C_SCORE, 0); /* importance: kept */
+	*score = num_or(w, C_BASE, 0); /* importance: kept */
 	return CT_OK;
+}
+
+/* The score a mode score gives a fetched row with the operator adjustment
+ * the row keeps: the store's least(100, greatest(0, base_score +
+ * adjustment)) (data/sql/0001_schema.sql), the same double arithmetic. */
+static double adjusted(const struct row *w, double base)
+{
+	double v = base + num_or(w, C_ADJ, 0);
+	return v < CT_SCORE_MIN ? CT_SCORE_MIN : v > CT_SCORE_MAX ? CT_SCORE_MAX : v;
 }
 
 /* The wall clock in epoch milliseconds (freshness's default "now"). */
@@ -329,7 +340,10 @@ static ct_status run_batch(struct ct_store *s, const char *job, enum mode m,
 		unr += unr_row;
 		if (page > max_page)
 			max_page = page;
-		ct_class cls = ct_class_of(score, &o->settings->classes);
+		/* the mode score goes to base_score; the class is the
+		 * class of the score it gives with the task's adjustment */
+		ct_class cls = ct_class_of(adjusted(&w, score),
+					   &o->settings->classes);
 		st_buf_printf(&ids, i ? ",%" PRId64 : "%" PRId64, id);
 		st_buf_printf(&scores, i ? ",%.17g" : "%.17g", score);
 		st_buf_printf(&classes, i ? ",%d" : "%d", (int)cls);
@@ -493,12 +507,19 @@ ct_status st_rescore_columns(const PGresult *r, struct ct_error *err)
 
 ct_status st_rescore_row(const PGresult *r, int i, const char *mode,
 			 const struct ct_settings *set, int64_t now_ms,
-			 double *score, bool *unranked, struct ct_error *err)
+			 double *score, bool *unranked, double *adjustment,
+			 struct ct_error *err)
 {
 	struct row w = {r, i};
+	*adjustment = num_or(&w, C_ADJ, 0);
 	for (int m = 0; m < M_COUNT; m++)
-		if (strcmp(mode, mode_names[m]) == 0)
-			return score_row(&w, (enum mode)m, set, now_ms, score,
-					 unranked, err);
+		if (strcmp(mode, mode_names[m]) == 0) {
+			double base;
+			ct_status st = score_row(&w, (enum mode)m, set, now_ms,
+						 &base, unranked, err);
+			if (st == CT_OK)
+				*score = adjusted(&w, base);
+			return st;
+		}
 	return ct_error_set(err, CT_EINVAL, "mode '%.32s' is unknown", mode);
 }

@@ -4,7 +4,7 @@
  * The preview scores exactly as a rescore does: crawltop.preview_open
  * opens a cursor with the columns of crawltop.rescore_fetch, and every row goes
  * through rescore.c's own scoring (st_rescore_row), so what the preview
- * shows is what an apply will write. */
+ * shows is what an apply will write, operator adjustments included. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,17 +125,19 @@ static ct_status preview_chunk(const PGresult *r, const struct ct_preview_opts *
 		int cb = atoi(PQgetvalue(r, i, 3));
 		const char *path = PQgetvalue(r, i, 5);
 		bool unranked;
+		double adj;
 		struct ct_error e;
 		if (cb < 0 || cb > 3)
 			cb = 3;
 		if (st_rescore_row(r, i, out->mode, o->settings, now_ms, &after,
-				   &unranked, &e) != CT_OK)
+				   &unranked, &adj, &e) != CT_OK)
 			return ct_error_set(err, CT_EINVAL, "preview: task %"
 					    PRId64 " (%.100s): %s", id, path,
 					    e.msg);
 		int ca = (int)ct_class_of(after, &o->settings->classes);
 		out->sampled++;
 		out->unranked += unranked;
+		out->adjusted += adj != 0;
 		out->before[cb]++;
 		out->after[ca]++;
 		if (after != before || ca != cb)

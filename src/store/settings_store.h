@@ -69,6 +69,9 @@ struct ct_preview {
 				* <= the sample size) */
 	size_t changed;        /* sampled tasks whose score or class changes */
 	size_t unranked;       /* discovery tasks without inputs */
+	size_t adjusted;       /* sampled tasks with an operator adjustment
+				* (boost or demotion), which they keep:
+				* "after" is the new mode score plus it */
 	long long before[4];   /* sampled tasks per class P0..P3 now */
 	long long after[4];    /* ... and under the new settings */
 	/* the first tasks of the job's claim order (score, then discovery

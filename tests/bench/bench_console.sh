@@ -60,9 +60,10 @@ SELECT crawltop.create_job('bulk', 'bulk.example.com', 5, 'frontier');
 INSERT INTO crawltop.pages (domain_id, path)
 SELECT j.domain_id, '/p/' || i FROM crawltop.jobs j, generate_series(1, $TASKS) i
 WHERE j.name = 'bulk';
-INSERT INTO crawltop.tasks (job_id, page_id, job_priority, score, class,
-	source_type, depth, type, discovery_method)
-SELECT j.id, p.id, j.priority, s.score, crawltop.class_of(s.score, 80, 60, 40),
+INSERT INTO crawltop.tasks (job_id, page_id, job_priority, score, base_score,
+	class, source_type, depth, type, discovery_method)
+SELECT j.id, p.id, j.priority, s.score, s.score,
+       crawltop.class_of(s.score, 80, 60, 40),
        'link', (p.id % 6)::integer,
        (ARRAY['article', 'nav', 'hub-seed', 'refresh', 'history'])[1 + p.id % 5],
        (ARRAY['link', 'sitemap', 'hub-validated'])[1 + p.id % 3]

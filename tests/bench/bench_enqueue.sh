@@ -29,8 +29,8 @@ echo "machine: $(nproc) cores; load $(uptime | sed 's/.*load average: //'); serv
 q "ALTER TABLE crawltop.tasks DISABLE TRIGGER tasks_count_insert;
 INSERT INTO crawltop.pages (domain_id, path)
 	SELECT j.domain_id, '/p/' || g FROM crawltop.jobs j, generate_series(1, $BASE) g;
-INSERT INTO crawltop.tasks (job_id, page_id, job_priority, score, class, source_type, depth)
-	SELECT j.id, p.id, j.priority, 50, 2, 'link', 1
+INSERT INTO crawltop.tasks (job_id, page_id, job_priority, score, base_score, class, source_type, depth)
+	SELECT j.id, p.id, j.priority, 50, 50, 2, 'link', 1
 	FROM crawltop.jobs j JOIN crawltop.pages p ON p.domain_id = j.domain_id;
 ALTER TABLE crawltop.tasks ENABLE TRIGGER tasks_count_insert;
 SELECT crawltop.rebuild_counts();" >/dev/null

@@ -28,9 +28,9 @@ t0=$(date +%s.%N)
 q "INSERT INTO crawltop.pages (domain_id, path)
 	SELECT j.domain_id, '/p/' || g FROM crawltop.jobs j, generate_series(1, $n) g
 	WHERE j.name = 'disc'"
-q "INSERT INTO crawltop.tasks (job_id, page_id, job_priority, score, class,
-		source_type, depth, score_inputs)
-	SELECT j.id, p.id, j.priority, 40, 2, 'link', 1,
+q "INSERT INTO crawltop.tasks (job_id, page_id, job_priority, score,
+		base_score, class, source_type, depth, score_inputs)
+	SELECT j.id, p.id, j.priority, 40, 40, 2, 'link', 1,
 	       CASE WHEN p.id % 2 = 0 THEN jsonb_build_object('signals', jsonb_build_object(
 			'ct_age_hours', p.id % 200, 'ns_changes', p.id % 3,
 			'whois_age_days', p.id % 900, 'backlinks', p.id % 50,

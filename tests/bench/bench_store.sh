@@ -61,9 +61,10 @@ SELECT j.domain_id, '/p/' || g FROM crawltop.jobs j,
 	generate_series((SELECT count(*) FROM crawltop.pages WHERE domain_id = j.domain_id) + 1,
 			(SELECT count(*) FROM crawltop.pages WHERE domain_id = j.domain_id) + $n / 10) g
 WHERE j.name ~ '^b[0-9]+\$';
-INSERT INTO crawltop.tasks (job_id, page_id, job_priority, score, class,
-	source_type, depth, type, discovery_method)
+INSERT INTO crawltop.tasks (job_id, page_id, job_priority, score, base_score,
+	class, source_type, depth, type, discovery_method)
 SELECT j.id, p.id, j.priority, (p.id * 7919 % 10000) / 100.0,
+	(p.id * 7919 % 10000) / 100.0,
 	crawltop.class_of((p.id * 7919 % 10000) / 100.0, 80, 60, 40),
 	'link', (p.id % 5)::integer, CASE WHEN p.id % 3 = 0 THEN 'article' ELSE 'nav' END,
 	CASE WHEN p.id % 2 = 0 THEN 'link' ELSE 'sitemap' END

@@ -68,7 +68,10 @@ ok_match "demote" "$OUT" '1 pending task under /a/1 demoted by 5 points'
 run job set-mode news fifo
 ok_eq "set-mode: exit 0" "$RC" 0
 ok_match "set-mode: tasks rescored" "$OUT" 'mode hierarchy -> fifo; 4 unfinished tasks rescored'
-ok_eq "set-mode: fifo scores are 0" "$(q "SELECT max(score) FROM crawltop.tasks")" 0
+# fifo scores 0 unless an operator boosted the task (SPEC.md): the points
+# of the boost (+10 under /a) and the demotion (-5 of /a/1) are kept
+ok_eq "set-mode: fifo scores are 0 plus the operators' points" "$(scores news)" \
+	"/ 0.0000 P3; /a/1 5.0000 P3; /a/2 10.0000 P3; /b/1 0.0000 P3"
 
 # ---- bad input: message, exit status, nothing changed -------------------
 before=$(state)

@@ -287,7 +287,7 @@ ranked() {
 }
 unrank() {
 	q "UPDATE crawltop.tasks SET ranked_at = NULL, discovery_score = NULL, signals = NULL,
-		next_check_at = NULL, score = 0, class = 3 WHERE job_id IN (1, 2)" >/dev/null
+		next_check_at = NULL, score = 0, base_score = 0, class = 3 WHERE job_id IN (1, 2)" >/dev/null
 }
 unrank
 run rank --connections 1

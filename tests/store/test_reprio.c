@@ -169,8 +169,13 @@ static void boost_and_demote_by_prefix(void **state)
 	long rows;
 	assert_int_equal(ct_store_adjust_scores(s, j, "/news/", 85, &rows, &err), CT_OK);
 	assert_int_equal(rows, 2);
-	/* a boost of tasks already at 100, or by 0, changes nothing: no task
-	 * rewritten, no audit row */
+	/* /news/2 is at 100 (20 + 85): a boost still adds to the points it
+	 * keeps (a later demotion starts from the sum, 0001) ... */
+	assert_int_equal(ct_store_adjust_scores(s, j, "/news/2", 15, &rows, &err), CT_OK);
+	assert_int_equal(rows, 1);
+	/* ... until they are at 100: a boost of tasks whose adjustment is
+	 * at 100 already, or by 0, changes nothing: no task rewritten, no
+	 * audit row */
 	long before = pgt_int(s, "SELECT count(*) FROM crawltop.audit_log");
 	char *xmins = row_versions(s);
 	assert_int_equal(ct_store_adjust_scores(s, j, "/news/2", 5, &rows, &err), CT_OK);
@@ -182,7 +187,8 @@ static void boost_and_demote_by_prefix(void **state)
 	free(after);
 	free(xmins);
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log"), before);
-	/* /news/2 at 100 and /news/1 at 95: +3 changes one of them */
+	/* /news/2 at 100 with 100 points and /news/1 at 95: +3 changes one
+	 * of them */
 	assert_int_equal(ct_store_adjust_scores(s, j, "/news/", 3, &rows, &err), CT_OK);
 	assert_int_equal(rows, 1);
 	assert_string_equal(next(s, 0), "bd.example/news/2"); /* 100 (clamped) */
@@ -198,7 +204,7 @@ static void boost_and_demote_by_prefix(void **state)
 	assert_string_equal(next(s, 0), "bd.example/x%y");        /* 31 */
 	assert_string_equal(next(s, 0), "bd.example/blog/1");     /* 5 */
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log WHERE "
-		"action IN ('tasks.boost', 'tasks.demote')"), 4);
+		"action IN ('tasks.boost', 'tasks.demote')"), 5);
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log WHERE "
 		"action = 'tasks.boost' AND rows_affected = 0"), 0);
 

@@ -267,7 +267,8 @@ static void preview_samples_a_large_job(void **state)
 	struct ct_settings set;
 	struct ct_error err;
 	ct_settings_default(&set);
-	pgt_exec(s, "UPDATE crawltop.tasks SET score = 99, class = 0 WHERE id = "
+	pgt_exec(s, "UPDATE crawltop.tasks SET score = 99, base_score = 99, "
+		 "class = 0 WHERE id = "
 		 "(SELECT max(id) FROM crawltop.tasks)");
 	struct ct_preview p;
 	struct ct_preview_opts o = {.settings = &set, .sample = 20};
