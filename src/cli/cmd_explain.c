@@ -2,7 +2,8 @@
  * class and reasons, recomputed with the engine from what the store keeps
  * (discovery: its sub-scores or raw signals under the store's current
  * settings; hierarchy: its page score and source), its ranking record and
- * its position in the claim order. Reads only. Exit 0, 1 when the URL,
+ * its operator adjustment, if any, and its position in the claim order.
+ * Reads only. Exit 0, 1 when the URL,
  * the job or the task is unknown or the database refused, 2 on a usage
  * error. */
 #include <ctype.h>
@@ -306,6 +307,18 @@ static int run(int argc, char **argv)
 		       "%s recomputes it from the inputs)\n", t.mode, t.mode);
 		if (t.inputs)
 			printf("Inputs:      %s\n", t.inputs);
+	}
+	if (t.adjustment != 0) {
+		/* the reasons above explain the mode's score; operators' boosts
+		 * and demotions are added to it, and kept by rescores */
+		double sum = t.base_score + t.adjustment;
+		printf("  - Operator adjustment: %+.6g (%s), kept across "
+		       "rescores: mode score %.6g %c %.6g = %.6g%s\n",
+		       t.adjustment, t.adjustment > 0 ? "boost" : "demotion",
+		       t.base_score, t.adjustment > 0 ? '+' : '-',
+		       t.adjustment > 0 ? t.adjustment : -t.adjustment,
+		       t.score, sum < 0 || sum > 100 ?
+		       " (clamped to 0..100)" : "");
 	}
 	if (position(s, &t, &lease) != 0)
 		goto out;

@@ -743,7 +743,8 @@ ct_status ct_store_task_view(struct ct_store *s, int64_t job_id,
 		"t.backoff_step, p.priority_score, t.source_type, "
 		"coalesce(sp.path, ''), coalesce(sp.priority_score, -1), "
 		"coalesce(t.depth, -1), t.score_inputs::text, t.signals::text, "
-		"to_char(t.created_at, 'YYYY-MM-DD HH24:MI:SS') "
+		"to_char(t.created_at, 'YYYY-MM-DD HH24:MI:SS'), "
+		"t.base_score, t.adjustment "
 		"FROM crawltop.jobs j "
 		"JOIN crawltop.pages p ON p.domain_id = j.domain_id AND p.path = $2 "
 		"JOIN crawltop.tasks t ON t.job_id = j.id AND t.page_id = p.id "
@@ -782,6 +783,8 @@ ct_status ct_store_task_view(struct ct_store *s, int64_t job_id,
 	out->signals = dup_or_null(r, 20);
 	snprintf(out->created_at, sizeof out->created_at, "%s",
 		 PQgetvalue(r, 0, 21));
+	out->base_score = strtod(PQgetvalue(r, 0, 22), NULL);
+	out->adjustment = strtod(PQgetvalue(r, 0, 23), NULL);
 	PQclear(r);
 	return CT_OK;
 }

@@ -142,6 +142,10 @@ struct ct_task_view {
 	char *inputs;            /* score_inputs as JSON text, NULL when none */
 	char *signals;           /* tasks.signals as JSON text, NULL when none */
 	char created_at[32];
+	double base_score;       /* the score its mode gives it, 0..100 */
+	double adjustment;       /* operator boosts (+) and demotions (-) kept
+				  * across rescores: score = base_score +
+				  * adjustment, clamped to 0..100 */
 };
 void ct_task_view_free(struct ct_task_view *t);
 

@@ -894,6 +894,11 @@ static void weights_preview(struct tui *t, int y, int x, int w, int h)
 		    tx_count(c1, sizeof c1, (long long)p->pending),
 		    p->pending == 1 ? "" : "s",
 		    tx_count(c3, sizeof c3, (long long)p->changed));
+	if (p->adjusted) /* kept by the rescore: "draft" counts them */
+		snprintf(b + strlen(b), sizeof b - strlen(b), "; %s keep%s an "
+			 "operator boost or demotion",
+			 tx_count(c1, sizeof c1, (long long)p->adjusted),
+			 p->adjusted == 1 ? "s" : "");
 	put(yy++, x + 1, w - 2, A_NORMAL, b);
 	if (yy >= y + h)
 		return;
