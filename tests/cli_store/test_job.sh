@@ -284,6 +284,53 @@ run job --help
 ok_match "--help lists every subcommand" "$OUT" \
 	'list\|show\|create\|set-priority\|set-mode\|pause\|resume\|cancel\|boost'
 
+# ---- operator adjustments outlive rescores -------------------------------
+# The review's case: /library of a freshness job boosted by 20 (73 -> 93),
+# then a settings change and a rescore (set-mode to its own mode, as the
+# console's apply rescores every job) put it back to 73. The points are
+# kept: score = clamp(mode score + adjustment).
+"$CT" job create fresh --domain fresh.example --mode freshness >/dev/null
+"$CT" enqueue --job fresh --urls <(printf '/library/a\n/library/b\n/news\n') >/dev/null
+ok_eq "adjust: never visited, 73" "$(scores fresh)" \
+	"/library/a 73.0000 P1; /library/b 73.0000 P1; /news 73.0000 P1"
+run job boost fresh --prefix /library --by 20
+ok_match "adjust: boost" "$OUT" '2 pending tasks under /library boosted by 20 points'
+run job boost fresh --prefix /news --by 10 --demote
+ok_match "adjust: demote" "$OUT" '1 pending task under /news demoted by 10 points'
+ok_eq "adjust: boosted to 93, demoted to 63" "$(scores fresh)" \
+	"/library/a 93.0000 P0; /library/b 93.0000 P0; /news 63.0000 P1"
+run settings set frontier.types.nav 11
+ok_eq "adjust: a settings change (not of freshness): exit 0" "$RC" 0
+run job set-mode fresh freshness
+ok_match "adjust: the rescore changes no task" "$OUT" \
+	'mode freshness -> freshness; 3 unfinished tasks rescored with settings v[0-9]+, 0 changed$'
+ok_eq "adjust: the boost and the demotion outlive it" "$(scores fresh)" \
+	"/library/a 93.0000 P0; /library/b 93.0000 P0; /news 63.0000 P1"
+run settings set freshness.never 5
+run job set-mode fresh freshness
+ok_match "adjust: a freshness change rescores every task" "$OUT" '3 changed$'
+ok_eq "adjust: the new mode score plus the points (50 + 5 + 8 = 63)" \
+	"$(scores fresh)" "/library/a 83.0000 P0; /library/b 83.0000 P0; /news 53.0000 P2"
+run explain /library/a --job fresh
+ok_match "adjust: explain shows the boost" "$OUT" \
+	'^  - Operator adjustment: \+20 \(boost\), kept across rescores: mode score 63 \+ 20 = 83$'
+run explain /news --job fresh
+ok_match "adjust: explain shows the demotion" "$OUT" \
+	'^  - Operator adjustment: -10 \(demotion\), kept across rescores: mode score 63 - 10 = 53$'
+run job set-mode fresh fifo
+ok_eq "adjust: fifo, 0 plus the points (clamped at 0)" "$(scores fresh)" \
+	"/library/a 20.0000 P3; /library/b 20.0000 P3; /news 0.0000 P3"
+run explain /news --job fresh
+ok_match "adjust: explain says when the clamp holds" "$OUT" \
+	'mode score 0 - 10 = 0 \(clamped to 0\.\.100\)$'
+run job set-mode fresh freshness
+ok_eq "adjust: and back" "$(scores fresh)" \
+	"/library/a 83.0000 P0; /library/b 83.0000 P0; /news 53.0000 P2"
+run explain / --job news
+ok_eq "adjust: explain of a task without points says nothing of them" \
+	"$RC $(printf '%s\n' "$OUT" | grep -c 'Operator adjustment')" "0 0"
+"$CT" settings set frontier.types.nav 10 freshness.never 15 >/dev/null
+
 # ---- set-mode scores with the stored settings ----------------------------
 # set-mode rescores with the settings the store keeps (its current version,
 # as the console does), not with a configuration file's (lib.sh:

@@ -231,12 +231,66 @@ static void boost_and_demote_by_prefix(void **state)
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log"), audit);
 }
 
+/* The points operators add are kept as a sum in -100..100 and the score
+ * is derived from it, clamped to 0..100: the clamp loses nothing. +30 on
+ * 90 gives 100, then -30 gives 90 again (not 70); a demotion below 0 and
+ * the boost back the same. The class follows the score. */
+static void adjustments_add_up_and_clamp(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t j = pgt_job(s, "cl", "cl.example", 5, "frontier");
+	const char *p[] = {"/hi", "/lo"};
+	double sc[] = {90, 10};
+	pgt_enqueue(s, j, p, 2, sc);
+	long rows;
+	static const struct {
+		const char *prefix;
+		double delta;
+		long rows;
+		const char *want; /* "/hi score class adjustment, /lo ..." */
+	} step[] = {
+		{"/hi", 30, 1, "/hi 100 0 30,/lo 10 3 0"},
+		{"/hi", -30, 1, "/hi 90 0 0,/lo 10 3 0"},
+		{"/hi", 30, 1, "/hi 100 0 30,/lo 10 3 0"},
+		{"/hi", -60, 1, "/hi 60 1 -30,/lo 10 3 0"},
+		{"/lo", -30, 1, "/hi 60 1 -30,/lo 0 3 -30"},
+		{"/lo", 30, 1, "/hi 60 1 -30,/lo 10 3 0"},
+		{"/", 100, 2, "/hi 100 0 70,/lo 100 0 100"},
+		/* the sum stays within -100..100 */
+		{"/", 100, 1, "/hi 100 0 100,/lo 100 0 100"},
+		{"/", 50, 0, "/hi 100 0 100,/lo 100 0 100"},
+		{"/", -100, 2, "/hi 90 0 0,/lo 10 3 0"},
+		{"/", -100, 2, "/hi 0 3 -100,/lo 0 3 -100"},
+		{"/", -100, 0, "/hi 0 3 -100,/lo 0 3 -100"},
+		{"/", 100, 2, "/hi 90 0 0,/lo 10 3 0"},
+	};
+	const char *pj[] = {"cl"};
+	for (size_t i = 0; i < sizeof step / sizeof step[0]; i++) {
+		assert_int_equal(ct_store_adjust_scores(s, j, step[i].prefix,
+			step[i].delta, &rows, &err), CT_OK);
+		char *t = pgt_text(s, "SELECT string_agg(p.path || ' ' || t.score "
+			"|| ' ' || t.class || ' ' || t.adjustment, ',' ORDER BY "
+			"p.path) FROM crawltop.tasks t JOIN crawltop.pages p ON "
+			"p.id = t.page_id JOIN crawltop.jobs j ON j.id = t.job_id "
+			"WHERE j.name = $1", 1, pj);
+		if (rows != step[i].rows || strcmp(t, step[i].want) != 0)
+			fail_msg("step %zu (%s %+g): %ld rows, %s; want %ld rows, %s",
+				 i, step[i].prefix, step[i].delta, rows, t,
+				 step[i].rows, step[i].want);
+		free(t);
+	}
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log WHERE "
+		"action IN ('tasks.boost', 'tasks.demote') AND rows_affected > 0"), 11);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(set_priority_reorders, fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(pause_resume_cancel, fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(boost_and_demote_by_prefix, fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(adjustments_add_up_and_clamp, fresh, pgt_close),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,9 @@
  * callback sees monotone progress ending at total; a cancel stops between
  * batches, leaving the batches before it rescored and the rest untouched;
  * every mode change and every batch writes an audit row; a settings
- * change rescored with the same machinery moves scores and classes; a
+ * change rescored with the same machinery moves scores and classes; an
+ * operator's boost or demotion outlives every rescore (a settings change,
+ * a mode change, a ranking run) and a duplicate's raise at enqueue; a
  * rescore runs beside claiming workers; bad input is refused with a clear
  * message and nothing changed. */
 #include <inttypes.h>
@@ -25,6 +27,7 @@
 #include <cmocka.h>
 
 #include "pgtest.h"
+#include "rank_ops.h"
 
 static int fresh(void **state)
 {
@@ -418,6 +421,162 @@ static void settings_change_rescore(void **state)
 		"action = 'tasks.rescore' AND after->>'cause' = 'rescore'"), 2);
 }
 
+/* The task at path in job has score and class cls (what names the step). */
+static void want(struct ct_store *s, int64_t job, const char *what,
+		 const char *path, double score, int cls)
+{
+	double got;
+	int gc;
+	task_score(s, job, path, &got, &gc);
+	if (fabs(got - score) > 1e-9 || gc != cls)
+		fail_msg("%s: %s has score %.17g P%d, want %.17g P%d", what, path,
+			 got, gc, score, cls);
+}
+
+/* The review's case: an operator boosts part of a freshness job (73 ->
+ * 93) and demotes another part; a settings change rescored by the
+ * console (here one that does not touch freshness), a mode change and a
+ * ranking run each rescore the tasks from their inputs. Each keeps the
+ * operators' points: the score stays the mode's score plus the
+ * adjustment, clamped to 0..100, and the class follows the score. */
+static void adjustments_survive_rescores(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	struct fixture f;
+	make_job(s, &f, "keep", 25);
+	struct ct_rescore_opts o = opts(&f, 0, NULL);
+	struct ct_rescore_result r;
+	long rows;
+	assert_int_equal(ct_store_job_set_mode(s, f.job, "freshness", &o, NULL,
+					       &err), CT_OK);
+	want(s, f.job, "freshness", "/k/003", 73, 1);
+	/* boost /k/00 (ten tasks) by 20, demote /k/01 by 30 */
+	assert_int_equal(ct_store_adjust_scores(s, f.job, "/k/00", 20, &rows,
+						&err), CT_OK);
+	assert_int_equal(rows, 10);
+	assert_int_equal(ct_store_adjust_scores(s, f.job, "/k/01", -30, &rows,
+						&err), CT_OK);
+	assert_int_equal(rows, 10);
+	static const char *const step[] = {"boost", "settings rescore",
+		"class bounds rescore"};
+	for (int k = 0; k < 3; k++) {
+		if (k == 1) {
+			/* a settings change that has nothing to do with
+			 * freshness: every task keeps its score, none is
+			 * written */
+			for (int i = 0; i < CT_SUB_COUNT; i++)
+				f.set.discovery.weights[i] = i == CT_SUB_UNSEEN;
+			assert_int_equal(ct_store_job_rescore(s, f.job, &o, &r,
+							      &err), CT_OK);
+			assert_int_equal(r.done, 25);
+			assert_int_equal(r.changed, 0);
+		}
+		if (k == 2) {
+			/* new class bounds: classes follow the adjusted score */
+			f.set.classes = (struct ct_class_bounds){90, 75, 50};
+			assert_int_equal(ct_store_job_rescore(s, f.job, &o, &r,
+							      &err), CT_OK);
+		}
+		const struct ct_class_bounds *b = &f.set.classes;
+		want(s, f.job, step[k], "/k/003", 93, ct_class_of(93, b));
+		want(s, f.job, step[k], "/k/001", 100, 0);      /* 94 + 20 */
+		want(s, f.job, step[k], "/k/004", 48, ct_class_of(48, b));
+		want(s, f.job, step[k], "/k/013", 43, ct_class_of(43, b));
+		want(s, f.job, step[k], "/k/014", 0, 3);        /* 28 - 30 */
+		want(s, f.job, step[k], "/k/023", 73, ct_class_of(73, b));
+	}
+	f.set.classes = CT_CLASS_BOUNDS_DEFAULT;
+
+	/* a mode change: discovery (weights all on unseen_likelihood);
+	 * unranked tasks sit at the P2 bound, 40 */
+	assert_int_equal(ct_store_job_set_mode(s, f.job, "discovery", &o, &r,
+					       &err), CT_OK);
+	want(s, f.job, "discovery", "/k/003", 60, 1);  /* 40 + 20 */
+	want(s, f.job, "discovery", "/k/001", 70, 1);  /* 50 + 20 */
+	want(s, f.job, "discovery", "/k/011", 20, 3);  /* 50 - 30 */
+	want(s, f.job, "discovery", "/k/014", 10, 3);  /* 40 - 30 */
+	want(s, f.job, "discovery", "/k/021", 50, 2);
+
+	/* a ranking run of the job, with the default weights */
+	ct_settings_default(&f.set);
+	struct ct_rank_opts ro = {.settings = &f.set, .job_id = f.job};
+	struct ct_rank_result rr;
+	assert_int_equal(ct_store_rank(s, &ro, &rr, &err), CT_OK);
+	double d = expected(&f, "discovery", 2, 0.5);
+	assert_true(d > 30 && d < 70);
+	want(s, f.job, "rank", "/k/002", d + 20, ct_class_of(d + 20, &f.set.classes));
+	want(s, f.job, "rank", "/k/012", d - 30, ct_class_of(d - 30, &f.set.classes));
+	want(s, f.job, "rank", "/k/022", d, ct_class_of(d, &f.set.classes));
+	want(s, f.job, "rank", "/k/001", 70, 1);
+	want(s, f.job, "rank", "/k/011", 20, 3);
+	const char *pj[] = {num(f.job)};
+	/* the ranking's record is the mode score, kept apart from the points */
+	char *t = pgt_text(s, "SELECT string_agg(p.path || ':' || t.adjustment "
+		"|| ':' || (t.discovery_score = t.base_score), ' ' ORDER BY "
+		"p.path) FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = "
+		"t.page_id WHERE t.job_id = $1 AND p.path IN ('/k/001', "
+		"'/k/002', '/k/012') AND t.ranked_at IS NOT NULL", 1, pj);
+	assert_string_equal(t, "/k/001:20:true /k/002:20:true /k/012:-30:true");
+	free(t);
+
+	/* undone: the adjustments add back to 0, the scores are the mode's */
+	assert_int_equal(ct_store_adjust_scores(s, f.job, "/k/00", -20, &rows,
+						&err), CT_OK);
+	assert_int_equal(ct_store_adjust_scores(s, f.job, "/k/01", 30, &rows,
+						&err), CT_OK);
+	want(s, f.job, "undone", "/k/002", d, ct_class_of(d, &f.set.classes));
+	want(s, f.job, "undone", "/k/014", 40, 2);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks "
+				 "WHERE adjustment <> 0 OR score <> base_score"), 0);
+}
+
+/* A duplicate's raise at enqueue (hierarchy: a better source) raises the
+ * task's mode score and keeps its adjustment; a duplicate that would
+ * lower it changes nothing. */
+static void duplicate_raise_keeps_adjustment(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t j = pgt_job(s, "dup", "dup.example", 5, "hierarchy");
+	const char *p[] = {"/a", "/b"};
+	long rows;
+	/* found from an unknown source: the floor, 10 */
+	pgt_enqueue_from(s, j, p, 2, NULL, CT_SRC_OTHER, 0);
+	want(s, j, "enqueue", "/a", 10, 3);
+	assert_int_equal(ct_store_adjust_scores(s, j, "/a", 20, &rows, &err), CT_OK);
+	assert_int_equal(ct_store_adjust_scores(s, j, "/b", -25, &rows, &err), CT_OK);
+	want(s, j, "boost", "/a", 30, 3);
+	want(s, j, "demote", "/b", 0, 3);
+	/* both again, from a sitemap: 0.5 x 100 = 50 */
+	struct ct_enqueue_result r = pgt_enqueue(s, j, p, 2, NULL);
+	assert_int_equal(r.inserted, 0);
+	assert_int_equal(r.raised, 2);
+	want(s, j, "sitemap duplicate", "/a", 70, 1);
+	want(s, j, "sitemap duplicate", "/b", 25, 3);
+	/* and from an unknown source again: lower, nothing changes */
+	r = pgt_enqueue_from(s, j, p, 2, NULL, CT_SRC_OTHER, 0);
+	assert_int_equal(r.raised, 0);
+	want(s, j, "lower duplicate", "/a", 70, 1);
+	want(s, j, "lower duplicate", "/b", 25, 3);
+	/* apply_sitemap_priorities raises the base the same way */
+	assert_int_equal(ct_store_adjust_scores(s, j, "/", 100, &rows, &err), CT_OK);
+	want(s, j, "boost all", "/a", 100, 0);
+	assert_int_equal(pgt_int(s, "SELECT adjustment FROM crawltop.tasks t "
+		"JOIN crawltop.pages p ON p.id = t.page_id WHERE p.path = '/a'"), 100);
+
+	/* the invariant holds for every row, whoever writes */
+	assert_int_equal(ct_store_exec(s, "forge", "UPDATE crawltop.tasks SET "
+				       "score = 50", &err), CT_EINVAL);
+	if (!strstr(err.msg, "tasks_score_derived"))
+		fail_msg("unclear: %s", err.msg);
+	assert_int_equal(ct_store_exec(s, "forge", "UPDATE crawltop.tasks SET "
+				       "adjustment = 'NaN'", &err), CT_EINVAL);
+	assert_int_equal(ct_store_exec(s, "forge", "UPDATE crawltop.tasks SET "
+				       "base_score = 101, score = 100", &err),
+			 CT_EINVAL);
+}
+
 struct worker_arg {
 	int64_t job;
 	long completed;
@@ -686,6 +845,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(modes_switched_and_rescored, fresh, close_store),
 		cmocka_unit_test_setup_teardown(cancel_between_batches, fresh, close_store),
 		cmocka_unit_test_setup_teardown(settings_change_rescore, fresh, close_store),
+		cmocka_unit_test_setup_teardown(adjustments_survive_rescores, fresh, close_store),
+		cmocka_unit_test_setup_teardown(duplicate_raise_keeps_adjustment, fresh, close_store),
 		cmocka_unit_test_setup_teardown(rescore_beside_worker, fresh, close_store),
 		cmocka_unit_test_setup_teardown(bad_input_refused, fresh, close_store),
 		cmocka_unit_test_setup_teardown(bad_inputs_refused, fresh, close_store),
