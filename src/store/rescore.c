@@ -507,18 +507,17 @@ ct_status st_rescore_columns(const PGresult *r, struct ct_error *err)
 
 ct_status st_rescore_row(const PGresult *r, int i, const char *mode,
 			 const struct ct_settings *set, int64_t now_ms,
-			 double *score, bool *unranked, double *adjustment,
-			 struct ct_error *err)
+			 double *score, double *base, bool *unranked,
+			 double *adjustment, struct ct_error *err)
 {
 	struct row w = {r, i};
 	*adjustment = num_or(&w, C_ADJ, 0);
 	for (int m = 0; m < M_COUNT; m++)
 		if (strcmp(mode, mode_names[m]) == 0) {
-			double base;
 			ct_status st = score_row(&w, (enum mode)m, set, now_ms,
-						 &base, unranked, err);
+						 base, unranked, err);
 			if (st == CT_OK)
-				*score = adjusted(&w, base);
+				*score = adjusted(&w, *base);
 			return st;
 		}
 	return ct_error_set(err, CT_EINVAL, "mode '%.32s' is unknown", mode);

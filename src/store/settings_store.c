@@ -118,19 +118,23 @@ static ct_status preview_chunk(const PGresult *r, const struct ct_preview_opts *
 			       int64_t now_ms, struct ct_preview *out, int *nb,
 			       int *na, struct ct_error *err)
 {
-	/* the columns rescore.c reads: task_id 0, score 2, class 3, path 5 */
+	/* the columns rescore.c reads (st_rescore_columns checked them):
+	 * task_id 0, score 2, class 3, and base_score and path, found by
+	 * their names */
+	int c_base = PQfnumber(r, "base_score"), c_path = PQfnumber(r, "path");
 	for (int i = 0; i < PQntuples(r); i++) {
 		int64_t id = strtoll(PQgetvalue(r, i, 0), NULL, 10);
 		double before = strtod(PQgetvalue(r, i, 2), NULL), after;
+		double base_before = strtod(PQgetvalue(r, i, c_base), NULL), base;
 		int cb = atoi(PQgetvalue(r, i, 3));
-		const char *path = PQgetvalue(r, i, 5);
+		const char *path = PQgetvalue(r, i, c_path);
 		bool unranked;
 		double adj;
 		struct ct_error e;
 		if (cb < 0 || cb > 3)
 			cb = 3;
 		if (st_rescore_row(r, i, out->mode, o->settings, now_ms, &after,
-				   &unranked, &adj, &e) != CT_OK)
+				   &base, &unranked, &adj, &e) != CT_OK)
 			return ct_error_set(err, CT_EINVAL, "preview: task %"
 					    PRId64 " (%.100s): %s", id, path,
 					    e.msg);
@@ -140,7 +144,9 @@ static ct_status preview_chunk(const PGresult *r, const struct ct_preview_opts *
 		out->adjusted += adj != 0;
 		out->before[cb]++;
 		out->after[ca]++;
-		if (after != before || ca != cb)
+		/* what the rescore writes (rescore_apply): a new mode score,
+		 * even one the 0..100 clamp hides, or a new class */
+		if (base != base_before || after != before || ca != cb)
 			out->changed++;
 		top_insert(out->next_before, nb, id, path, before, cb);
 		top_insert(out->next_after, na, id, path, after, ca);

@@ -67,7 +67,9 @@ struct ct_preview {
 	size_t pending;        /* the job's pending tasks */
 	size_t sampled;        /* tasks scored (all of them when pending
 				* <= the sample size) */
-	size_t changed;        /* sampled tasks whose score or class changes */
+	size_t changed;        /* sampled tasks whose score, class or mode
+				* score (base_score) changes: the rescore
+				* writes them */
 	size_t unranked;       /* discovery tasks without inputs */
 	size_t adjusted;       /* sampled tasks with an operator adjustment
 				* (boost or demotion), which they keep:

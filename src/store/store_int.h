@@ -63,13 +63,14 @@ void st_buf_array_elem(struct st_buf *b, const char *s);
 /* rescore.c's scoring, for a read-only preview (settings_store.c): the
  * columns of a result shaped as crawltop.rescore_fetch's are checked
  * (CT_EIO naming the first that differs), and row i scored under mode
- * with set as a rescore would score it: *score is the score it would
- * have, the mode's score with the operator adjustment the task keeps
- * (*adjustment); *unranked as in ct_rescore_result. */
+ * with set as a rescore would score it: *base is the mode's score (what
+ * the rescore writes to base_score), *score the score that gives with
+ * the operator adjustment the task keeps (*adjustment); *unranked as in
+ * ct_rescore_result. */
 ct_status st_rescore_columns(const PGresult *r, struct ct_error *err);
 ct_status st_rescore_row(const PGresult *r, int i, const char *mode,
 			 const struct ct_settings *set, int64_t now_ms,
-			 double *score, bool *unranked, double *adjustment,
-			 struct ct_error *err);
+			 double *score, double *base, bool *unranked,
+			 double *adjustment, struct ct_error *err);
 
 #endif

@@ -198,7 +198,9 @@ static void classes_of(struct ct_store *s, int64_t job, long long out[4])
 	}
 }
 
-/* In every mode, the preview's "after" is what the rescore writes. */
+/* In every mode, the preview's "after" is what the rescore writes,
+ * operators' boosts and demotions included (they are kept), and its next
+ * up names each task's path. */
 static void preview_is_what_the_rescore_writes(void **state)
 {
 	struct ct_store *s = *state;
@@ -218,6 +220,11 @@ static void preview_is_what_the_rescore_writes(void **state)
 		set.freshness.hub = 25;
 		struct ct_preview p;
 		struct ct_preview_opts o = {.settings = &set, .now_ms = 1000432000000LL};
+		long rows;
+		assert_int_equal(ct_store_adjust_scores(s, job, "/nav/", 25, &rows,
+							&err), CT_OK);
+		assert_int_equal(ct_store_adjust_scores(s, job, "/refresh/0", -30,
+							&rows, &err), CT_OK);
 		long long before[4];
 		classes_of(s, job, before);
 		if (ct_store_preview(s, job, &o, &p, &err) != CT_OK)
@@ -225,6 +232,7 @@ static void preview_is_what_the_rescore_writes(void **state)
 		assert_string_equal(p.mode, modes[m]);
 		assert_int_equal(p.pending, 60);
 		assert_int_equal(p.sampled, 60);
+		assert_int_equal(p.adjusted, 30);
 		for (int c = 0; c < 4; c++)
 			assert_int_equal(p.before[c], before[c]);
 		/* nothing written */
@@ -253,6 +261,26 @@ static void preview_is_what_the_rescore_writes(void **state)
 		for (int i = 0; i < p.n_next; i++)
 			snprintf(want + strlen(want), sizeof want - strlen(want),
 				 "%s%lld", i ? "," : "", (long long)p.next_after[i].id);
+		assert_string_equal(t, want);
+		free(t);
+		t = pgt_text(s, "SELECT string_agg(p.path, ',' ORDER BY t.score "
+			     "DESC, t.created_at, t.id) FROM (SELECT id, page_id, "
+			     "score, created_at FROM crawltop.tasks WHERE job_id = $1 "
+			     "AND status = 'pending' ORDER BY score DESC, created_at, "
+			     "id LIMIT 8) t JOIN crawltop.pages p ON p.id = t.page_id",
+			     1, (const char *const[]){num(job)});
+		want[0] = '\0';
+		for (int i = 0; i < p.n_next; i++) {
+			char sql[120];
+			snprintf(want + strlen(want), sizeof want - strlen(want),
+				 "%s%s", i ? "," : "", p.next_after[i].path);
+			snprintf(sql, sizeof sql, "SELECT score FROM crawltop.tasks "
+				 "WHERE id = %lld", (long long)p.next_after[i].id);
+			if (pgt_double(s, sql) != p.next_after[i].score)
+				fail_msg("%s: %s scores %.17g, preview %.17g", modes[m],
+					 p.next_after[i].path, pgt_double(s, sql),
+					 p.next_after[i].score);
+		}
 		assert_string_equal(t, want);
 		free(t);
 	}
