@@ -198,6 +198,11 @@ static void draw_header(struct tui *t, double now)
 		     tx_count(c5, sizeof c5, tt.retrying),
 		     tx_count(c3, sizeof c3, tt.completed),
 		     tx_count(c4, sizeof c4, tt.failed)));
+	/* tasks of cancelled jobs: shown once there are any, so that the
+	 * counts add up to the tasks there are */
+	if (tt.skipped > 0)
+		x += put(1, x, W - x, A_NORMAL, FMT(b, " skipped %s ",
+			 tx_count(c1, sizeof c1, tt.skipped)));
 	char eta[64];
 	FMT(eta, " ETA %s", tt.eta_s < 0 ? "-" : tx_dur(d2, sizeof d2, tt.eta_s));
 	int ew = (int)strlen(eta) + 1;

@@ -148,6 +148,8 @@ tm_keys C y
 ok_sql "C y cancels gamma" "SELECT status FROM crawltop.jobs WHERE name = 'gamma'" cancelled
 ok_sql "its pending tasks are skipped" \
 	"SELECT count(*) FROM crawltop.tasks WHERE job_id = 3 AND status = 'skipped'" 2
+ok_screen "the header counts the skipped tasks, so its counts add up" \
+	'failed 0  skipped 2 '
 
 tm_keys g b
 ok_screen "b prompts for a path prefix" 'Boost pending tasks of alpha, path prefix \[points, default 10\]: /_'
