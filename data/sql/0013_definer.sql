@@ -86,7 +86,8 @@ END $$;
 -- unfinished tasks of discovery jobs are written (a ranking run ranks
 -- nothing else; this keeps the function from being a way to set any
 -- task's score), and a batch that wrote any writes one audit row
--- (tasks.rank: the id range and the number of tasks). The batch's id range (p_after,
+-- (tasks.rank: the id range, the number of tasks, and the job when all are
+-- of one). The batch's id range (p_after,
 -- p_upto] bounds the join to its stretch of the primary key (unbounded,
 -- each batch read every id before its own). Returns the tasks written.
 CREATE FUNCTION crawltop.rank_apply(p_ids bigint[],
@@ -103,7 +104,10 @@ CREATE FUNCTION crawltop.rank_apply(p_ids bigint[],
 	SET extra_float_digits = 3 AS $$
 DECLARE
 	n bigint;
+	j_min bigint;
+	j_max bigint;
 BEGIN
+	WITH w AS (
 	UPDATE crawltop.tasks t
 	SET discovery_score = u.sc, priority_class = u.c, base_score = u.sc,
 	    score = least(100, greatest(0, u.sc + t.adjustment)),
@@ -131,12 +135,17 @@ BEGIN
 	WHERE t.id = u.id AND t.status IN ('pending', 'running')
 	  AND t.id > p_after AND t.id <= p_upto
 	  AND t.job_id IN (SELECT j.id FROM crawltop.jobs j
-			   WHERE j.prioritization_mode = 'discovery');
-	GET DIAGNOSTICS n = ROW_COUNT;
+			   WHERE j.prioritization_mode = 'discovery')
+	RETURNING t.job_id)
+	SELECT count(*), min(w.job_id), max(w.job_id) INTO n, j_min, j_max
+	FROM w;
+	-- the batch's job when all its tasks are of one (rank --job, or a
+	-- stretch of ids of one job); NULL for a batch across jobs
 	IF n > 0 THEN
-		INSERT INTO crawltop.audit_log (action, after, rows_affected)
-		VALUES ('tasks.rank', jsonb_build_object('after_id', p_after,
-			'upto_id', p_upto, 'tasks', cardinality(p_ids)), n);
+		INSERT INTO crawltop.audit_log (action, job_id, after, rows_affected)
+		VALUES ('tasks.rank', CASE WHEN j_min = j_max THEN j_min END,
+			jsonb_build_object('after_id', p_after, 'upto_id', p_upto,
+				'tasks', cardinality(p_ids)), n);
 	END IF;
 	RETURN n;
 END $$;

@@ -88,6 +88,9 @@ ok_match "rank: summary line" "$OUT" \
 	'^Ranked 8 URLs of job disc in [0-9.]+ s \(1 without inputs left unranked\); run manifest 1'
 ok_eq "rank: its batches are audited (tasks.rank, the tasks written)" \
 	"$(q "SELECT count(*) > 0, sum(rows_affected) FROM crawltop.audit_log WHERE action = 'tasks.rank'")" "t|8"
+ok_eq "rank --job: the audit rows name the job" \
+	"$(q "SELECT string_agg(DISTINCT coalesce(job_id::text, 'none'), ',') FROM crawltop.audit_log WHERE action = 'tasks.rank'")" \
+	"$(q "SELECT id FROM crawltop.jobs WHERE name = 'disc'")"
 ok_eq "rank: the seed's run statistics" "$(printf '%s\n' "$OUT" | sed 1d)" \
 "Run Statistics:
   P0 (≥80): 2 URLs
