@@ -549,6 +549,24 @@ static void draw_queue(struct tui *t, int y, int h, double now)
 
 /* ---- heatmap ------------------------------------------------------------------ */
 
+/* Columns the heatmap needs: the method labels, one column of 7 per type
+ * (at most 16), the borders; at least its title's. */
+static int heat_width(const struct tui *t)
+{
+	const struct tm_cells *c = &t->model.cells;
+	const char *types[16];
+	int nt = 0;
+	for (int i = 0; i < c->n_heat && nt < 16; i++) {
+		int k = 0;
+		while (k < nt && strcmp(types[k], c->heat[i].type))
+			k++;
+		if (k == nt)
+			types[nt++] = c->heat[i].type;
+	}
+	int need = 9 + 1 + nt * 7 + 1;
+	return need < 36 ? 36 : need;
+}
+
 static void draw_heatmap(struct tui *t, int y, int x, int w, int h, double now)
 {
 	const struct tm_cells *c = &t->model.cells;
@@ -671,8 +689,19 @@ static void draw_next(struct tui *t, int y, int x, int w, int h, double now)
 		put(y + 1, x + 1, w - 2, A(R_DIM), b);
 		return;
 	}
-	int whyw = w >= 70 ? 38 : 19;
-	int pathw = w - 1 - 3 - 6 - whyw - 1;
+	/* the paths as wide as the longest shown needs, leaving the reason
+	 * at least 19 columns ("prio 3, age 1h46m"); the reason takes the
+	 * rest, and with room for it also depth, method/type and job */
+	int rows = t->model.n_next < h - 1 ? t->model.n_next : h - 1;
+	int longest = 8;
+	for (int i = 0; i < rows; i++) {
+		int pw = tx_width(t->model.next[i].path, U8);
+		if (pw > longest)
+			longest = pw;
+	}
+	int room = w - 1 - 3 - 6 - 1; /* path and reason */
+	int pathw = room - 19 < longest ? room - 19 : longest;
+	int whyw = room - pathw;
 	static const enum crt_role cr[] = {R_P0, R_P1, R_P2, R_P3};
 	for (int i = 0; i < t->model.n_next && i < h - 1; i++) {
 		const struct tm_next *n = &t->model.next[i];
@@ -1230,7 +1259,11 @@ void view_draw(struct tui *t, double now)
 			int audit_h = rest >= 26 ? rest - 19 : 0;
 			int lower_h = rest - 6 - audit_h;
 			draw_queue(t, y, 6, now);
-			int hw = COLS * 9 / 20;
+			/* the heatmap as wide as its type columns need (at
+			 * most 9/20 of the screen), next up the rest */
+			int hw = heat_width(t);
+			if (hw > COLS * 9 / 20)
+				hw = COLS * 9 / 20;
 			draw_heatmap(t, y + 6, 0, hw, lower_h, now);
 			draw_next(t, y + 6, hw, COLS - hw, lower_h, now);
 			t->next_limit = lower_h - 1;

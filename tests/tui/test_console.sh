@@ -48,6 +48,9 @@ ok_match "queue panels are drawn" "$SCREEN" 'Class.*Depth.*Score.*Priority'
 ok_match "heatmap cells with counts" "$SCREEN" 'link +[^ ]+ +8'
 ok_match "next up lists alpha's tasks first, with why" "$SCREEN" \
 	'P2 +50\.0 /blog +prio 3, age [0-9]'
+# the heatmap takes the width its columns need: at 100 columns next up
+# has room for the job's name beside the path
+ok_match "next up names each task's job" "$SCREEN" '/blog +prio 3, age [0-9][^ ]* .*alpha'
 ok_match "the selected row is marked" "$SCREEN" '▶ +1 alpha'
 ok_match "status: alpha (2 tasks claimed) shows running" "$SCREEN" \
 	'1 alpha\.example\.com +[a-z]+ +3 +running '
