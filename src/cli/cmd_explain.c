@@ -221,7 +221,6 @@ static int run(int argc, char **argv)
 	struct ct_error err;
 	struct ct_job_info ji;
 	struct ct_task_view t = {0};
-	struct ct_task_lease lease;
 	struct ct_settings_row row = {0};
 	struct ct_settings set;
 	if (job) {
@@ -263,10 +262,7 @@ static int run(int argc, char **argv)
 	}
 	/* the status as shown everywhere: a running task nobody holds is
 	 * retrying (crawltop.task_status_shown) */
-	if (ct_store_task_lease(s, t.task_id, &lease, &err) != CT_OK) {
-		cli_error("explain", "%s", err.msg);
-		goto out;
-	}
+	const struct ct_task_lease *lease = &t.lease;
 	if (ct_store_settings_get(s, 0, &row, &err) != CT_OK ||
 	    ct_settings_from_json(row.value, row.version, &set, &err) != CT_OK) {
 		cli_error("explain", "settings: %s", err.msg);
@@ -276,7 +272,7 @@ static int run(int argc, char **argv)
 	printf("Job:         %s (id %" PRId64 ", %s mode, priority %d)\n",
 	       t.job_name, t.job_id, t.mode, ji.priority);
 	printf("Task:        %" PRId64 ", %s, discovered %s, depth %s\n",
-	       t.task_id, lease.status, t.created_at,
+	       t.task_id, lease->status, t.created_at,
 	       t.depth < 0 ? "unknown" : (snprintf(why, sizeof why, "%d",
 						   t.depth), why));
 	printf("Score:       %.6g\n", t.score);
@@ -320,7 +316,7 @@ static int run(int argc, char **argv)
 		       t.score, sum < 0 || sum > 100 ?
 		       " (clamped to 0..100)" : "");
 	}
-	if (position(s, &t, &lease) != 0)
+	if (position(s, &t, lease) != 0)
 		goto out;
 	rc = DB_EXIT_OK;
 out:

@@ -176,45 +176,6 @@ ct_status ct_store_job_active(struct ct_store *s, int64_t job_id,
 	return CT_OK;
 }
 
-ct_status ct_store_task_lease(struct ct_store *s, int64_t task_id,
-			      struct ct_task_lease *out, struct ct_error *err)
-{
-	memset(out, 0, sizeof *out);
-	char task[24];
-	snprintf(task, sizeof task, "%" PRId64, task_id);
-	const char *params[] = {task};
-	PGresult *r;
-	ct_status st = st_exec(s, "read task lease",
-		"SELECT crawltop.task_status_shown(t.status, t.lease_owner), "
-		"coalesce(t.lease_owner, ''), "
-		"coalesce(to_char(t.lease_expires_at, 'YYYY-MM-DD HH24:MI:SS'), ''), "
-		"coalesce(ceil(extract(epoch FROM t.lease_expires_at - now())), 0)"
-		"::bigint, t.retry_count, j.max_retries, "
-		/* quoted and shortened (0002), control characters blanked */
-		"CASE WHEN t.last_error IS NULL THEN '' ELSE crawltop.shown("
-		"regexp_replace(t.last_error, '[[:cntrl:]]', ' ', 'g')) END "
-		"FROM crawltop.tasks t JOIN crawltop.jobs j ON j.id = t.job_id "
-		"WHERE t.id = $1::bigint", 1, params, &r, err);
-	if (st != CT_OK)
-		return st;
-	if (PQntuples(r) == 0) {
-		PQclear(r);
-		return ct_error_set(err, CT_ENOENT, "read task lease: task %"
-				    PRId64 " does not exist", task_id);
-	}
-	snprintf(out->status, sizeof out->status, "%s", PQgetvalue(r, 0, 0));
-	snprintf(out->owner, sizeof out->owner, "%s", PQgetvalue(r, 0, 1));
-	snprintf(out->expires_at, sizeof out->expires_at, "%s",
-		 PQgetvalue(r, 0, 2));
-	out->expires_in = strtoll(PQgetvalue(r, 0, 3), NULL, 10);
-	out->retry_count = atoi(PQgetvalue(r, 0, 4));
-	out->max_retries = atoi(PQgetvalue(r, 0, 5));
-	snprintf(out->last_error, sizeof out->last_error, "%s",
-		 PQgetvalue(r, 0, 6));
-	PQclear(r);
-	return CT_OK;
-}
-
 /* Run sql (no parameters) and return its first value as an int. */
 static ct_status one_int(struct ct_store *s, const char *what, const char *sql,
 			 int *out, struct ct_error *err)

@@ -62,28 +62,6 @@ ct_status ct_store_job_active(struct ct_store *s, int64_t job_id,
 			      int64_t *pending, int64_t *running,
 			      struct ct_error *err);
 
-/* A task's lease and attempts (`crawltop explain`). A running task with a
- * lease owner is being fetched by that worker; one without an owner failed
- * and waits for its retry backoff ("retrying": the claims' reaper makes it
- * pending once expires_at has passed). */
-struct ct_task_lease {
-	char status[16];      /* shown (crawltop.task_status_shown): pending,
-			       * running, retrying, completed, failed,
-			       * skipped */
-	char owner[132];      /* the worker holding the lease; "" for none */
-	char expires_at[32];  /* lease_expires_at, "YYYY-MM-DD HH:MM:SS" in
-			       * the session's time zone; "" for none */
-	long long expires_in; /* whole seconds until then (<= 0: passed) */
-	int retry_count;      /* failed attempts so far */
-	int max_retries;      /* the job's limit */
-	char last_error[400]; /* the last failure's message, quoted and
-			       * shortened (crawltop.shown); "" for none */
-};
-
-/* The lease of task task_id; CT_ENOENT when there is no such task. */
-ct_status ct_store_task_lease(struct ct_store *s, int64_t task_id,
-			      struct ct_task_lease *out, struct ct_error *err);
-
 /* The store's longest accepted path or URL in bytes
  * (crawltop.max_url_bytes()). */
 ct_status ct_store_max_url_bytes(struct ct_store *s, int *out,

@@ -744,7 +744,17 @@ ct_status ct_store_task_view(struct ct_store *s, int64_t job_id,
 		"coalesce(sp.path, ''), coalesce(sp.priority_score, -1), "
 		"coalesce(t.depth, -1), t.score_inputs::text, t.signals::text, "
 		"to_char(t.created_at, 'YYYY-MM-DD HH24:MI:SS'), "
-		"t.base_score, t.adjustment "
+		"t.base_score, t.adjustment, "
+		/* the lease: the status as shown everywhere (a running task
+		 * nobody holds is retrying), the holder, the attempts */
+		"crawltop.task_status_shown(t.status, t.lease_owner), "
+		"coalesce(t.lease_owner, ''), "
+		"coalesce(to_char(t.lease_expires_at, 'YYYY-MM-DD HH24:MI:SS'), ''), "
+		"coalesce(ceil(extract(epoch FROM t.lease_expires_at - now())), 0)"
+		"::bigint, t.retry_count, j.max_retries, "
+		/* quoted and shortened (0002), control characters blanked */
+		"CASE WHEN t.last_error IS NULL THEN '' ELSE crawltop.shown("
+		"regexp_replace(t.last_error, '[[:cntrl:]]', ' ', 'g')) END "
 		"FROM crawltop.jobs j "
 		"JOIN crawltop.pages p ON p.domain_id = j.domain_id AND p.path = $2 "
 		"JOIN crawltop.tasks t ON t.job_id = j.id AND t.page_id = p.id "
@@ -785,6 +795,14 @@ ct_status ct_store_task_view(struct ct_store *s, int64_t job_id,
 		 PQgetvalue(r, 0, 21));
 	out->base_score = strtod(PQgetvalue(r, 0, 22), NULL);
 	out->adjustment = strtod(PQgetvalue(r, 0, 23), NULL);
+	struct ct_task_lease *l = &out->lease;
+	snprintf(l->status, sizeof l->status, "%s", PQgetvalue(r, 0, 24));
+	snprintf(l->owner, sizeof l->owner, "%s", PQgetvalue(r, 0, 25));
+	snprintf(l->expires_at, sizeof l->expires_at, "%s", PQgetvalue(r, 0, 26));
+	l->expires_in = strtoll(PQgetvalue(r, 0, 27), NULL, 10);
+	l->retry_count = atoi(PQgetvalue(r, 0, 28));
+	l->max_retries = atoi(PQgetvalue(r, 0, 29));
+	snprintf(l->last_error, sizeof l->last_error, "%s", PQgetvalue(r, 0, 30));
 	PQclear(r);
 	return CT_OK;
 }

@@ -119,6 +119,24 @@ ct_status ct_store_settings_previous(struct ct_store *s, int version,
 
 /* ---- one task ----------------------------------------------------------- */
 
+/* A task's lease and attempts (`crawltop explain`). A running task with a
+ * lease owner is being fetched by that worker; one without an owner failed
+ * and waits for its retry backoff ("retrying": the claims' reaper makes it
+ * pending once expires_at has passed). */
+struct ct_task_lease {
+	char status[16];      /* shown (crawltop.task_status_shown): pending,
+			       * running, retrying, completed, failed,
+			       * skipped */
+	char owner[132];      /* the worker holding the lease; "" for none */
+	char expires_at[32];  /* lease_expires_at, "YYYY-MM-DD HH:MM:SS" in
+			       * the session's time zone; "" for none */
+	long long expires_in; /* whole seconds until then (<= 0: passed) */
+	int retry_count;      /* failed attempts so far */
+	int max_retries;      /* the job's limit */
+	char last_error[400]; /* the last failure's message, quoted and
+			       * shortened (crawltop.shown); "" for none */
+};
+
 /* One task of a page, with its ranking record and the inputs of its
  * score. Strings are copied; inputs is malloc'd (ct_task_view_free). */
 struct ct_task_view {
@@ -146,6 +164,7 @@ struct ct_task_view {
 	double adjustment;       /* operator boosts (+) and demotions (-) kept
 				  * across rescores: score = base_score +
 				  * adjustment, clamped to 0..100 */
+	struct ct_task_lease lease;
 };
 void ct_task_view_free(struct ct_task_view *t);
 
