@@ -130,9 +130,10 @@ static void hierarchy_reasons(const struct ct_task_view *t, const char *path,
 
 /* Print where a task that is not pending stands: leased to a worker,
  * waiting for its retry backoff (lease owned by nobody), or finished. */
-static void not_queued(const struct ct_task_lease *l)
+static void not_queued(const struct ct_task_view *t)
 {
-	if (strcmp(l->status, "retrying") == 0) {
+	const struct ct_task_lease *l = &t->lease;
+	if (strcmp(t->status, "retrying") == 0) {
 		/* fail (0003): the attempt failed with retries left; the
 		 * claims' reaper makes it pending once the backoff is over */
 		printf("Queue:       not queued: retrying after a failure (retry "
@@ -145,21 +146,20 @@ static void not_queued(const struct ct_task_lease *l)
 			       "pending)\n", l->expires_at);
 		if (l->last_error[0])
 			printf("Last error:  %s\n", l->last_error);
-	} else if (strcmp(l->status, "running") == 0) {
+	} else if (strcmp(t->status, "running") == 0) {
 		printf("Queue:       not queued: running, leased to %s until %s"
 		       "%s\n", l->owner, l->expires_at, l->expires_in > 0 ? "" :
 		       " (expired: the next claim takes it back)");
 	} else {
-		printf("Queue:       not queued (%s)\n", l->status);
+		printf("Queue:       not queued (%s)\n", t->status);
 	}
 }
 
 /* Print the task's place in the claim order. */
-static int position(struct ct_store *s, const struct ct_task_view *t,
-		    const struct ct_task_lease *l)
+static int position(struct ct_store *s, const struct ct_task_view *t)
 {
 	if (strcmp(t->status, "pending") != 0) {
-		not_queued(l);
+		not_queued(t);
 		return 0;
 	}
 	if (t->job_priority > 10) {
@@ -260,9 +260,6 @@ static int run(int argc, char **argv)
 		cli_error("explain", "%s", err.msg);
 		goto out;
 	}
-	/* the status as shown everywhere: a running task nobody holds is
-	 * retrying (crawltop.task_status_shown) */
-	const struct ct_task_lease *lease = &t.lease;
 	if (ct_store_settings_get(s, 0, &row, &err) != CT_OK ||
 	    ct_settings_from_json(row.value, row.version, &set, &err) != CT_OK) {
 		cli_error("explain", "settings: %s", err.msg);
@@ -272,7 +269,7 @@ static int run(int argc, char **argv)
 	printf("Job:         %s (id %" PRId64 ", %s mode, priority %d)\n",
 	       t.job_name, t.job_id, t.mode, ji.priority);
 	printf("Task:        %" PRId64 ", %s, discovered %s, depth %s\n",
-	       t.task_id, lease->status, t.created_at,
+	       t.task_id, t.status, t.created_at,
 	       t.depth < 0 ? "unknown" : (snprintf(why, sizeof why, "%d",
 						   t.depth), why));
 	printf("Score:       %.6g\n", t.score);
@@ -316,7 +313,7 @@ static int run(int argc, char **argv)
 		       t.score, sum < 0 || sum > 100 ?
 		       " (clamped to 0..100)" : "");
 	}
-	if (position(s, &t, lease) != 0)
+	if (position(s, &t) != 0)
 		goto out;
 	rc = DB_EXIT_OK;
 out:

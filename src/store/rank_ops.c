@@ -737,7 +737,9 @@ ct_status ct_store_task_view(struct ct_store *s, int64_t job_id,
 	PGresult *r;
 	ct_status st = st_exec(s, "explain",
 		"SELECT t.id, t.job_id, t.page_id, j.name, j.prioritization_mode, "
-		"t.status, t.job_priority, t.score, t.class, t.ranked_at IS NOT NULL, "
+		/* the status as shown everywhere: a running task nobody
+		 * holds is retrying */
+		"crawltop.task_status_shown(t.status, t.lease_owner), t.job_priority, t.score, t.class, t.ranked_at IS NOT NULL, "
 		"coalesce(t.discovery_score, 0), t.priority_class, "
 		"coalesce(to_char(t.next_check_at, 'YYYY-MM-DD HH24:MI:SS'), ''), "
 		"t.backoff_step, p.priority_score, t.source_type, "
@@ -745,9 +747,7 @@ ct_status ct_store_task_view(struct ct_store *s, int64_t job_id,
 		"coalesce(t.depth, -1), t.score_inputs::text, t.signals::text, "
 		"to_char(t.created_at, 'YYYY-MM-DD HH24:MI:SS'), "
 		"t.base_score, t.adjustment, "
-		/* the lease: the status as shown everywhere (a running task
-		 * nobody holds is retrying), the holder, the attempts */
-		"crawltop.task_status_shown(t.status, t.lease_owner), "
+		/* the lease: its holder, the attempts */
 		"coalesce(t.lease_owner, ''), "
 		"coalesce(to_char(t.lease_expires_at, 'YYYY-MM-DD HH24:MI:SS'), ''), "
 		"coalesce(ceil(extract(epoch FROM t.lease_expires_at - now())), 0)"
@@ -796,13 +796,12 @@ ct_status ct_store_task_view(struct ct_store *s, int64_t job_id,
 	out->base_score = strtod(PQgetvalue(r, 0, 22), NULL);
 	out->adjustment = strtod(PQgetvalue(r, 0, 23), NULL);
 	struct ct_task_lease *l = &out->lease;
-	snprintf(l->status, sizeof l->status, "%s", PQgetvalue(r, 0, 24));
-	snprintf(l->owner, sizeof l->owner, "%s", PQgetvalue(r, 0, 25));
-	snprintf(l->expires_at, sizeof l->expires_at, "%s", PQgetvalue(r, 0, 26));
-	l->expires_in = strtoll(PQgetvalue(r, 0, 27), NULL, 10);
-	l->retry_count = atoi(PQgetvalue(r, 0, 28));
-	l->max_retries = atoi(PQgetvalue(r, 0, 29));
-	snprintf(l->last_error, sizeof l->last_error, "%s", PQgetvalue(r, 0, 30));
+	snprintf(l->owner, sizeof l->owner, "%s", PQgetvalue(r, 0, 24));
+	snprintf(l->expires_at, sizeof l->expires_at, "%s", PQgetvalue(r, 0, 25));
+	l->expires_in = strtoll(PQgetvalue(r, 0, 26), NULL, 10);
+	l->retry_count = atoi(PQgetvalue(r, 0, 27));
+	l->max_retries = atoi(PQgetvalue(r, 0, 28));
+	snprintf(l->last_error, sizeof l->last_error, "%s", PQgetvalue(r, 0, 29));
 	PQclear(r);
 	return CT_OK;
 }

@@ -124,9 +124,6 @@ ct_status ct_store_settings_previous(struct ct_store *s, int version,
  * and waits for its retry backoff ("retrying": the claims' reaper makes it
  * pending once expires_at has passed). */
 struct ct_task_lease {
-	char status[16];      /* shown (crawltop.task_status_shown): pending,
-			       * running, retrying, completed, failed,
-			       * skipped */
 	char owner[132];      /* the worker holding the lease; "" for none */
 	char expires_at[32];  /* lease_expires_at, "YYYY-MM-DD HH:MM:SS" in
 			       * the session's time zone; "" for none */
@@ -143,7 +140,9 @@ struct ct_task_view {
 	int64_t task_id, job_id, page_id;
 	char job_name[65];
 	char mode[16];
-	char status[16];
+	char status[16];         /* shown (crawltop.task_status_shown):
+				  * pending, running, retrying, completed,
+				  * failed, skipped */
 	int job_priority;        /* 1..10 (101..110: paused) */
 	double score;
 	int cls;
