@@ -280,7 +280,13 @@ double tm_job_eta(const struct tm_job *j)
 
 void tm_totals(const struct tm_model *m, int64_t job, struct tm_totals *t)
 {
+	/* ETA: when the last job that is not paused is done. Each job goes
+	 * at its own rate (the sum of all rates would let a job that just
+	 * finished, or a fast one, speed up the slow ones); unknown while
+	 * such a job has work and no rate, or when only paused jobs have
+	 * work. */
 	memset(t, 0, sizeof *t);
+	int progressing = 0;
 	for (int i = 0; i < m->n_jobs; i++) {
 		const struct tm_job *j = &m->jobs[i];
 		if (job && j->id != job)
@@ -294,26 +300,16 @@ void tm_totals(const struct tm_model *m, int64_t job, struct tm_totals *t)
 		t->skipped += j->skipped;
 		t->claims_s += j->claims_s;
 		t->completions_s += j->completions_s;
-	}
-	/* when the last job that is not paused is done: each job goes at
-	 * its own rate (the sum of all rates would let a job that just
-	 * finished, or a fast one, speed up the slow ones); unknown while a
-	 * job has work and no rate, or only paused jobs have work */
-	t->eta_s = 0;
-	int running = 0;
-	for (int i = 0; i < m->n_jobs; i++) {
-		const struct tm_job *j = &m->jobs[i];
-		if ((job && j->id != job) || tm_job_unfinished(j) == 0 ||
-		    strcmp(j->status, "paused") == 0)
+		if (tm_job_unfinished(j) == 0 || strcmp(j->status, "paused") == 0)
 			continue;
-		running = 1;
+		progressing = 1;
 		double e = tm_job_eta(j);
 		if (e < 0 || t->eta_s < 0)
 			t->eta_s = -1;
 		else if (e > t->eta_s)
 			t->eta_s = e;
 	}
-	if (!running && t->pending + t->running + t->retrying > 0)
+	if (!progressing && t->pending + t->running + t->retrying > 0)
 		t->eta_s = -1;
 }
 
