@@ -549,21 +549,48 @@ static void draw_queue(struct tui *t, int y, int h, double now)
 
 /* ---- heatmap ------------------------------------------------------------------ */
 
+/* One axis of the heatmap: the distinct methods (by_type 0) or types of
+ * the cells, at most 16, with their totals, largest first. Returns how
+ * many. */
+static int heat_axis(const struct tm_cells *c, int by_type,
+		     char names[16][33], long long tot[16])
+{
+	int n = 0;
+	for (int i = 0; i < c->n_heat; i++) {
+		const char *v = by_type ? c->heat[i].type : c->heat[i].method;
+		int k = 0;
+		while (k < n && strcmp(names[k], v))
+			k++;
+		if (k == n) {
+			if (n == 16)
+				continue;
+			snprintf(names[n], 33, "%s", v);
+			tot[n++] = 0;
+		}
+		tot[k] += c->heat[i].n;
+	}
+	/* selection sort: at most 16 */
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if (tot[j] > tot[i]) {
+				char tmp[33];
+				long long tn = tot[i];
+				memcpy(tmp, names[i], 33);
+				memcpy(names[i], names[j], 33);
+				memcpy(names[j], tmp, 33);
+				tot[i] = tot[j];
+				tot[j] = tn;
+			}
+	return n;
+}
+
 /* Columns the heatmap needs: the method labels, one column of 7 per type
  * (at most 16), the borders; at least its title's. */
 static int heat_width(const struct tui *t)
 {
-	const struct tm_cells *c = &t->model.cells;
-	const char *types[16];
-	int nt = 0;
-	for (int i = 0; i < c->n_heat && nt < 16; i++) {
-		int k = 0;
-		while (k < nt && strcmp(types[k], c->heat[i].type))
-			k++;
-		if (k == nt)
-			types[nt++] = c->heat[i].type;
-	}
-	int need = 9 + 1 + nt * 7 + 1;
+	char types[16][33];
+	long long tt[16];
+	int need = 9 + 1 + heat_axis(&t->model.cells, 1, types, tt) * 7 + 1;
 	return need < 36 ? 36 : need;
 }
 
@@ -574,57 +601,19 @@ static void draw_heatmap(struct tui *t, int y, int x, int w, int h, double now)
 	rule(y, x, w, FMT(b, "Heatmap method %s type%s", U8 ? "\u00d7" : "x",
 			  age_note(t, &t->model.cells_age, now, age, sizeof age)),
 	     A(R_TITLE));
-	/* rows: methods by total, columns: types by total */
-	char methods[16][33], types[16][33];
-	long long mt[16] = {0}, tt[16] = {0};
-	int nm = 0, nt = 0;
-	long long max = 0;
-	for (int i = 0; i < c->n_heat; i++) {
-		const struct tm_heat *hc = &c->heat[i];
-		int m, k;
-		for (m = 0; m < nm && strcmp(methods[m], hc->method); m++)
-			;
-		if (m == nm && nm < 16)
-			snprintf(methods[nm++], 33, "%s", hc->method);
-		for (k = 0; k < nt && strcmp(types[k], hc->type); k++)
-			;
-		if (k == nt && nt < 16)
-			snprintf(types[nt++], 33, "%s", hc->type);
-		if (m < 16)
-			mt[m] += hc->n;
-		if (k < 16)
-			tt[k] += hc->n;
-		if (hc->n > max)
-			max = hc->n;
-	}
 	if (c->n_heat == 0) {
 		put(y + 1, x + 1, w - 2, A(R_DIM), t->model.cells_age.error[0] ?
 		    t->model.cells_age.error : "no pending tasks");
 		return;
 	}
-	/* order by totals, largest first (selection sort: at most 16) */
-	for (int i = 0; i < nm; i++)
-		for (int j = i + 1; j < nm; j++)
-			if (mt[j] > mt[i]) {
-				char tmp[33];
-				long long tn = mt[i];
-				memcpy(tmp, methods[i], 33);
-				memcpy(methods[i], methods[j], 33);
-				memcpy(methods[j], tmp, 33);
-				mt[i] = mt[j];
-				mt[j] = tn;
-			}
-	for (int i = 0; i < nt; i++)
-		for (int j = i + 1; j < nt; j++)
-			if (tt[j] > tt[i]) {
-				char tmp[33];
-				long long tn = tt[i];
-				memcpy(tmp, types[i], 33);
-				memcpy(types[i], types[j], 33);
-				memcpy(types[j], tmp, 33);
-				tt[i] = tt[j];
-				tt[j] = tn;
-			}
+	/* rows: methods by total, columns: types by total */
+	char methods[16][33], types[16][33];
+	long long mt[16], tt[16], max = 0;
+	int nm = heat_axis(c, 0, methods, mt);
+	int nt = heat_axis(c, 1, types, tt);
+	for (int i = 0; i < c->n_heat; i++)
+		if (c->heat[i].n > max)
+			max = c->heat[i].n;
 	int lw = 9, cw = 7;
 	int ncols = (w - lw - 1) / cw;
 	if (ncols > nt)
