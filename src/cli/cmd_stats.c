@@ -165,13 +165,8 @@ static int ranking(struct ct_store *s, const struct stats_args *a,
 	/* which tasks the run and the live counts cover: a run of one job
 	 * (the latest run may be one, without --job), or of them all */
 	char run_of[96] = "every discovery job", live_of[96];
-	struct ct_job_info ji;
-	if (m.job_id) {
-		if (ct_store_job_get(s, m.job_id, &ji, &err) == CT_OK)
-			snprintf(run_of, sizeof run_of, "job %s", ji.name);
-		else
-			snprintf(run_of, sizeof run_of, "job %" PRId64, m.job_id);
-	}
+	if (m.job_id)
+		snprintf(run_of, sizeof run_of, "job %s", m.job_name);
 	if (job)
 		snprintf(live_of, sizeof live_of, "%s", run_of);
 	else

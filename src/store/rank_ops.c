@@ -349,7 +349,8 @@ static ct_status rank_jobs(struct ct_store *s, int64_t job_id, char *buf,
 	"m.p0_count, m.p1_count, m.p2_count, m.p3_count, m.unranked_count, " \
 	"m.avg_score, m.score_0_20, m.score_20_40, m.score_40_60, " \
 	"m.score_60_80, m.score_80_100, coalesce(m.settings_version, 0), " \
-	"coalesce(m.note, '') "
+	"coalesce(m.note, ''), " \
+	"coalesce((SELECT j.name FROM crawltop.jobs j WHERE j.id = m.job_id), '') "
 
 static void manifest_row(const PGresult *r, struct ct_run_manifest *m)
 {
@@ -365,6 +366,7 @@ static void manifest_row(const PGresult *r, struct ct_run_manifest *m)
 		m->bucket[k] = strtoll(PQgetvalue(r, 0, 9 + k), NULL, 10);
 	m->settings_version = atoi(PQgetvalue(r, 0, 14));
 	snprintf(m->note, sizeof m->note, "%s", PQgetvalue(r, 0, 15));
+	snprintf(m->job_name, sizeof m->job_name, "%s", PQgetvalue(r, 0, 16));
 }
 
 /* Rank one batch of the tasks after *after, up to task id hi, in its own

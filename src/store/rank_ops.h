@@ -49,6 +49,7 @@ struct ct_run_manifest {
 	long long bucket[5];     /* 0-20, 20-40, 40-60, 60-80, 80-100 */
 	int settings_version;    /* 0: none */
 	char note[256];
+	char job_name[65];       /* job_id's name; "" for a run of all jobs */
 };
 
 struct ct_rank_result {
