@@ -74,7 +74,7 @@ struct tm_audit {
 	char at[24];       /* "HH:MM:SS" or "MM-DD HH:MM" */
 	char role[64], app[64], action[32];
 	int64_t job_id;    /* 0 = none */
-	char before[160], after[160];
+	char before[1024], after[1024]; /* JSON text (change.h) */
 	long long rows;
 };
 

@@ -27,6 +27,7 @@
 #include <ncursesw/curses.h>
 
 #include "app.h"
+#include "change.h"
 #include "config_keys.h"
 #include "crt.h"
 #include "text.h"
@@ -717,20 +718,6 @@ static void draw_next(struct tui *t, int y, int x, int w, int h, double now)
 	}
 }
 
-/* A JSON object from the audit log, shown without its punctuation:
- * {"priority": 5} -> priority: 5. Display only; the log keeps the JSON. */
-static const char *bare(const char *json, char *buf, size_t len)
-{
-	size_t at = 0;
-	if (!json[0])
-		json = "-";
-	for (const char *p = json; *p && at + 1 < len; p++)
-		if (*p != '{' && *p != '}' && *p != '"')
-			buf[at++] = *p;
-	buf[at] = '\0';
-	return buf;
-}
-
 /* ---- audit --------------------------------------------------------------------- */
 
 static void draw_audit(struct tui *t, int y, int h, double now)
@@ -746,7 +733,7 @@ static void draw_audit(struct tui *t, int y, int h, double now)
 		return;
 	}
 	putpad(y + 1, 0, W, A(R_COLHDR), FMT(b, " %-8s %-18s %-13s %5s %6s  %s",
-	       "WHEN", "WHO", "WHAT", "JOB", "ROWS", "BEFORE -> AFTER"), 0);
+	       "WHEN", "WHO", "WHAT", "JOB", "ROWS", "CHANGE"), 0);
 	for (int i = 0; i < t->model.n_audit && i < h - 2; i++) {
 		const struct tm_audit *a = &t->model.audit[i];
 		char who[160], job[24];
@@ -762,10 +749,9 @@ static void draw_audit(struct tui *t, int y, int h, double now)
 		putpad(yy, 43, 5, A_NORMAL, job, 1);
 		char rows[24];
 		putpad(yy, 49, 6, A_NORMAL, FMT(rows, "%lld", a->rows), 1);
-		char b1[200], b2[200];
-		put(yy, 57, W - 58, A_NORMAL, FMT(b, "%s %s %s",
-		    bare(a->before, b1, sizeof b1), G->arrow,
-		    bare(a->after, b2, sizeof b2)));
+		char c[1024], arrow[16];
+		put(yy, 57, W - 58, A_NORMAL, chg_format(c, sizeof c, a->before,
+		    a->after, FMT(arrow, " %s ", G->arrow)));
 	}
 	if (t->model.n_audit == 0)
 		put(y + 2, 1, W - 2, A(R_DIM), "no changes recorded yet");

@@ -110,13 +110,13 @@ ok_sql "beta's pending tasks follow" \
 ok_screen "the jobs row shows priority 4" '▶ +2 beta\.example\.org +fifo +4 '
 tm_keys a
 ok_screen "audit panel: the change, who, rows, before and after" \
-	'job\.priority +2 +5 +priority: 5 → priority: 4'
+	'job\.priority +2 +5 +priority 5 → 4'
 ok_match "audit panel: role and application" "$SCREEN" 'postgres/crawltop +job\.priority'
 tm_keys p
 ok_screen "p pauses beta" 'job beta: pause: done'
 ok_sql "beta is paused in the database" \
 	"SELECT status FROM crawltop.jobs WHERE name = 'beta'" paused
-ok_screen "audit panel shows the pause" 'job\.pause +2 +5 +status: pending → status: paused'
+ok_screen "audit panel shows the pause" 'job\.pause +2 +5 +status pending → paused'
 ok_screen "the jobs row shows beta paused" '▶ +2 beta\.example\.org +fifo +4 +paused '
 tm_keys a Enter
 ok_screen "focused on paused beta: next up says why nothing is claimable" \
@@ -162,7 +162,7 @@ ok_screen "boost done" 'job alpha: boost /blog \+20: done \(4 tasks changed\)'
 ok_sql "the scores under /blog rose by 20" \
 	"SELECT string_agg(score::text, ',' ORDER BY score DESC) FROM crawltop.tasks WHERE job_id = 1 AND status = 'pending'" \
 	'70,70,60,60,40'
-ok_screen "the audit row of the boost" 'tasks\.boost +1 +4 +prefix: /blog → delta: 20, prefix: /blog' 5
+ok_screen "the audit row of the boost" 'tasks\.boost +1 +4 +delta 20, prefix /blog' 5
 tm_keys d
 tm_keys -l 'x 500'
 tm_keys Enter

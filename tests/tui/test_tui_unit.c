@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "app.h"
+#include "change.h"
 #include "config_keys.h"
 #include "settings_json.h"
 #include "text.h"
@@ -135,6 +136,37 @@ static void text_bars(void **state)
 }
 
 /* ---- model ----------------------------------------------------------------- */
+
+/* An audit row's before and after as one change (change.h). */
+static void audit_change(void **state)
+{
+	(void)state;
+	char b[256];
+	assert_string_equal(chg_format(b, sizeof b, "{\"priority\": 5}",
+				       "{\"priority\": 7}", "->"),
+			    "priority 5->7");
+	/* a settings row: the changed key first, the version last */
+	assert_string_equal(chg_format(b, sizeof b,
+		"{\"version\": 3, \"discovery.weights.freshness\": 0.1}",
+		"{\"version\": 4, \"discovery.weights.freshness\": 0.15}",
+		"->"), "discovery.weights.freshness 0.1->0.15, version 3->4");
+	/* the same value once; a key only after; a key only before */
+	assert_string_equal(chg_format(b, sizeof b, "{\"mode\": \"fifo\", "
+		"\"gone\": true}", "{\"mode\": \"fifo\", \"tasks\": 12}",
+		"->"), "mode fifo, tasks 12, gone true->-");
+	/* no before (job.create); nested values as compact JSON */
+	assert_string_equal(chg_format(b, sizeof b, "", "{\"name\": \"a b\", "
+		"\"w\": {\"x\": [1, \"q\\\"\"]}}", "->"),
+		"name a b, w {\"x\":[1,\"q\\\"\"]}");
+	/* not objects: both as they are */
+	assert_string_equal(chg_format(b, sizeof b, "[1]", "{\"a\": 1}", "->"),
+			    "[1]->{\"a\": 1}");
+	assert_string_equal(chg_format(b, sizeof b, NULL, NULL, "->"), "-");
+	/* cut at the buffer, NUL-terminated */
+	char s[8];
+	assert_string_equal(chg_format(s, sizeof s, "{\"priority\": 5}",
+				       "{\"priority\": 7}", "->"), "priorit");
+}
 
 static void model_jobs_sort_filter_totals(void **state)
 {
@@ -915,6 +947,7 @@ int main(void)
 		cmocka_unit_test(text_numbers_and_durations),
 		cmocka_unit_test(text_fit_utf8_and_ascii),
 		cmocka_unit_test(text_bars),
+		cmocka_unit_test(audit_change),
 		cmocka_unit_test(model_jobs_sort_filter_totals),
 		cmocka_unit_test(model_cells_and_series),
 		cmocka_unit_test(keys_table_is_consistent),

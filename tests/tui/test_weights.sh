@@ -156,7 +156,7 @@ TM_T=ct2 ok_screen "the other console picked v4 up (LISTEN)" \
 TM_T=ct2 ok_match "... and says so" "$SCREEN" 'settings v4 \(postgres, 1 change \(console\)\) is now current'
 tm_keys Escape a
 ok_screen "the audit panel shows the change" \
-	'settings\.upd. +- +1 +version: 3, classes\.p1: 60 → version: 4'
+	'settings\.upd. +- +1 +classes\.p1 60 → 45, version 3 → 4'
 ok_match "... and the rescore batches" "$SCREEN" 'tasks\.rescore'
 tm_keys a Enter
 ok_screen "the class distribution changed: alpha has two P1 tasks" \
