@@ -468,6 +468,7 @@ static void *stripe_run(void *arg)
 		 * crawl's transactions (which may lock tasks in any order)
 		 * is tried again, a few times */
 		if (w->st != CT_OK && conflict && ++tries <= RANK_RETRIES) {
+			st_retry_pause(tries);
 			w->res.retried++;
 			w->st = CT_OK;
 			got = 1;

@@ -10,8 +10,8 @@
 /* A job change PostgreSQL rolls back to break a deadlock (40P01) or a
  * serialization failure (40001) changed nothing; when it ran on its own
  * (not inside a transaction of the caller's), it is made again, up to
- * this many times in all. */
-#define CHANGE_TRIES 3
+ * this many times in all, after a pause (st_retry_pause). */
+#define CHANGE_TRIES 5
 
 /* Run a function returning one bigint (the rows changed) into *rows. */
 static ct_status call_rows(struct ct_store *s, const char *what,
@@ -26,6 +26,7 @@ static ct_status call_rows(struct ct_store *s, const char *what,
 		    !ct_store_rolled_back(s) ||
 		    PQtransactionStatus(s->conn) != PQTRANS_IDLE)
 			break;
+		st_retry_pause(tries);
 	}
 	if (st != CT_OK)
 		return st;

@@ -4,10 +4,13 @@
  * checks PQresultStatus, records the SQLSTATE and names the statement in
  * the error; call sites PQclear on every path. Outside values only ever
  * travel as parameters (PQexecParams), never inside SQL text. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "store_int.h"
 
@@ -86,6 +89,19 @@ const char *ct_store_sqlstate(const struct ct_store *s)
 bool ct_store_rolled_back(const struct ct_store *s)
 {
 	return !strcmp(s->sqlstate, "40P01") || !strcmp(s->sqlstate, "40001");
+}
+
+void st_retry_pause(int tries)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	unsigned seed = (unsigned)now.tv_nsec ^ (unsigned)getpid() << 16;
+	long base_ms = 10L << (tries < 1 ? 0 : tries > 6 ? 5 : tries - 1);
+	long ns = base_ms * 1000000L +
+		  (long)(rand_r(&seed) % (unsigned)(base_ms * 1000)) * 1000L;
+	struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
 }
 
 struct ct_store_canceller *ct_store_canceller_new(struct ct_store *s)

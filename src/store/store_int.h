@@ -42,6 +42,13 @@ ct_status st_exec(struct ct_store *s, const char *what, const char *sql,
 		  int n, const char *const *params, PGresult **res,
 		  struct ct_error *err);
 
+/* Before trying again a transaction the server rolled back to break a
+ * deadlock (attempt `tries`, from 1): wait 10-20 ms, doubling with each
+ * attempt up to 320-640 ms, at a random point of that range. Without the
+ * wait, the retry takes its first lock again before the transaction it
+ * deadlocked with (woken by the rollback) takes it, and deadlocks anew. */
+void st_retry_pause(int tries);
+
 /* Growable string for building parameter VALUES (never SQL text). */
 struct st_buf {
 	char *p;
