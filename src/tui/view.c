@@ -1092,21 +1092,52 @@ static void draw_progress(struct tui *t, int y, double now)
 		 p->what));
 }
 
-/* The mode chooser: every mode, the picked one highlighted. */
+/* The mode chooser: every mode, the picked one highlighted, then what
+ * Enter does. Narrower than all of it, the hint gets shorter, then the
+ * modes lose their digits (1..6 still pick) and the hint (80 columns),
+ * then only the picked mode is shown with the hint, "< 3 frontier >",
+ * and last the job's name is cut. */
 static void draw_modesel(struct tui *t, int y)
 {
 	const struct tm_job *j = tm_job_by_id(&t->model, t->mode_job);
-	int W = COLS, x = 0;
-	char b[300], c[16];
-	x += put(y, x, W, A_BOLD, FMT(b, " Mode of %s:", j ? j->name : "?"));
-	(void)c;
-	for (int i = 0; i < TUI_N_MODES && x < W; i++) {
+	const char *name = j ? j->name : "?";
+	int W = COLS, x = 0, u = G->utf8;
+	char b[300], c[16], hint[4][96], one[64];
+	tx_count(c, sizeof c, j ? tm_job_unfinished(j) : 0);
+	FMT(hint[0], "  Enter: set, rescore %s tasks; Esc", c);
+	FMT(hint[1], "  Enter: set (%s tasks); Esc", c);
+	FMT(hint[2], "  Enter; Esc");
+	hint[3][0] = '\0';
+	FMT(one, " < %d %s >", t->mode_pick + 1, tui_modes[t->mode_pick]);
+	int list_w[3] = {0, 0, tx_width(one, u)}; /* digits, none, one */
+	for (int i = 0; i < TUI_N_MODES; i++) {
+		int w = tx_width(tui_modes[i], u);
+		list_w[0] += 1 + 2 + w;
+		list_w[1] += 1 + w;
+	}
+	/* the first (modes, hint) pair in which the whole name fits */
+	static const int levels[][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 3}, {2, 2}};
+	int last = (int)(sizeof levels / sizeof levels[0]) - 1, lv = 0;
+	int fixed = tx_width(" Mode of :", u);
+	for (; lv < last; lv++)
+		if (fixed + tx_width(name, u) + list_w[levels[lv][0]] +
+		    tx_width(hint[levels[lv][1]], u) <= W)
+			break;
+	int list = levels[lv][0];
+	const char *h = hint[levels[lv][1]];
+	int room = W - fixed - list_w[list] - tx_width(h, u);
+	x += put(y, x, W, A_BOLD, " Mode of ");
+	x += put(y, x, room > 4 ? room : 4, A_BOLD, name);
+	x += put(y, x, W - x, A_BOLD, ":");
+	if (list == 2)
+		x += put(y, x, W - x, A(R_SEL) | A_BOLD, one);
+	for (int i = 0; list < 2 && i < TUI_N_MODES && x < W; i++) {
 		x++;
 		x += put(y, x, W - x, i == t->mode_pick ? A(R_SEL) | A_BOLD :
-			 A_NORMAL, FMT(b, "%d %s", i + 1, tui_modes[i]));
+			 A_NORMAL, list == 0 ? FMT(b, "%d %s", i + 1,
+			 tui_modes[i]) : tui_modes[i]);
 	}
-	put(y, x, W - x, A(R_DIM), FMT(b, "  Enter: set, rescore %s tasks; Esc",
-	    tx_count(c, sizeof c, j ? tm_job_unfinished(j) : 0)));
+	put(y, x, W - x, A(R_DIM), h);
 }
 
 static void draw_message(struct tui *t, int y, double now)

@@ -329,6 +329,12 @@ ok_screen "a long question: what it asks and its [y/N] stay on the line" \
 	'^ Cancel job extra-a-job-with-a-name.* \[y/N\] *$'
 tm_keys n
 ok_screen "... and n leaves it" 'nothing changed'
+tm_keys m
+ok_screen "m, the long name: only the picked mode, with the keys" \
+	'^ Mode of extra-a-job-with-a-name.*0123456789: < 1 fifo >  Enter; Esc *$'
+tm_keys Right
+ok_screen "... Right: the next mode" '^ Mode of extra-a-job.*: < 2 hierarchy >  Enter; Esc'
+tm_keys Escape
 tm_keys g
 sql "DELETE FROM crawltop.jobs WHERE name LIKE 'extra%'" >/dev/null
 ok_screen "all rows show again: no row range" 'Jobs 3 of 3 . sort'

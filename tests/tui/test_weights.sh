@@ -183,6 +183,13 @@ ok_screen "delta selected" '▶ +4 delta'
 lock_batch2
 tm_keys m
 ok_screen "m: the mode chooser, at the job's mode" 'Mode of delta: .*3 frontier'
+ok_match "at 100 columns: every mode with its digit, and the keys" "$SCREEN" \
+	'Mode of delta: 1 fifo 2 hierarchy 3 frontier 4 discovery 5 freshness 6 importance  Enter; Esc'
+tm resize-window -t ct -x 80 -y 30
+ok_screen "at 80 columns: the modes without digits or keys" \
+	'Mode of delta: fifo hierarchy frontier discovery freshness importance *$'
+tm resize-window -t ct -x 100 -y 30
+ok_screen "back at 100 columns, frontier picked" 'Mode of delta: .*3 frontier'
 tm_keys 4 Enter
 ok_screen "a progress bar while the rescore runs" \
 	'^ Rescore .* 33% 5000/15000 · [0-9]+s · x stops · set mode discovery, rescore jo' 20
