@@ -3,7 +3,13 @@
  * priorities. Plain decimal only: an optional '-', digits, and for a real
  * an optional fraction and exponent ("-2", "0.35", ".5", "1e-3"). Leading
  * or trailing blanks, '+', hexadecimal ("0x50"), "inf" and "nan" are not
- * numbers here, although strtol and strtod take them. */
+ * numbers here, although strtol and strtod take them.
+ *
+ * The decimal mark is always '.', whatever the program's locale: reading
+ * and writing numbers here, in reasons (reasons.h) and in error messages
+ * (status.h), the engine switches the calling thread to the C locale for
+ * the call (uselocale) and back, so an embedder's setlocale(LC_ALL, "") in
+ * a comma locale changes nothing. */
 #ifndef CRAWLTOP_NUMBER_H
 #define CRAWLTOP_NUMBER_H
 

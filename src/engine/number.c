@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloc.h"
 #include "crawltop/number.h"
 
 static const char digits[] = "0123456789";
@@ -47,18 +48,31 @@ ct_status ct_number_read(const char *s, bool frac, double *out)
 	 * subnormal; errno is the caller's, so it is kept as it was */
 	int saved = errno;
 	errno = 0;
+	locale_t loc = cloc_enter();
 	*out = strtod(s, NULL);
 	int range = errno == ERANGE;
+	cloc_leave(loc);
 	errno = saved;
 	return range ? CT_ERANGE : CT_OK;
 }
 
+static void format(double v, char buf[CT_NUMBER_BUF]);
+
 const char *ct_number_format(double v, char buf[CT_NUMBER_BUF])
+{
+	locale_t loc = cloc_enter();
+	format(v, buf);
+	cloc_leave(loc);
+	return buf;
+}
+
+/* ct_number_format in the C locale. */
+static void format(double v, char buf[CT_NUMBER_BUF])
 {
 	if (!isfinite(v)) {
 		snprintf(buf, CT_NUMBER_BUF, "%s",
 			 isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
-		return buf;
+		return;
 	}
 	/* 17 significant digits always read back exactly (IEEE 754 binary64) */
 	int prec = 1;
@@ -76,5 +90,4 @@ const char *ct_number_format(double v, char buf[CT_NUMBER_BUF])
 		if (x >= prec && x < 17)
 			snprintf(buf, CT_NUMBER_BUF, "%.*g", x + 1, v);
 	}
-	return buf;
 }

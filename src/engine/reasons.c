@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cloc.h"
 #include "crawltop/reasons.h"
 
 enum args { A_NONE, A_A, A_S, A_SA, A_AB, A_SAB, A_ABS };
@@ -44,7 +45,18 @@ static const struct {
 	[CT_R_TIER] = {A_AB, "Job priority %g of %g"},
 };
 
+static int format(const struct ct_reason *r, char *buf, size_t n);
+
 int ct_reason_format(const struct ct_reason *r, char *buf, size_t n)
+{
+	locale_t loc = cloc_enter();
+	int len = format(r, buf, n);
+	cloc_leave(loc);
+	return len;
+}
+
+/* ct_reason_format in the C locale. */
+static int format(const struct ct_reason *r, char *buf, size_t n)
 {
 	if (!r || (unsigned)r->code >= CT_R_COUNT)
 		return snprintf(buf, n, "?");

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "cloc.h"
 #include "crawltop/status.h"
 
 const char *ct_status_str(ct_status st)
@@ -23,7 +24,9 @@ ct_status ct_error_set(struct ct_error *err, ct_status st, const char *fmt, ...)
 	if (err) {
 		va_list ap;
 		va_start(ap, fmt);
+		locale_t loc = cloc_enter();
 		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+		cloc_leave(loc);
 		va_end(ap);
 	}
 	return st;

@@ -6,7 +6,6 @@
  * scripts can read them. */
 #include <errno.h>
 #include <inttypes.h>
-#include <locale.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
@@ -329,7 +328,7 @@ int tui_print_json(const struct tui *t, FILE *f)
 
 int tui_batch(const struct tui_opts *o)
 {
-	setlocale(LC_ALL, "");
+	tx_locale();
 	struct tui *t = tui_new(o, 0);
 	if (!t) {
 		fprintf(stderr, "crawltop top: out of memory\n");

@@ -12,7 +12,6 @@
  * frame that answers it was flushed to the terminal, in monotonic and in
  * wall-clock seconds ("KEY RECV FLUSH RECV_REAL FLUSH_REAL"). */
 #include <errno.h>
-#include <locale.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -24,6 +23,7 @@
 
 #include "app.h"
 #include "crt.h"
+#include "text.h"
 #include "view.h"
 
 struct tui *tui_new(const struct tui_opts *o, int use_prefs)
@@ -95,7 +95,7 @@ static void save_prefs(struct tui *t)
 
 int tui_run(const struct tui_opts *o)
 {
-	setlocale(LC_ALL, "");
+	tx_locale();
 	struct tui *t = tui_new(o, 1);
 	if (!t) {
 		fprintf(stderr, "crawltop: out of memory\n");

@@ -3,6 +3,7 @@
 #ifndef _XOPEN_SOURCE
 #define _XOPEN_SOURCE 700
 #endif
+#include <locale.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +11,12 @@
 #include <wchar.h>
 
 #include "text.h"
+
+void tx_locale(void)
+{
+	setlocale(LC_ALL, "");
+	setlocale(LC_NUMERIC, "C");
+}
 
 static const struct tx_glyphs utf8_glyphs = {
 	.utf8 = 1,

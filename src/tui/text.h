@@ -22,6 +22,12 @@ struct tx_glyphs {
 	const char *arrow;     /* "becomes", one column */
 };
 
+/* The user's locale for characters (UTF-8 or not, wide characters), the
+ * C locale for numbers: the console reads numbers from the database and
+ * from the operator, and writes them to it and to JSON, in one syntax
+ * ("0.35", never "0,35"). The console and the batch printer call it first. */
+void tx_locale(void);
+
 /* Copy src (NULL = "") into dst of len bytes, cut at a character
  * boundary when it does not fit; always NUL-terminated. Returns dst. */
 char *tx_copy(char *dst, size_t len, const char *src);

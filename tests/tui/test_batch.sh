@@ -53,6 +53,19 @@ print(len(d["jobs"]), d["totals"]["pending"], d["queue"]["class"]["P3"],
       ",".join(j["status"] for j in d["jobs"]))')
 ok_eq "--json: one parseable object with jobs, totals, queue, next" "$got" \
 	"3 12 7 /blog LIVE {} running,pending,pending"
+# a decimal-comma locale (LC_ALL=de_DE.UTF-8) changes no number: the JSON
+# stays JSON, scores and shares keep their point
+out=$("$HERE/../unit/in_locale.sh" "$CT" top -b -n 1 --json -d "$DSN" 2>&1); rc=$?
+ok_eq "de_DE.UTF-8: --json exit 0" "$rc" 0
+got=$(printf '%s' "$out" | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+print(d["next"][0]["path"], d["next"][0]["score"], type(d["db_ms"]).__name__)' 2>&1)
+ok_eq "de_DE.UTF-8: --json parses, db_ms a number" "$got" "/blog 50 float"
+out=$("$HERE/../unit/in_locale.sh" "$CT" top -b -n 1 -d "$DSN" 2>&1)
+ok_match "de_DE.UTF-8: text shares and scores with a point" "$out" \
+	'^Class: +P0 0 \(0\.0%\) P1 0 \(0\.0%\) P2 5 \(41\.7%\)'
+ok_match "de_DE.UTF-8: next up's score" "$out" 'P2 +50\.00  /blog'
 out=$("$CT" top -b -n 2 -i 0.5 --json -d "$DSN" 2>&1)
 ok_eq "--json -n 2: one line per snapshot" "$(printf '%s\n' "$out" | grep -c '^{')" 2
 
