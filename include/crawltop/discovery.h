@@ -14,6 +14,8 @@
 #include "scale.h"
 #include "status.h"
 
+CT_BEGIN_DECLS
+
 typedef enum ct_subscore {
 	CT_SUB_UNSEEN,        /* unseen_likelihood   RANK_WEIGHTS_UNSEEN 0.28 */
 	CT_SUB_HOST_NOVELTY,  /* host_novelty        RANK_WEIGHTS_HOST_NOVELTY 0.20 */
@@ -114,5 +116,7 @@ CT_API ct_status ct_backoff_hours(const struct ct_backoff_params *b, ct_class c,
 				  int step, bool ns_asn_changed,
 				  bool *has_backoff, double *hours,
 				  struct ct_error *err);
+
+CT_END_DECLS
 
 #endif

@@ -11,4 +11,14 @@
 #define CT_API
 #endif
 
+/* Every declaration of a header sits between these, so that C++ links
+ * with the C names. */
+#ifdef __cplusplus
+#define CT_BEGIN_DECLS extern "C" {
+#define CT_END_DECLS }
+#else
+#define CT_BEGIN_DECLS
+#define CT_END_DECLS
+#endif
+
 #endif

@@ -18,6 +18,8 @@
 #include "scale.h"
 #include "status.h"
 
+CT_BEGIN_DECLS
+
 struct ct_freshness_params {
 	double base;            /* 50 */
 	double recent;          /* -30, age < 1 h */
@@ -55,8 +57,12 @@ struct ct_freshness_input {
 	long visits;            /* >= 0; informational */
 };
 /* Defaults of SPEC.md: relevance 0.5, depth 0, not a hub, never visited. */
+/* The same as a function, for C++ and for reuse. */
+CT_API void ct_freshness_input_init(struct ct_freshness_input *in);
+#ifndef __cplusplus
 #define CT_FRESHNESS_INPUT_INIT ((struct ct_freshness_input){ \
 	.topic_relevance = 0.5})
+#endif
 
 struct ct_freshness_result {
 	double score; /* integral with the default table */
@@ -82,5 +88,7 @@ CT_API ct_status ct_freshness_score(const struct ct_freshness_params *p,
  * equal scores in input order. scratch must hold n size_t. */
 CT_API void ct_freshness_rank(const struct ct_freshness_result *res, size_t n,
 			      size_t *order, size_t *scratch);
+
+CT_END_DECLS
 
 #endif

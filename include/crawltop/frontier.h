@@ -21,6 +21,8 @@
 #include "scale.h"
 #include "status.h"
 
+CT_BEGIN_DECLS
+
 #define CT_NAME_LEN 32      /* type, method and token names, NUL included */
 #define CT_FRONTIER_MAX_NAMES 32
 #define CT_FRONTIER_MAX_TOKENS 64
@@ -124,8 +126,14 @@ struct ct_frontier_input {
 	long cluster_occurrences;     /* 0 = no cluster; negative is an error */
 	ct_tp_class classification;   /* CT_TP_NONE = classify from tokens */
 };
+/* An input with every field at its default (the cost unknown: NaN), for
+ * C++ and for reuse; in C also the initialiser CT_FRONTIER_INPUT_INIT.
+ * A zeroed input is not the default: its cost is a known 0 ms. */
+CT_API void ct_frontier_input_init(struct ct_frontier_input *in);
+#ifndef __cplusplus
 #define CT_FRONTIER_INPUT_INIT ((struct ct_frontier_input){ \
 	.estimated_cost_ms = (0.0 / 0.0)})
+#endif
 
 struct ct_frontier_result {
 	double priority;       /* native, lower = sooner */
@@ -156,5 +164,7 @@ CT_API ct_status ct_frontier_score(const struct ct_frontier_params *p,
 CT_API ct_tp_class ct_frontier_classify(const struct ct_frontier_params *p,
 					const char *type, const char *method,
 					const char *url);
+
+CT_END_DECLS
 
 #endif

@@ -37,6 +37,8 @@
 #include "scale.h"
 #include "status.h"
 
+CT_BEGIN_DECLS
+
 struct ct_fq; /* opaque */
 
 struct ct_fq_callbacks {
@@ -189,5 +191,7 @@ struct ct_fq_heatmap {
  * change the queue. CT_ENOMEM when allocation failed (out->cells NULL). */
 CT_API ct_status ct_fq_heatmap(const struct ct_fq *q, struct ct_fq_heatmap *out);
 CT_API void ct_fq_heatmap_free(struct ct_fq_heatmap *h);
+
+CT_END_DECLS
 
 #endif

@@ -13,6 +13,8 @@
 #include "reasons.h"
 #include "status.h"
 
+CT_BEGIN_DECLS
+
 typedef enum ct_source_type {
 	CT_SRC_SITEMAP,
 	CT_SRC_LINK,
@@ -61,5 +63,7 @@ CT_API ct_status ct_hierarchy_score(const struct ct_hierarchy_params *p,
 				    const struct ct_hierarchy_input *in,
 				    struct ct_hierarchy_result *out,
 				    struct ct_error *err);
+
+CT_END_DECLS
 
 #endif

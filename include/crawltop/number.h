@@ -18,6 +18,8 @@
 #include "export.h"
 #include "status.h"
 
+CT_BEGIN_DECLS
+
 /* Whether s is written as a plain decimal whole number (frac false) or
  * real (frac true). Checks the text only, not the range. */
 CT_API bool ct_number_text(const char *s, bool frac);
@@ -39,7 +41,12 @@ CT_API ct_status ct_number_read(const char *s, bool frac, double *out);
 #define CT_NUMBER_BUF 32
 CT_API const char *ct_number_format(double v, char buf[CT_NUMBER_BUF]);
 /* The same in a buffer that lives to the end of the enclosing block, for
- * one argument of a message: ct_error_set(err, st, "x = %s", CT_NUM(x)). */
+ * one argument of a message: ct_error_set(err, st, "x = %s", CT_NUM(x)).
+ * C only: C++ has no compound literals (give ct_number_format a buffer). */
+#ifndef __cplusplus
 #define CT_NUM(v) ct_number_format((v), (char[CT_NUMBER_BUF]){0})
+#endif
+
+CT_END_DECLS
 
 #endif

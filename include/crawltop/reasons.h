@@ -11,6 +11,8 @@
 
 #include "export.h"
 
+CT_BEGIN_DECLS
+
 typedef enum ct_reason_code {
 	/* seed 004, freshness: the strings are the seed's, exactly */
 	CT_R_FRESH_RECENT,      /* "Recently visited (<1h)" */
@@ -77,5 +79,7 @@ static inline void ct_reasons_add(struct ct_reasons *rs, ct_reason_code c,
 		r->s = s;
 	}
 }
+
+CT_END_DECLS
 
 #endif

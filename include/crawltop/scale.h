@@ -14,6 +14,8 @@
 #include "export.h"
 #include "status.h"
 
+CT_BEGIN_DECLS
+
 #define CT_SCORE_MIN 0.0
 #define CT_SCORE_MAX 100.0
 
@@ -68,5 +70,7 @@ CT_API double ct_score_from_hierarchy(double h);     /* h in 0..1: x 100 */
 CT_API double ct_score_from_frontier(double priority);
 /* The inverse, for displaying a stored score as a frontier priority. */
 CT_API double ct_frontier_from_score(double score);
+
+CT_END_DECLS
 
 #endif

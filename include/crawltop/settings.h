@@ -14,6 +14,8 @@
 #include "scale.h"
 #include "status.h"
 
+CT_BEGIN_DECLS
+
 struct ct_settings {
 	struct ct_class_bounds classes;       /* P0/P1/P2 lower bounds */
 	struct ct_hierarchy_params hierarchy; /* seed 000 */
@@ -27,5 +29,7 @@ CT_API void ct_settings_default(struct ct_settings *s);
 /* Checks every part; the first broken rule is reported. */
 CT_API ct_status ct_settings_check(const struct ct_settings *s,
 				   struct ct_error *err);
+
+CT_END_DECLS
 
 #endif

@@ -10,6 +10,8 @@
 
 #include "export.h"
 
+CT_BEGIN_DECLS
+
 typedef enum ct_status {
 	CT_OK = 0,
 	CT_EINVAL,   /* an input value breaks a documented rule */
@@ -37,5 +39,7 @@ CT_API ct_status ct_error_set(struct ct_error *err, ct_status st,
 	__attribute__((format(printf, 3, 4)))
 #endif
 	;
+
+CT_END_DECLS
 
 #endif

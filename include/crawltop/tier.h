@@ -8,6 +8,8 @@
 #include "export.h"
 #include "status.h"
 
+CT_BEGIN_DECLS
+
 #define CT_PRIORITY_MIN 1
 #define CT_PRIORITY_MAX 10
 #define CT_PRIORITY_DEFAULT 5
@@ -17,5 +19,7 @@ CT_API bool ct_priority_valid(long p);
 CT_API ct_status ct_priority_parse(const char *s, int *out, struct ct_error *err);
 /* Seed 001's guideline for a priority ("User-initiated urgent crawls"). */
 CT_API const char *ct_priority_label(int p);
+
+CT_END_DECLS
 
 #endif

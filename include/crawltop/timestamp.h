@@ -9,6 +9,8 @@
 #include "export.h"
 #include "status.h"
 
+CT_BEGIN_DECLS
+
 /* "2024-06-10T08:00:00Z", "2024-06-10 08:00:00.5+02:00", "2024-06-10",
  * "1718006400000". CT_EINVAL with a message naming the text otherwise.
  * Exactly 8 digits ("20240229") are refused as ambiguous: a basic date,
@@ -20,5 +22,7 @@ CT_API ct_status ct_time_parse(const char *s, int64_t *ms, struct ct_error *err)
 CT_API int64_t ct_days_from_civil(int64_t y, unsigned m, unsigned d);
 /* Format as "YYYY-MM-DDTHH:MM:SS.mmmZ" into buf (>= 25 bytes). */
 CT_API void ct_time_format(int64_t ms, char buf[32]);
+
+CT_END_DECLS
 
 #endif

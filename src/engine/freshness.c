@@ -72,6 +72,12 @@ static int64_t age(int64_t now, int64_t then)
 	return now - then;
 }
 
+void ct_freshness_input_init(struct ct_freshness_input *in)
+{
+	memset(in, 0, sizeof *in);
+	in->topic_relevance = 0.5;
+}
+
 ct_status ct_freshness_score(const struct ct_freshness_params *p,
 			     const struct ct_class_bounds *bounds,
 			     const struct ct_freshness_input *in, int64_t now_ms,

@@ -115,6 +115,12 @@ static size_t copy_named(struct ct_named_value *dst,
 /* Fills p with seed 002's defaults (SPEC.md): the type and bonus tables and
  * the alias map above, weights 1, gap/reuse/clustering on, cost-aware and
  * total prioritisation off, no tokens, queue limits 10 / 10000 / 5 / 64. */
+void ct_frontier_input_init(struct ct_frontier_input *in)
+{
+	memset(in, 0, sizeof *in);
+	in->estimated_cost_ms = NAN;
+}
+
 void ct_frontier_params_default(struct ct_frontier_params *p)
 {
 	if (!p)

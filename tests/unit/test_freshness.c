@@ -566,10 +566,25 @@ static void params_check(void **state)
 	assert_non_null(strstr(err.msg, "deep_depth"));
 }
 
+/* ct_freshness_input_init gives what CT_FRESHNESS_INPUT_INIT does. */
+static void input_init_is_the_initialiser(void **state)
+{
+	(void)state;
+	struct ct_freshness_input a = CT_FRESHNESS_INPUT_INIT, b;
+	memset(&b, 0x5a, sizeof b);
+	ct_freshness_input_init(&b);
+	assert_true(b.topic_relevance == a.topic_relevance &&
+		    b.topic_relevance == 0.5);
+	assert_int_equal(b.hub_depth, 0);
+	assert_false(b.is_hub || b.has_last_visited || b.has_last_changed);
+	assert_int_equal(b.visits, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(seed_reuters_example),
+		cmocka_unit_test(input_init_is_the_initialiser),
 		cmocka_unit_test(seed_ranking_example),
 		cmocka_unit_test(visit_age_boundaries),
 		cmocka_unit_test(never_visited),

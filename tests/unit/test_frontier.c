@@ -976,10 +976,29 @@ static void names_and_queue_type(void **state)
 	assert_false(ct_tp_class_parse(NULL, &c));
 }
 
+/* ct_frontier_input_init gives what CT_FRONTIER_INPUT_INIT does: an
+ * unknown cost (NaN, not 0 ms: a zeroed input would get the fast-action
+ * bonus) and every other field zero, whatever the struct held before. */
+static void input_init_is_the_initialiser(void **state)
+{
+	(void)state;
+	struct ct_frontier_input a = CT_FRONTIER_INPUT_INIT, b;
+	memset(&b, 0x5a, sizeof b);
+	ct_frontier_input_init(&b);
+	assert_true(isnan(a.estimated_cost_ms) && isnan(b.estimated_cost_ms));
+	a.estimated_cost_ms = b.estimated_cost_ms = 0;
+	assert_null(b.url);
+	assert_int_equal(b.depth, a.depth);
+	assert_int_equal(b.cluster_occurrences, 0);
+	assert_false(b.has_gap);
+	assert_int_equal(b.classification, a.classification);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults_are_the_seeds),
+		cmocka_unit_test(input_init_is_the_initialiser),
 		cmocka_unit_test(params_check_rules),
 		cmocka_unit_test(table_setters),
 		cmocka_unit_test(base_article),
