@@ -41,6 +41,11 @@ CT_BEGIN_DECLS
 
 struct ct_fq; /* opaque */
 
+/* The callbacks run inside ct_fq_enqueue and ct_fq_pull, and must not
+ * change their own queue: ct_fq_enqueue, ct_fq_pull and ct_fq_set_params
+ * called from one return CT_EINVAL and change nothing (a pull may have
+ * items set aside at that moment); ct_fq_destroy must not be called from
+ * one. Reading the queue (ct_fq_size, ct_fq_contains) is fine. */
 struct ct_fq_callbacks {
 	void *ctx; /* passed to every callback; borrowed */
 	/* seed's shouldBypassDepth: true lets an item deeper than max_depth

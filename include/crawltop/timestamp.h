@@ -18,10 +18,14 @@ CT_BEGIN_DECLS
  * is taken only at 23:59 UTC (a leap second, counted as the next
  * day's 00:00:00). */
 CT_API ct_status ct_time_parse(const char *s, int64_t *ms, struct ct_error *err);
-/* Days from 1970-01-01 of a proleptic Gregorian date. */
+/* Days from 1970-01-01 of a proleptic Gregorian date: m 1..12, d 1..31,
+ * |y| at most 10^15 (beyond, the arithmetic overflows). */
 CT_API int64_t ct_days_from_civil(int64_t y, unsigned m, unsigned d);
-/* Format as "YYYY-MM-DDTHH:MM:SS.mmmZ" into buf (>= 25 bytes). */
-CT_API void ct_time_format(int64_t ms, char buf[32]);
+/* Format as "YYYY-MM-DDTHH:MM:SS.mmmZ" (24 characters for years 0..9999;
+ * more, with a sign, beyond) into buf of CT_TIME_BUF bytes: at most 31
+ * characters and the NUL. */
+#define CT_TIME_BUF 32
+CT_API void ct_time_format(int64_t ms, char buf[CT_TIME_BUF]);
 
 CT_END_DECLS
 

@@ -81,6 +81,7 @@ struct ct_fq {
 	size_t enqueued_total;
 	ct_queue_type turn;     /* heap that has the turn */
 	int turn_pulls;         /* pulls in this turn while the other waited */
+	bool in_callback;       /* one of cb's functions runs: no changes */
 };
 
 /* ---- URL normalisation ---------------------------------------------- */
@@ -482,6 +483,9 @@ void ct_fq_destroy(struct ct_fq *q)
 	free(q);
 }
 
+/* What a change made from one of the queue's own callbacks gets. */
+#define IN_CALLBACK "%s: called from one of the queue's callbacks, which must not change it"
+
 /* Replaces the parameters after checking them. */
 ct_status ct_fq_set_params(struct ct_fq *q, const struct ct_frontier_params *p,
 			   struct ct_error *err)
@@ -490,6 +494,8 @@ ct_status ct_fq_set_params(struct ct_fq *q, const struct ct_frontier_params *p,
 
 	if (!q)
 		return ct_error_set(err, CT_EINVAL, "ct_fq_set_params: queue is NULL");
+	if (q->in_callback)
+		return ct_error_set(err, CT_EINVAL, IN_CALLBACK, "ct_fq_set_params");
 	if ((st = ct_frontier_params_check(p, err)) != CT_OK)
 		return st;
 	q->p = *p;
@@ -624,6 +630,8 @@ ct_status ct_fq_enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 	}
 	if (!q || !in)
 		return ct_error_set(err, CT_EINVAL, "ct_fq_enqueue: queue and input must not be NULL");
+	if (q->in_callback)
+		return ct_error_set(err, CT_EINVAL, IN_CALLBACK, "ct_fq_enqueue");
 
 	/* 1. URL */
 	if (!in->url || !in->url[0] || !url_parse(in->url, &u)) {
@@ -636,14 +644,24 @@ ct_status ct_fq_enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 		return CT_OK;
 	}
 	/* 3. depth, unless the bypass says otherwise */
-	if (in->depth > q->p.max_depth &&
-	    !(q->cb.bypass_depth &&
-	      q->cb.bypass_depth(q->cb.ctx, in->url, in->depth, in->type))) {
+	bool ok = true;
+	if (in->depth > q->p.max_depth) {
+		q->in_callback = true;
+		ok = q->cb.bypass_depth &&
+		     q->cb.bypass_depth(q->cb.ctx, in->url, in->depth, in->type);
+		q->in_callback = false;
+	}
+	if (!ok) {
 		decide(res, false, R_MAX_DEPTH);
 		return CT_OK;
 	}
 	/* 4. eligibility */
-	if (q->cb.eligible && !q->cb.eligible(q->cb.ctx, in->url, &why)) {
+	if (q->cb.eligible) {
+		q->in_callback = true;
+		ok = q->cb.eligible(q->cb.ctx, in->url, &why);
+		q->in_callback = false;
+	}
+	if (!ok) {
 		decide(res, false, why ? why : R_INELIGIBLE);
 		return CT_OK;
 	}
@@ -747,7 +765,9 @@ static struct fq_node *scan_heap(struct ct_fq *q, struct fq_heap *h,
 		struct fq_node *n = h->a[0].node;
 		scanned++;
 		if (q->cb.host_resume_ms) {
+			q->in_callback = true;
 			int64_t t = q->cb.host_resume_ms(q->cb.ctx, n->host);
+			q->in_callback = false;
 			if (t > now) {
 				n->deferred_until_ms = t;
 				if (!*has_wake || t < *wake) {
@@ -782,7 +802,7 @@ ct_status ct_fq_pull(struct ct_fq *q, int64_t now_ms,
 	if (!res)
 		return CT_EINVAL;
 	memset(res, 0, sizeof(*res));
-	if (!q)
+	if (!q || q->in_callback)
 		return CT_EINVAL;
 	if (q->turn_pulls >= q->p.burst && q->heap[!q->turn].n > 0) {
 		q->turn = (ct_queue_type)!q->turn;

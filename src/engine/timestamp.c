@@ -142,7 +142,7 @@ ct_status ct_time_parse(const char *s, int64_t *ms, struct ct_error *err)
 	return CT_OK;
 }
 
-void ct_time_format(int64_t ms, char buf[32])
+void ct_time_format(int64_t ms, char buf[CT_TIME_BUF])
 {
 	/* floor division without negating ms (INT64_MIN has no negation) */
 	int64_t sec = ms / 1000 - (ms % 1000 < 0);

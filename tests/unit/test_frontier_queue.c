@@ -34,12 +34,36 @@ struct cb_state {
 	const char *refuse_reason; /* may be NULL */
 	const char *bypass;        /* substring allowed past max_depth */
 	int bypass_calls;
+	/* when set, the callbacks try to change this queue (theirs) and
+	 * keep what each try returned */
+	struct ct_fq *reenter;
+	ct_status reenter_st[3];
+	int reenter_calls;
 };
+
+/* A callback's tries to change its own queue: enqueue, pull, new params. */
+static void try_reenter(struct cb_state *s)
+{
+	if (!s->reenter)
+		return;
+	struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+	struct ct_fq_pull_result r;
+	struct ct_frontier_params p;
+	struct ct_error err = {{0}};
+	in.url = "https://robots.example/robots.txt";
+	in.type = "page";
+	ct_frontier_params_default(&p);
+	s->reenter_st[0] = ct_fq_enqueue(s->reenter, &in, 0, NULL, &err);
+	s->reenter_st[1] = ct_fq_pull(s->reenter, 0, &r);
+	s->reenter_st[2] = ct_fq_set_params(s->reenter, &p, &err);
+	s->reenter_calls++;
+}
 
 static int64_t cb_resume(void *ctx, const char *host)
 {
 	struct cb_state *s = ctx;
 	s->resume_calls++;
+	try_reenter(s);
 	for (int i = 0; i < s->n_slow; i++)
 		if (strcmp(s->slow_host[i], host) == 0)
 			return s->slow_until[i];
@@ -49,6 +73,7 @@ static int64_t cb_resume(void *ctx, const char *host)
 static bool cb_eligible(void *ctx, const char *url, const char **reason)
 {
 	struct cb_state *s = ctx;
+	try_reenter(s);
 	if (s->refuse && strstr(url, s->refuse)) {
 		*reason = s->refuse_reason;
 		return false;
@@ -837,6 +862,43 @@ static void create_and_set_params_check(void **state)
 	ct_fq_destroy(NULL);
 }
 
+/* A callback that calls into its own queue (while a pull has deferred
+ * items set aside, say) is refused with CT_EINVAL and changes nothing:
+ * every item comes out once afterwards. */
+static void callbacks_cannot_change_their_queue(void **state)
+{
+	(void)state;
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	struct cb_state s = {.slow_host = {"slow.example"},
+			     .slow_until = {1000}, .n_slow = 1};
+	struct ct_fq *q = make_queue(&p, &s);
+	char b[64];
+	assert_null(enq(q, "https://slow.example/a", "page", 0, "link", 0));
+	assert_null(enq(q, "https://slow.example/b", "page", 0, "link", 0));
+	s.reenter = q;
+	assert_null(enq(q, "https://fast.example/c", "page", 1, "link", 0));
+	assert_int_equal(s.reenter_calls, 1); /* from the eligibility check */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(s.reenter_st[i], CT_EINVAL);
+	memset(s.reenter_st, 0, sizeof s.reenter_st);
+	/* the pull sets slow.example's two items aside, asks each callback */
+	assert_string_equal(pull_path(q, 0, b, sizeof b), "/c");
+	assert_true(s.reenter_calls >= 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(s.reenter_st[i], CT_EINVAL);
+	s.reenter = NULL;
+	assert_int_equal(ct_fq_size(q), 2);
+	assert_false(ct_fq_contains(q, "https://robots.example/robots.txt"));
+	char x[64], y[64];
+	pull_path(q, 1000, x, sizeof x);
+	pull_path(q, 1000, y, sizeof y);
+	assert_true((!strcmp(x, "/a") && !strcmp(y, "/b")) ||
+		    (!strcmp(x, "/b") && !strcmp(y, "/a")));
+	assert_int_equal(ct_fq_size(q), 0);
+	ct_fq_destroy(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -861,6 +923,7 @@ int main(void)
 		cmocka_unit_test(queue_copies_strings),
 		cmocka_unit_test(many_urls),
 		cmocka_unit_test(create_and_set_params_check),
+		cmocka_unit_test(callbacks_cannot_change_their_queue),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
