@@ -7,10 +7,12 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "config.h"
+#include "urlpath.h"
 
 static const struct cli_cmd *const commands[] = {
 	&cli_cmd_score,
@@ -31,25 +33,33 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	/* The store's messages name their operation ("rank: job x ..."),
 	 * for callers of the library; after "crawltop rank: " that name is
 	 * said once, not twice. */
-	char msg[8192];
+	char small[8192], *msg = small;
 	va_list ap, again;
 	va_start(ap, fmt);
 	va_copy(again, ap);
-	int len = vsnprintf(msg, sizeof msg, fmt, ap);
+	int len = vsnprintf(small, sizeof small, fmt, ap);
 	va_end(ap);
-	if (len < 0 || (size_t)len >= sizeof msg) { /* too long to cut */
-		fprintf(stderr, "crawltop %s: ", cmd);
-		vfprintf(stderr, fmt, again);
-		va_end(again);
-		fputc('\n', stderr);
-		return;
-	}
+	if (len < 0)
+		len = snprintf(small, sizeof small, "%s", fmt);
+	if ((size_t)len >= sizeof small && (msg = malloc((size_t)len + 1)))
+		vsnprintf(msg, (size_t)len + 1, fmt, again);
 	va_end(again);
+	if (!msg) /* out of memory: the message cut */
+		msg = small;
 	size_t n = strlen(cmd);
 	const char *m = msg;
 	if (strncmp(m, cmd, n) == 0 && m[n] == ':' && m[n + 1] == ' ')
 		m += n + 2;
-	fprintf(stderr, "crawltop %s: %s\n", cmd, m);
+	/* the message may quote the server, which quotes the input: escape
+	 * what a terminal would obey (an ESC sequence in a job's name) */
+	size_t mlen = strlen(m), cap = mlen * 4 + 16;
+	char *shown = malloc(cap);
+	if (shown)
+		urlpath_escape(m, mlen, mlen, 1, shown, cap);
+	fprintf(stderr, "crawltop %s: %s\n", cmd, shown ? shown : "(out of memory)");
+	free(shown);
+	if (msg != small)
+		free(msg);
 }
 
 /* How the user typed the option getopt_long refused: the current long

@@ -305,31 +305,53 @@ enum urlpath_result urlpath_of(const char *text, size_t len, const char *domain,
 			cap, why, whylen);
 }
 
-void urlpath_shown(const char *text, size_t len, char out[URLPATH_SHOWN])
+void urlpath_escape(const char *text, size_t len, size_t max,
+		    int keep_newlines, char *out, size_t cap)
 {
 	int utf8 = urlpath_utf8_ok(text, len, NULL);
-	size_t lim = len > 60 ? 60 : len, k = 0;
+	size_t lim = len > max ? max : len, k = 0;
+	if (cap < 8) {
+		if (cap)
+			out[0] = '\0';
+		return;
+	}
 	/* cut UTF-8 text at a character boundary */
 	while (utf8 && lim < len && lim && ((unsigned char)text[lim] & 0xC0) == 0x80)
 		lim--;
-	for (size_t i = 0; i < lim; i++) {
+	size_t i = 0;
+	for (; i < lim; i++) {
 		unsigned char c = (unsigned char)text[i];
 		/* a C1 control is U+0080..U+009F: 0xC2 0x80..0x9F */
 		int c1 = utf8 && c == 0xC2 && i + 1 < lim &&
 			 (unsigned char)text[i + 1] <= 0x9F;
-		if (c < 0x20 || c == 0x7f || (c >= 0x80 && !utf8) || c1) {
+		int esc = (c < 0x20 && !(c == '\n' && keep_newlines)) ||
+			  c == 0x7f || (c >= 0x80 && !utf8) || c1;
+		/* room for this (8 bytes at most), "..." and the NUL */
+		if (k + 8 + 4 > cap)
+			break;
+		if (esc) {
 			for (size_t b = 0; b <= (size_t)c1; b++)
-				k += (size_t)snprintf(out + k, URLPATH_SHOWN - k,
-						      "\\x%02x",
+				k += (size_t)snprintf(out + k, cap - k, "\\x%02x",
 						      (unsigned char)text[i + b]);
 			i += (size_t)c1;
 		} else {
 			out[k++] = (char)c;
 		}
 	}
-	if (lim < len) {
+	if (i < len) {
+		/* do not leave half a UTF-8 character before the "..." */
+		while (utf8 && k > 0 && i > 0 &&
+		       ((unsigned char)text[i] & 0xC0) == 0x80) {
+			k--;
+			i--;
+		}
 		memcpy(out + k, "...", 3);
 		k += 3;
 	}
 	out[k] = '\0';
+}
+
+void urlpath_shown(const char *text, size_t len, char out[URLPATH_SHOWN])
+{
+	urlpath_escape(text, len, 60, 0, out, URLPATH_SHOWN);
 }

@@ -56,9 +56,14 @@ int urlpath_utf8_ok(const char *s, size_t len, size_t *bad);
 /* Bytes urlpath_shown writes at most, terminator included. */
 #define URLPATH_SHOWN 256
 
-/* text (len bytes) made safe to print in a message: at most 60 bytes of
- * it, control characters (C1 ones as their UTF-8 bytes) and (when the
- * text is not UTF-8) bytes above 0x7f as \xNN, "..." when cut. */
+/* text (len bytes) made safe to print in a message: at most max bytes of
+ * it, control characters (C1 ones as their UTF-8 bytes; newlines too
+ * unless keep_newlines) and (when the text is not UTF-8) bytes above 0x7f
+ * as \xNN, "..." when cut or when out (cap bytes) is full. A terminal
+ * then shows the text and obeys none of it. */
+void urlpath_escape(const char *text, size_t len, size_t max,
+		    int keep_newlines, char *out, size_t cap);
+/* urlpath_escape of at most 60 bytes, newlines escaped. */
 void urlpath_shown(const char *text, size_t len, char out[URLPATH_SHOWN]);
 
 #endif

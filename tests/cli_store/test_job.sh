@@ -112,6 +112,10 @@ ok_eq "create a taken name: exit 1" "$RC" 1
 ok_match "create a taken name: says so" "$OUT" "job name 'news' is taken"
 run job create "bad name;" --domain example.com
 ok_match "create a bad name: the rule" "$OUT" "is not allowed: use 1 to 64 of"
+run job create "$(printf 'a\033[31mRED')" --domain example.com
+ok_match "a name with an ESC sequence: the rule, the ESC shown as \\x1b" "$OUT" \
+	"job name 'a\\\\x1b\\[31mRED' is not allowed"
+ok_eq "... and no ESC byte reaches the terminal" "$(printf '%s' "$OUT" | tr -cd '\033' | wc -c)" 0
 run job create 42 --domain example.com
 ok_eq "create a name of digits only: exit 1" "$RC" 1
 ok_match "create a name of digits only: why" "$OUT" "job name '42' is not allowed: a name of digits only would read as a job id"
