@@ -162,6 +162,10 @@ DECLARE
 	v_new_ids bigint[];       -- the pages this call created: ids,
 	v_new_paths text[];       -- paths
 	v_new_scores double precision[]; -- and hierarchy scores
+	v_page_ids bigint[];      -- each distinct path's page, in batch order,
+	v_scores double precision[]; -- and the score its task gets
+	v_raise_ids bigint[];     -- pending tasks whose score rises,
+	v_raise_scores double precision[]; -- and their new base scores
 BEGIN
 	inserted := 0;
 	raised := 0;
@@ -283,71 +287,86 @@ BEGIN
 		  AND pg.priority_score < CASE WHEN pg.path = '/' THEN v_root ELSE v_new END;
 	END IF;
 
-	-- Tasks: one per (job, page); a duplicate raises a pending task's score.
-	-- ON CONFLICT locks each duplicate's existing task, in the order of
-	-- the insert (page id): lock them first in task id order, the order
-	-- complete, fail, release and the job changes take them in, or two of
-	-- them could deadlock (a new page has no task: nothing to lock when
-	-- every page was new).
-	IF v_created < v_distinct THEN
-		PERFORM 1 FROM crawltop.tasks t
-		WHERE t.job_id = j.id AND t.page_id IN (
-			SELECT pg.id FROM crawltop.pages pg
-			WHERE pg.domain_id = j.domain_id AND pg.path = ANY (p_paths))
-		ORDER BY t.id FOR UPDATE;
-	END IF;
+	-- Each distinct path's page and the score its task gets by the job's
+	-- mode. When every page was new, the page insert above returned their
+	-- ids and scores; otherwise one probe of UNIQUE (domain_id, path) per
+	-- path, whatever the statistics say: LIMIT 1 keeps the planner from
+	-- turning this into a join whose plan follows the estimate of the
+	-- domain's page count (a fresh domain estimated at a few pages once
+	-- made a nested loop over every page x every path: 110,000 x 50,000).
 	WITH input AS (
-		-- paths and scores side by side, whatever their arrays' bounds
-		SELECT u.p AS path, max(u.s) AS given
-		FROM unnest(p_paths, p_scores) AS u(p, s)
+		-- paths and scores side by side, whatever their arrays' bounds,
+		-- and where each path first comes in the batch
+		SELECT u.p AS path, max(u.s) AS given, min(u.i) AS first
+		FROM unnest(p_paths, p_scores) WITH ORDINALITY AS u(p, s, i)
 		GROUP BY u.p
 	), found AS (
-		-- every page of the batch new (a sitemap's first enqueue): the
-		-- page insert above returned their ids and scores (one probe per
-		-- path less: 11 % of an enqueue of 50,000 new pages)
-		SELECT n.id, n.score AS page_score, i.given
+		SELECT n.id, n.score AS page_score, i.given, i.first
 		FROM unnest(v_new_ids, v_new_paths, v_new_scores) AS n(id, path, score)
 		JOIN input i ON i.path = n.path
 		WHERE v_created = v_distinct
 		UNION ALL
-		-- otherwise one probe of UNIQUE (domain_id, path) per path,
-		-- whatever the statistics say: LIMIT 1 keeps the planner from
-		-- turning this into a join whose plan follows the estimate of the
-		-- domain's page count (a fresh domain estimated at a few pages once
-		-- made a nested loop over every page x every path: 110,000 x 50,000)
-		SELECT pg.id, pg.priority_score, i.given
+		SELECT pg.id, pg.priority_score, i.given, i.first
 		FROM input i
 		CROSS JOIN LATERAL (SELECT p.id, p.priority_score FROM crawltop.pages p
 			WHERE p.domain_id = j.domain_id AND p.path = i.path LIMIT 1) pg
 		WHERE v_created < v_distinct
-	), scored AS (
-		SELECT f.id AS page_id,
-		       CASE j.prioritization_mode
+	)
+	SELECT array_agg(f.id ORDER BY f.first),
+	       array_agg(CASE j.prioritization_mode
 			    WHEN 'hierarchy' THEN f.page_score * 100
 			    WHEN 'fifo' THEN 0
-			    ELSE coalesce(f.given, 0) END AS score
-		FROM found f
-	), ins AS (
-		INSERT INTO crawltop.tasks AS t (job_id, page_id, job_priority, score,
-			base_score, class, source_type, source_url, source_page_id,
-			depth, type, discovery_method, created_at)
-		SELECT j.id, s.page_id,
-		       j.priority + CASE WHEN j.status = 'paused' THEN 100 ELSE 0 END,
-		       s.score, s.score, crawltop.class_of(s.score, v_p0, v_p1, v_p2),
-		       p_source_type, p_source_url, p_source_page_id, p_depth, p_type,
-		       p_discovery_method, v_now
-		FROM scored s ORDER BY s.page_id
-		ON CONFLICT (job_id, page_id) DO UPDATE
-			SET base_score = excluded.base_score,
-			    score = least(100, greatest(0,
-				excluded.base_score + t.adjustment)),
+			    ELSE coalesce(f.given, 0) END ORDER BY f.first)
+	INTO v_page_ids, v_scores
+	FROM found f;
+
+	-- A page that had a task already: the task's score rises when it is
+	-- pending and the new score is higher (only-increase, with the
+	-- operators' adjustment kept, 0001). Only those tasks are locked, in
+	-- task id order (the order complete, fail, release and the job changes
+	-- take them in): a duplicate that does not rise is not waited for (a
+	-- page linked from every page, whose task a worker is claiming or
+	-- completing, held up every enqueue until that commit).
+	IF v_created < v_distinct THEN
+		SELECT array_agg(tt.id ORDER BY tt.id), array_agg(u.s ORDER BY tt.id)
+		INTO v_raise_ids, v_raise_scores
+		FROM unnest(v_page_ids, v_scores) AS u(page_id, s)
+		CROSS JOIN LATERAL (SELECT t.id FROM crawltop.tasks t
+			WHERE t.job_id = j.id AND t.page_id = u.page_id
+			  AND t.status = 'pending' AND t.base_score < u.s LIMIT 1) tt;
+		IF v_raise_ids IS NOT NULL THEN
+			PERFORM 1 FROM crawltop.tasks t WHERE t.id = ANY (v_raise_ids)
+			ORDER BY t.id FOR UPDATE;
+			UPDATE crawltop.tasks t
+			SET base_score = u.s,
+			    score = least(100, greatest(0, u.s + t.adjustment)),
 			    class = crawltop.class_of(least(100, greatest(0,
-				excluded.base_score + t.adjustment)), v_p0, v_p1, v_p2)
-			WHERE t.status = 'pending' AND t.base_score < excluded.base_score
-		RETURNING (t.xmax = 0) AS fresh
-	)
-	SELECT count(*) FILTER (WHERE fresh), count(*) FILTER (WHERE NOT fresh)
-	INTO inserted, raised FROM ins;
+				u.s + t.adjustment)), v_p0, v_p1, v_p2)
+			FROM unnest(v_raise_ids, v_raise_scores) AS u(id, s)
+			WHERE t.id = u.id AND t.status = 'pending' AND t.base_score < u.s;
+			GET DIAGNOSTICS raised = ROW_COUNT;
+		END IF;
+	END IF;
+
+	-- New tasks: one per (job, page), in the order of the batch: tasks of
+	-- one batch share created_at, and claims take equal scores in id
+	-- order, so a page's links are crawled in the order the page gives
+	-- them (fifo, and hierarchy's ties). Two enqueues of one job never run
+	-- at once (both hold the job row), so a conflict here is a task that
+	-- was there before this call: it was raised above or needed no raise,
+	-- and the order of the inserts cannot deadlock.
+	INSERT INTO crawltop.tasks (job_id, page_id, job_priority, score,
+		base_score, class, source_type, source_url, source_page_id,
+		depth, type, discovery_method, created_at)
+	SELECT j.id, u.page_id,
+	       j.priority + CASE WHEN j.status = 'paused' THEN 100 ELSE 0 END,
+	       u.s, u.s, crawltop.class_of(u.s, v_p0, v_p1, v_p2),
+	       p_source_type, p_source_url, p_source_page_id, p_depth, p_type,
+	       p_discovery_method, v_now
+	FROM unnest(v_page_ids, v_scores) WITH ORDINALITY AS u(page_id, s, i)
+	ORDER BY u.i
+	ON CONFLICT (job_id, page_id) DO NOTHING;
+	GET DIAGNOSTICS inserted = ROW_COUNT;
 
 	IF inserted > 0 THEN
 		UPDATE crawltop.jobs SET total_pages = total_pages + inserted,
