@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -99,7 +101,7 @@ static int setup_job(struct ct_store *s, const struct sim_opts *o,
 			  o->mode);
 		return -1;
 	}
-	if (o->domain && strcmp(o->domain, j->domain) != 0) {
+	if (o->domain && strcasecmp(o->domain, j->domain) != 0) {
 		cli_error("simulate", "job %s crawls %s, not %s", j->name,
 			  j->domain, o->domain);
 		return -1;
@@ -112,6 +114,10 @@ static int setup_job(struct ct_store *s, const struct sim_opts *o,
 			  j->name, j->stored_status);
 		return -1;
 	}
+	if (strcmp(j->stored_status, "paused") == 0)
+		fprintf(stderr, "simulate: job %s is paused: the workers wait "
+			"until it is resumed (crawltop job resume %s; Ctrl-C "
+			"stops them)\n", j->name, j->name);
 	return 0;
 refused:
 	cli_error("simulate", "%s", err.msg);
@@ -119,12 +125,29 @@ refused:
 }
 
 /* Enqueue '/' (manual, depth 0) and the sitemap's pages (source sitemap)
- * in one transaction. */
+ * in one transaction. A sitemap page gets its link depth from '/' in the
+ * graph, or 1 when no link reaches it (the sitemap is one step from the
+ * site), so that the pages under it have depths too (frontier mode scores
+ * by depth): one batch per depth, shallowest first, each in the
+ * sitemap's order. */
 static int seed_job(struct ct_store *s, const struct sim *sim,
 		    const long *smap, size_t nsmap)
 {
 	struct ct_error err;
 	struct pathbatch b;
+	int *depth = malloc((sim->g->n ? sim->g->n : 1) * sizeof *depth);
+	if (!depth) {
+		cli_error("simulate", "out of memory");
+		return -1;
+	}
+	long root = simgraph_find(sim->g, "/");
+	int max = -1;
+	simgraph_reachable(sim->g, &root, root >= 0, depth);
+	for (size_t i = 0; i < nsmap; i++) {
+		if (depth[smap[i]] < 0)
+			depth[smap[i]] = 1;
+		max = depth[smap[i]] > max ? depth[smap[i]] : max;
+	}
 	if (ct_store_begin(s, &err) != CT_OK) {
 		cli_error("simulate", "%s", err.msg);
 		return -1;
@@ -135,11 +158,15 @@ static int seed_job(struct ct_store *s, const struct sim *sim,
 	if (rc == 0)
 		rc = pathbatch_flush(&b);
 	b.source = CT_SRC_SITEMAP;
-	b.depth = -1;
-	for (size_t i = 0; rc == 0 && i < nsmap; i++)
-		rc = pathbatch_add(&b, sim->g->path[smap[i]]);
-	if (rc == 0)
-		rc = pathbatch_flush(&b);
+	for (int d = 0; rc == 0 && d <= max; d++) {
+		b.depth = d;
+		for (size_t i = 0; rc == 0 && i < nsmap; i++)
+			if (depth[smap[i]] == b.depth)
+				rc = pathbatch_add(&b, sim->g->path[smap[i]]);
+		if (rc == 0)
+			rc = pathbatch_flush(&b);
+	}
+	free(depth);
 	if (rc != 0) {
 		cli_error("simulate", "enqueue the start pages: %s", b.err);
 		ct_store_rollback(s, NULL);
@@ -151,7 +178,8 @@ static int seed_job(struct ct_store *s, const struct sim *sim,
 	return rc;
 }
 
-/* One progress report: a bar on a terminal, else a plain line. */
+/* One progress report: a bar on a terminal, cut to its width, else a
+ * plain line. */
 static void progress(struct sim *sim, struct ct_store *s, int tty,
 		     double elapsed)
 {
@@ -164,22 +192,35 @@ static void progress(struct sim *sim, struct ct_store *s, int tty,
 	pthread_mutex_unlock(&sim->mu);
 	int64_t done = j.completed + j.failed + j.skipped;
 	double rate = elapsed > 0 ? fetched / elapsed : 0;
+	const char *paused = strcmp(j.stored_status, "paused") == 0
+				     ? ", job paused: waiting for resume" : "";
 	if (!tty) {
 		fprintf(stderr, "simulate: %" PRId64 "/%ld done, %" PRId64
-			" pending, %" PRId64 " running, %ld fetched, %ld failed "
-			"attempts, %.1f pages/s\n", done, j.total_pages,
-			j.pending, j.running, fetched, fails, rate);
+			" pending, %" PRId64 " running, %" PRId64 " retrying, "
+			"%ld fetched, %ld failed attempts, %.1f pages/s%s\n",
+			done, j.total_pages, j.pending, j.running, j.retrying,
+			fetched, fails, rate, paused);
 		return;
 	}
-	char bar[31];
+	char bar[31], line[400];
 	int fill = j.total_pages ? (int)(30 * done / j.total_pages) : 0;
 	for (int i = 0; i < 30; i++)
 		bar[i] = i < fill ? '#' : '-';
 	bar[30] = '\0';
-	fprintf(stderr, "\r\033[K[%s] %3d%% %" PRId64 "/%ld  pending %" PRId64
-		"  running %" PRId64 "  failed attempts %ld  %.1f pages/s",
-		bar, j.total_pages ? (int)(100 * done / j.total_pages) : 0,
-		done, j.total_pages, j.pending, j.running, fails, rate);
+	snprintf(line, sizeof line, "[%s] %3d%% %" PRId64 "/%ld  pending %"
+		 PRId64 "  running %" PRId64 "  retrying %" PRId64 "  failed "
+		 "attempts %ld  %.1f pages/s%s", bar, j.total_pages ?
+		 (int)(100 * done / j.total_pages) : 0, done, j.total_pages,
+		 j.pending, j.running, j.retrying, fails, rate,
+		 *paused ? "  PAUSED" : "");
+	/* a line longer than the terminal wraps, and \r then scrolls a new
+	 * line for every report */
+	struct winsize ws;
+	size_t cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1
+			      ? ws.ws_col - 1 : 79;
+	if (strlen(line) > cols)
+		line[cols] = '\0';
+	fprintf(stderr, "\r\033[K%s", line);
 }
 
 /* Start the workers with SIGINT, SIGTERM and SIGHUP blocked (the main thread
@@ -292,7 +333,7 @@ static int simulate(const struct sim_opts *o)
 		seeds[0] = root;
 		if (nsmap)
 			memcpy(seeds + 1, smap, nsmap * sizeof *seeds);
-		reach = simgraph_reachable(&g, seeds, nsmap + 1);
+		reach = simgraph_reachable(&g, seeds, nsmap + 1, NULL);
 		free(seeds);
 	}
 	if (o->domain)
@@ -351,7 +392,11 @@ static int simulate(const struct sim_opts *o)
 		printf("simulate: %ld transaction%s rolled back by the server "
 		       "(deadlock or serialization failure) and tried again\n",
 		       sim.conflicts, sim.conflicts == 1 ? "" : "s");
-	if (sim.error) {
+	if (sim.cancelled) {
+		printf("simulate: job %s was cancelled during the run: its "
+		       "pending tasks were skipped\n", j.name);
+		rc = DB_EXIT_OK;
+	} else if (sim.error) {
 		cli_error("simulate", "%s", sim.err);
 	} else if (got_signal) {
 		cli_error("simulate", "interrupted: stopped, %ld claimed task%s "

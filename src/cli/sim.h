@@ -41,6 +41,7 @@ struct sim {
 				     * worker tried again */
 	int running;                /* workers still in their loop */
 	int error;                  /* a worker hit a store error (err) */
+	int cancelled;              /* the job was cancelled meanwhile */
 	char err[700];
 };
 

@@ -280,8 +280,11 @@ int simgraph_load_list(struct simgraph *g, const char *file, size_t max,
 }
 
 size_t simgraph_reachable(const struct simgraph *g, const long *seeds,
-			  size_t n)
+			  size_t n, int *depth)
 {
+	if (depth)
+		for (size_t i = 0; i < g->n; i++)
+			depth[i] = -1;
 	if (g->n == 0)
 		return 0;
 	unsigned char *seen = calloc(g->n, 1);
@@ -296,6 +299,8 @@ size_t simgraph_reachable(const struct simgraph *g, const long *seeds,
 		if (seeds[i] >= 0 && !seen[seeds[i]]) {
 			seen[seeds[i]] = 1;
 			queue[tail++] = (uint32_t)seeds[i];
+			if (depth)
+				depth[seeds[i]] = 0;
 		}
 	while (head < tail) {
 		uint32_t p = queue[head++];
@@ -303,6 +308,8 @@ size_t simgraph_reachable(const struct simgraph *g, const long *seeds,
 			if (!seen[g->link[k]]) {
 				seen[g->link[k]] = 1;
 				queue[tail++] = g->link[k];
+				if (depth)
+					depth[g->link[k]] = depth[p] + 1;
 			}
 	}
 	free(seen);

@@ -41,9 +41,11 @@ long simgraph_find(const struct simgraph *g, const char *path);
 int simgraph_load_list(struct simgraph *g, const char *file, size_t max,
 		       long **idx, size_t *n, char *err, size_t errlen);
 
-/* How many pages are reachable by links from the n pages of seeds. */
+/* How many pages are reachable by links from the n pages of seeds; when
+ * depth is not NULL (g->n ints), each page's link depth from the nearest
+ * seed goes there (a seed 0, -1 when unreachable). */
 size_t simgraph_reachable(const struct simgraph *g, const long *seeds,
-			  size_t n);
+			  size_t n, int *depth);
 
 void simgraph_free(struct simgraph *g);
 

@@ -233,8 +233,10 @@ static int handle(struct sim *s, struct ct_store *st, const char *worker,
 		return 0;
 	pthread_mutex_lock(&s->mu);
 	s->fetched++;
-	if (s->order)
+	if (s->order) { /* a line at a time: a killed run keeps its lines */
 		fprintf(s->order, "%s\n", t->path);
+		fflush(s->order);
+	}
 	if (s->max_pages && s->fetched >= s->max_pages) {
 		s->stop = 1;
 		pthread_cond_broadcast(&s->cv);
@@ -243,18 +245,44 @@ static int handle(struct sim *s, struct ct_store *st, const char *worker,
 	return 0;
 }
 
+/* Whether the job was cancelled (or deleted) meanwhile: the run is then
+ * over, not failed. Marks s->cancelled and stops every worker. */
+static int cancelled(struct sim *s, struct ct_store *st)
+{
+	struct ct_error err;
+	bool pending, running;
+	char status[16];
+	ct_status cs = ct_store_job_active(st, s->job_id, &pending, &running,
+					   status, &err);
+	if (cs != CT_ENOENT && (cs != CT_OK || strcmp(status, "cancelled") != 0))
+		return 0;
+	pthread_mutex_lock(&s->mu);
+	s->cancelled = 1;
+	s->stop = 1;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	return 1;
+}
+
 /* Nothing to claim: 1 when the job has nothing pending or running (the
- * crawl is over), 0 after waiting a little for work, -1 on an error. */
+ * crawl is over) or was cancelled, 0 after waiting a little for work (a
+ * paused job's workers wait here), -1 on an error. */
 static int idle(struct sim *s, struct ct_store *st, int64_t *wait_ms,
 		char *msg, size_t n)
 {
 	struct ct_error err;
-	int64_t pending, running;
-	if (ct_store_job_active(st, s->job_id, &pending, &running, &err) != CT_OK) {
+	bool pending, running;
+	char status[16];
+	if (ct_store_job_active(st, s->job_id, &pending, &running, status,
+				&err) != CT_OK) {
+		if (cancelled(s, st))
+			return 1;
 		snprintf(msg, n, "%s", err.msg);
 		return -1;
 	}
-	if (pending == 0 && running == 0)
+	if (strcmp(status, "cancelled") == 0)
+		return cancelled(s, st);
+	if (!pending && !running)
 		return 1;
 	pthread_mutex_lock(&s->mu);
 	wait_until(s, sim_now_ns() + *wait_ms * 1000000);
@@ -309,7 +337,8 @@ void *sim_worker_main(void *arg)
 			ct_claim_free(&c);
 			if (rc == -2)
 				continue;
-			worker_error(s, w->index, msg);
+			if (!cancelled(s, st))
+				worker_error(s, w->index, msg);
 			break;
 		}
 		ct_claim_free(&c);

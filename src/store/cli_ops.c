@@ -155,23 +155,29 @@ void ct_job_info_list_free(struct ct_job_info_list *l)
 }
 
 ct_status ct_store_job_active(struct ct_store *s, int64_t job_id,
-			      int64_t *pending, int64_t *running,
-			      struct ct_error *err)
+			      bool *pending, bool *running,
+			      char status[16], struct ct_error *err)
 {
 	char job[24];
 	snprintf(job, sizeof job, "%" PRId64, job_id);
 	const char *params[] = {job};
 	PGresult *r;
-	ct_status st = st_exec(s, "count active tasks",
-		"SELECT (SELECT count(*) FROM crawltop.tasks "
+	ct_status st = st_exec(s, "job state",
+		"SELECT EXISTS (SELECT 1 FROM crawltop.tasks "
 		"WHERE job_id = $1::bigint AND status = 'pending'), "
-		"(SELECT count(*) FROM crawltop.tasks "
-		"WHERE job_id = $1::bigint AND status = 'running')",
+		"EXISTS (SELECT 1 FROM crawltop.tasks "
+		"WHERE job_id = $1::bigint AND status = 'running'), status "
+		"FROM crawltop.jobs WHERE id = $1::bigint",
 		1, params, &r, err);
 	if (st != CT_OK)
 		return st;
-	*pending = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-	*running = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		return ct_error_set(err, CT_ENOENT, "job %s does not exist", job);
+	}
+	*pending = PQgetvalue(r, 0, 0)[0] == 't';
+	*running = PQgetvalue(r, 0, 1)[0] == 't';
+	snprintf(status, 16, "%s", PQgetvalue(r, 0, 2));
 	PQclear(r);
 	return CT_OK;
 }

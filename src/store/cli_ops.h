@@ -54,13 +54,14 @@ ct_status ct_store_job_list(struct ct_store *s, struct ct_job_info_list *out,
 			    struct ct_error *err);
 void ct_job_info_list_free(struct ct_job_info_list *l);
 
-/* Only the pending and running task counts of job_id (cheap enough to
- * poll: both come from the partial indexes). running is tasks.status:
- * it includes the tasks waiting for a retry (leased to nobody), which are
- * work still to do. */
+/* Whether job_id has pending and running tasks, and its stored status
+ * (jobs.status), cheap to poll whatever the job's size: one probe of a
+ * partial index each, no count. running is tasks.status: it includes the
+ * tasks waiting for a retry (leased to nobody), which are work still to
+ * do. CT_ENOENT when the job does not exist. */
 ct_status ct_store_job_active(struct ct_store *s, int64_t job_id,
-			      int64_t *pending, int64_t *running,
-			      struct ct_error *err);
+			      bool *pending, bool *running,
+			      char status[16], struct ct_error *err);
 
 /* The store's longest accepted path or URL in bytes
  * (crawltop.max_url_bytes()). */

@@ -100,6 +100,20 @@ ok_eq "deep sitemap, fifo: exit 0" "$RC" 0
 ok_eq "deep sitemap, fifo: the depth goes back (the check above can fail)" \
 	"$([ "$(decreases "$T/of")" -gt 0 ] && echo yes) $(wc -l <"$T/of")" "yes 41"
 
+# ---- a page's links in the page's order --------------------------------
+# one worker, fifo: / first, then its links as / lists them (not sorted),
+# then theirs; the sitemap's paths in the sitemap's order (a batch shares
+# its created_at; the tasks' ids follow the batch)
+printf '/\t/z\n/\t/a\n/\t/m\n/a\t/y\n/a\t/b\n/z\t/x\n' >"$T/order.tsv"
+printf '/s2\n/s1\n' >"$T/order.sitemap"
+run simulate --graph "$T/order.tsv" --job order-f --mode fifo --workers 1 \
+	--latency-ms 1 --order-out "$T/oo" -q
+ok_eq "fifo, 1 worker: links in page order" "$(tr '\n' ' ' <"$T/oo")" "/ /z /a /m /x /y /b "
+run simulate --graph "$T/order.tsv" --sitemap "$T/order.sitemap" --job order-h \
+	--workers 1 --latency-ms 1 --order-out "$T/os" -q
+ok_eq "hierarchy, 1 worker: equal scores in the order given" \
+	"$(tr '\n' ' ' <"$T/os")" "/ /z /a /m /x /y /b /s2 /s1 "
+
 # ---- politeness ---------------------------------------------------------
 # one host, 3 workers, 150 ms between fetches: 12 fetches take at least
 # 11 x 150 ms from the first claim to the last completion, however the
@@ -187,6 +201,51 @@ rc=0
 wait "$pid" || rc=$?
 ok_eq "SIGHUP ignored (nohup): SIGINT ends it (130)" "$rc" 130
 
+# ---- depth below an orphan sitemap page, paused and cancelled jobs ------
+# /s is in the sitemap, no link reaches it: depth 1, and the pages under
+# it count from there (frontier mode scores by depth)
+printf '/\t/a\n/a\t/b\n/s\t/d1\n/d1\t/d2\n/d2\t/d3\n' >"$T/orphan.tsv"
+printf '/s\n' >"$T/orphan.sitemap"
+run simulate --graph "$T/orphan.tsv" --sitemap "$T/orphan.sitemap" \
+	--job orphan --mode frontier --workers 1 --latency-ms 1 -q
+ok_eq "orphan sitemap page: exit 0" "$RC" 0
+ok_eq "orphan sitemap page: depth 1, its pages 2, 3, 4" \
+	"$(q "SELECT string_agg(p.path || '=' || coalesce(t.depth::text, '-'), ' ' ORDER BY p.path)
+	      FROM crawltop.tasks t JOIN crawltop.jobs j ON j.id = t.job_id
+	      JOIN crawltop.pages p ON p.id = t.page_id WHERE j.name = 'orphan'")" \
+	"/=0 /a=1 /b=2 /d1=2 /d2=3 /d3=4 /s=1"
+# a paused job: simulate says so and waits; resumed, it crawls to the end
+"$CT" job create held --domain held.example >/dev/null
+"$CT" job pause held >/dev/null
+"$CT" simulate --graph "$T/tree.tsv" --job held --domain HELD.example \
+	--workers 2 --latency-ms 1 -q >"$T/held.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q 'is paused' "$T/held.out" && break; sleep 0.05; done
+ok_match "paused job: says the workers wait (the domain's case aside)" \
+	"$(cat "$T/held.out")" 'job held is paused: the workers wait until it is resumed'
+sleep 0.5
+ok_eq "paused job: nothing fetched while paused (/ waits)" "$(counts held)" "1 0 0 1 0"
+"$CT" job resume held >/dev/null
+rc=0
+wait "$pid" || rc=$?
+ok_eq "paused job, resumed: exit 0, every page fetched" "$rc $(counts held)" "0 41 41 0 0 0"
+# a job cancelled during the run ends it: exit 0, with a note
+"$CT" simulate --graph "$T/tree.tsv" --job cut --workers 2 --latency-ms 300 \
+	-q >"$T/cut.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+	[ "$(q "SELECT count(*) FROM crawltop.tasks t JOIN crawltop.jobs j ON j.id = t.job_id WHERE j.name = 'cut' AND t.status = 'completed'")" -ge 1 ] 2>/dev/null && break
+	sleep 0.05
+done
+"$CT" job cancel cut --yes >/dev/null
+rc=0
+wait "$pid" || rc=$?
+ok_eq "job cancelled during the run: exit 0" "$rc" 0
+ok_match "job cancelled during the run: says so" "$(cat "$T/cut.out")" \
+	'job cut was cancelled during the run'
+ok_eq "job cancelled during the run: nothing left running" \
+	"$(counts cut | awk '{ print $5 }')" 0
+
 # ---- bad input ---------------------------------------------------------
 before=$(state)
 run simulate --graph "$T/missing.tsv" --job bad
@@ -260,8 +319,8 @@ ok_unchanged "bad input" "$before"
 # simulate scores the pages it seeds and the links it finds with the
 # settings version the store keeps, as a rescore does (lib.sh:
 # stored_settings lists the scores under each). '/' (manual, depth 0) and
-# the sitemap's /orphan are seeded; the two are fetched, /orphan first (the
-# higher score), and '/' yields /a1../a4 (link, depth 1: p = weight + 1,
+# the sitemap's /orphan (depth 1: no link reaches it) are seeded; the two
+# are fetched, /orphan first (the higher score: the sitemap's bonus), and '/' yields /a1../a4 (link, depth 1: p = weight + 1,
 # CONF 27.1739 P3, SV 48.0769 P1), left pending and rescored.
 stored_settings "$T"
 printf '/orphan\n' >"$T/orphan.sitemap"
@@ -269,6 +328,6 @@ CRAWLTOP_CONFIG=$CONF run simulate --graph "$T/tree.tsv" --sitemap "$T/orphan.si
 	--job st-sim --mode frontier --workers 1 --latency-ms 0 --max-pages 2 -q
 ok_eq "stored settings: exit 0" "$RC" 0
 ok_eq "stored settings: seeds and links scored with the stored version, not the file" \
-	"$(scores st-sim)" "/ 50.0000 P1; /a1 48.0769 P1; /a2 48.0769 P1; /a3 48.0769 P1; /a4 48.0769 P1; /orphan 64.2857 P1"
+	"$(scores st-sim)" "/ 50.0000 P1; /a1 48.0769 P1; /a2 48.0769 P1; /a3 48.0769 P1; /a4 48.0769 P1; /orphan 63.2353 P1"
 ok_rescore_agrees st-sim
 done_testing
