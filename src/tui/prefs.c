@@ -111,9 +111,10 @@ int tui_prefs_load(const char *path, struct tui_prefs *p, struct ct_error *err)
 		ct_error_set(err, CT_EIO, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	char line[512];
+	char *line = NULL;
+	size_t cap = 0;
 	int lineno = 0, rc = 0;
-	while (fgets(line, sizeof line, f)) {
+	while (getline(&line, &cap, f) >= 0) {
 		lineno++;
 		char *s = trim(line);
 		if (!*s || *s == '#')
@@ -138,11 +139,79 @@ int tui_prefs_load(const char *path, struct tui_prefs *p, struct ct_error *err)
 		}
 	}
 	if (ferror(f) && rc == 0) {
-		ct_error_set(err, CT_EIO, "%s: read error", path);
+		ct_error_set(err, CT_EIO, "%s: read error: %s", path,
+			     strerror(errno));
 		rc = -1;
 	}
+	free(line);
 	fclose(f);
 	return rc;
+}
+
+/* The file's text with p's values: every line of the old file (at path)
+ * as it was, comments, unknown keys and lines in error included, except
+ * that the first line of each key the console keeps gets p's value (later
+ * ones of the same key are dropped: they would override it); keys the file
+ * lacks are added at its end. A new file gets a heading. NULL when out of
+ * memory; the caller frees the text. */
+static char *prefs_text(const char *path, const struct tui_prefs *p,
+			size_t *len)
+{
+	static const char *const keys[] = {"interval", "sort", "sort_order",
+					   "theme", "panel"};
+	enum { NKEYS = sizeof keys / sizeof keys[0] };
+	char vals[NKEYS][64];
+	snprintf(vals[0], sizeof vals[0], "%g", p->interval);
+	snprintf(vals[1], sizeof vals[1], "%s", tm_col_name(p->sort_col));
+	snprintf(vals[2], sizeof vals[2], "%s", p->sort_desc ? "desc" : "asc");
+	snprintf(vals[3], sizeof vals[3], "%s", theme_names[p->theme >= 0 &&
+		 p->theme < TUI_THEME_N ? p->theme : 0]);
+	snprintf(vals[4], sizeof vals[4], "%s", p->show_audit ? "audit" : "queue");
+	int done[NKEYS] = {0};
+	char *out = NULL;
+	size_t outlen = 0;
+	FILE *mem = open_memstream(&out, &outlen);
+	if (!mem)
+		return NULL;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		fputs("# crawltop console settings, written by the console\n", mem);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while (f && (n = getline(&line, &cap, f)) >= 0) {
+		char *copy = strdup(line);
+		char *s = copy ? trim(copy) : NULL, *eq = s ? strchr(s, '=') : NULL;
+		int k = -1;
+		if (eq && *s != '#') {
+			*eq = '\0';
+			const char *key = trim(s);
+			for (int i = 0; i < NKEYS; i++)
+				if (strcmp(key, keys[i]) == 0)
+					k = i;
+		}
+		free(copy);
+		if (k < 0) { /* as it was, with its end of line */
+			fwrite(line, 1, (size_t)n, mem);
+			if (n > 0 && line[n - 1] != '\n')
+				fputc('\n', mem);
+		} else if (!done[k]) {
+			fprintf(mem, "%s = %s\n", keys[k], vals[k]);
+			done[k] = 1;
+		}
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	for (int i = 0; i < NKEYS; i++)
+		if (!done[i])
+			fprintf(mem, "%s = %s\n", keys[i], vals[i]);
+	if (fclose(mem) != 0) {
+		free(out);
+		return NULL;
+	}
+	*len = outlen;
+	return out;
 }
 
 /* mkdir -p for the directory part of path (one or two levels suffice). */
@@ -181,18 +250,12 @@ int tui_prefs_save(const char *path, const struct tui_prefs *p,
 		ct_error_set(err, CT_EIO, "%s: %s", tmp, strerror(errno));
 		return -1;
 	}
-	char body[512];
-	int n = snprintf(body, sizeof body,
-		"# crawltop console settings, written by the console\n"
-		"interval = %g\nsort = %s\nsort_order = %s\ntheme = %s\n"
-		"panel = %s\n", p->interval, tm_col_name(p->sort_col),
-		p->sort_desc ? "desc" : "asc",
-		theme_names[p->theme >= 0 && p->theme < TUI_THEME_N ? p->theme : 0],
-		p->show_audit ? "audit" : "queue");
-	const char *what = NULL;
+	size_t n = 0;
+	char *body = prefs_text(path, p, &n);
+	const char *what = body ? NULL : "building the text";
 	size_t off = 0;
-	while (!what && off < (size_t)n) {
-		ssize_t w = write(fd, body + off, (size_t)n - off);
+	while (!what && off < n) {
+		ssize_t w = write(fd, body + off, n - off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -200,6 +263,7 @@ int tui_prefs_save(const char *path, const struct tui_prefs *p,
 		else
 			off += (size_t)w;
 	}
+	free(body);
 	if (!what && fsync(fd) != 0)
 		what = "fsync";
 	int saved = errno;

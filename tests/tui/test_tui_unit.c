@@ -595,6 +595,37 @@ static void prefs_round_trip_atomic(void **state)
 	assert_true(q.interval == 2); /* kept, not clamped */
 	assert_int_equal(q.theme, TUI_THEME_MONO);
 
+	/* saving keeps the file's comments, unknown keys and bad lines, sets
+	 * each key on its first line (a later one would override it), adds
+	 * the missing ones; a line longer than any buffer is one line */
+	f = fopen(path, "w");
+	fprintf(f, "# mine\ntheme = mauve\ninterval = 7\nfuture = 1\n"
+		"interval = 9\n#%0600d\nsort = ETA", 0);
+	fclose(f);
+	tui_prefs_default(&q);
+	assert_int_equal(tui_prefs_load(path, &q, &err), -1);
+	assert_non_null(strstr(err.msg, "console.conf:2: theme = mauve: must be"));
+	assert_true(q.interval == 9);
+	q.interval = 4;
+	assert_int_equal(tui_prefs_save(path, &q, &err), 0);
+	char text[2048] = "", expect[2048];
+	f = fopen(path, "r");
+	size_t got = fread(text, 1, sizeof text - 1, f);
+	text[got] = '\0';
+	fclose(f);
+	snprintf(expect, sizeof expect, "# mine\ntheme = color\ninterval = 4\n"
+		 "future = 1\n#%0600d\nsort = ETA\nsort_order = asc\n"
+		 "panel = queue\n", 0);
+	assert_string_equal(text, expect);
+
+	/* a comment longer than any line buffer is one line, not two */
+	f = fopen(path, "w");
+	fprintf(f, "#%0600d\ninterval = 3\n", 0);
+	fclose(f);
+	tui_prefs_default(&q);
+	assert_int_equal(tui_prefs_load(path, &q, &err), 0);
+	assert_true(q.interval == 3);
+
 	/* a directory that cannot be made: an error, nothing written */
 	char bad[600];
 	snprintf(bad, sizeof bad, "%s/console.conf/x/console.conf", path);
