@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "crawltop/discovery.h"
@@ -42,10 +43,14 @@ static const char *grouped(long long n, char *buf, size_t len)
  * host; -1 when text is no such URL. */
 static int url_host(const char *text, char *host, size_t len)
 {
-	const char *p = strstr(text, "://");
-	if (!p || !(strncmp(text, "http", 4) == 0))
+	/* the scheme in any case, as urlpath_of takes it */
+	const char *p;
+	if (strncasecmp(text, "http://", 7) == 0)
+		p = text + 7;
+	else if (strncasecmp(text, "https://", 8) == 0)
+		p = text + 8;
+	else
 		return -1;
-	p += 3;
 	size_t n = strcspn(p, "/?#");
 	if (n == 0 || n >= len)
 		return -1;
@@ -228,7 +233,14 @@ static int run(int argc, char **argv)
 			goto out;
 		snprintf(host, sizeof host, "%s", ji.domain);
 	}
-	if (urlpath_of(url, strlen(url), host, job != NULL, sizeof path - 1,
+	int max = 0;
+	if (ct_store_max_url_bytes(s, &max, &err) != CT_OK) {
+		cli_error("explain", "%s", err.msg);
+		goto out;
+	}
+	if (max <= 0 || (size_t)max >= sizeof path)
+		max = (int)sizeof path - 1;
+	if (urlpath_of(url, strlen(url), host, job != NULL, (size_t)max,
 		       path, sizeof path, why, sizeof why) != URLPATH_OK) {
 		cli_error("explain", "'%s': %s", shown, why);
 		goto out;

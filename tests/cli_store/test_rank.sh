@@ -281,6 +281,10 @@ ok_eq "explain binary garbage: exit 1" "$RC" 1
 ok_match "explain binary garbage: shown escaped" "$OUT" '\\x01'
 run explain not-a-url
 ok_eq "explain a non-URL: exit 2" "$RC" 2
+run explain HTTPS://D.EXAMPLE/d
+ok_match "explain: the scheme and host in any case, as enqueue takes them" "$(flat)" 'Score: +79\.99'
+run explain "https://d.example/$(printf 'x%.0s' $(seq 2100))"
+ok_match "explain a URL over the store's limit: says the store's 2048 bytes" "$OUT" "longer than the store's limit of 2048 bytes"
 
 # ---- parallel stripes: the same ranking over 1 and 5 connections ----------
 ranked() {
