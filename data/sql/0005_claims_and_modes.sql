@@ -160,6 +160,10 @@ BEGIN
 		RAISE EXCEPTION 'settings classes.p0 = %, p1 = %, p2 = % are not allowed: the bounds must fall, p0 > p1 > p2',
 			c->'p0', c->'p1', c->'p2' USING ERRCODE = '22003';
 	END IF;
+	IF (st->'retry_max_seconds')::numeric < (st->'retry_base_seconds')::numeric THEN
+		RAISE EXCEPTION 'settings store.retry_base_seconds = %, retry_max_seconds = % are not allowed: the longest wait must be at least the first, retry_max_seconds >= retry_base_seconds',
+			st->'retry_base_seconds', st->'retry_max_seconds' USING ERRCODE = '22003';
+	END IF;
 	IF (h->'root')::numeric < (h->'sitemap')::numeric
 	   OR (h->'sitemap')::numeric < (h->'floor')::numeric THEN
 		RAISE EXCEPTION 'settings hierarchy.root = %, sitemap = %, floor = % are not allowed: root >= sitemap >= floor',

@@ -150,4 +150,8 @@ for kv in 'store,lease_seconds:"abc"' 'store,max_retries:2.5' 'store,retry_base_
 done
 OUT=$(psql -qAtd "$DB" -c "INSERT INTO crawltop.settings (value) SELECT jsonb_set(value, '{classes,p2}', '70') FROM crawltop.settings ORDER BY version DESC LIMIT 1" 2>&1)
 ok_match "SQL write of bounds out of order: refused" "$OUT" 'the bounds must fall, p0 > p1 > p2'
+run settings set store.retry_max_seconds 1
+ok_eq "retry_max_seconds below retry_base_seconds (10): refused" "$RC" 1
+ok_match "retry_max_seconds below retry_base_seconds: the rule, both values" "$OUT" \
+	'store\.retry_base_seconds = 10, retry_max_seconds = 1 are not allowed: .*retry_max_seconds >= retry_base_seconds'
 done_testing
