@@ -107,6 +107,9 @@ static int run(int argc, char **argv)
 		if (env[0])
 			version = 0;
 	}
+	/* where the bounds come from, each on its own, for a refusal */
+	char base[sizeof from];
+	snprintf(base, sizeof base, "%s", from);
 	if (profile || minpub) {
 		set.classes.p0 = profile ? p0 : set.classes.p0;
 		set.classes.p1 = minpub ? p1 : set.classes.p1;
@@ -120,9 +123,10 @@ static int run(int argc, char **argv)
 		snprintf(from + n, sizeof from - n, "%s", minpub ? minpub : "");
 	}
 	if (ct_class_bounds_check(&set.classes, &err) != CT_OK) {
-		cli_error("rank", "class bounds P0 %g, P1 %g, P2 %g (from "
-			  "--profile-score, --min-publish-score and %s): %s",
-			  set.classes.p0, set.classes.p1, set.classes.p2, from,
+		cli_error("rank", "class bounds P0 %g (%s), P1 %g (%s), P2 %g "
+			  "(%s): %s", set.classes.p0, profile ?
+			  "--profile-score" : base, set.classes.p1, minpub ?
+			  "--min-publish-score" : base, set.classes.p2, base,
 			  err.msg);
 		ct_store_close(s);
 		return DB_EXIT_USAGE;

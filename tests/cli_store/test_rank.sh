@@ -71,7 +71,11 @@ ok_eq "--profile-score 120: exit 2" "$RC" 2
 ok_match "--profile-score 120: the rule" "$OUT" '--profile-score 120: must be a number in 0\.\.100'
 run rank --min-publish-score 85
 ok_eq "P1 bound above P0: exit 2" "$RC" 2
-ok_match "P1 bound above P0: names the bounds" "$OUT" 'class bounds P0 80, P1 85, P2 40'
+ok_match "P1 bound above P0: names each bound and where it came from" "$OUT" \
+	'class bounds P0 80 \(crawltop\.settings v[0-9]+\), P1 85 \(--min-publish-score\), P2 40 \(crawltop\.settings v[0-9]+\)'
+run rank --profile-score 30
+ok_match "P0 bound below P1: --profile-score named for P0 only" "$OUT" \
+	'class bounds P0 30 \(--profile-score\), P1 60 \(crawltop\.settings v[0-9]+\), P2 40'
 run rank --bogus
 ok_eq "unknown option: exit 2" "$RC" 2
 psql -qc "CREATE ROLE rank_ro LOGIN IN ROLE crawltop_viewer" >/dev/null
