@@ -384,6 +384,17 @@ static ct_status parse_error(const config_t *cf, const char *dir,
 
 	snprintf(file, sizeof(file), "%s%s%s", dir ? dir : "", dir ? "/" : "",
 		 ef);
+	if (strcmp(text, "syntax error") == 0) {
+		/* libconfig says no more: show the line and the grammar */
+		char shown[400];
+		ct_config_line_text(file, line, shown, sizeof(shown));
+		return ct_error_set(err, CT_EINVAL, "%s:%u: syntax error%s%s%s "
+				    "(a setting is name = value; with a number "
+				    "such as 80 or 0.35, a \"string\", true or "
+				    "false, or a { group }; nan and inf are not "
+				    "numbers)", file, line, shown[0] ? " in \"" : "",
+				    shown, shown[0] ? "\"" : "");
+	}
 	if (strcmp(text, "duplicate setting name") != 0)
 		return ct_error_set(err, CT_EINVAL, "%s:%u: %s", file, line,
 				    text);

@@ -34,6 +34,12 @@ ct_status ct_config_scan_includes(const char *file, const char *dir,
 void ct_config_find_duplicate(const char *file, unsigned line, char *key,
 			      size_t len, unsigned *first);
 
+/* Line `line` (from 1) of file, made fit for a message (ct_config_escape,
+ * at most 80 characters, leading blanks dropped), into buf; "" when the
+ * file cannot be read or is shorter. */
+void ct_config_line_text(const char *file, unsigned line, char *buf,
+			 size_t len);
+
 /* NULL when path is a readable regular file; else the reason ("is a
  * directory", strerror) and *st CT_ENOENT (missing) or CT_EIO. */
 const char *ct_config_open_problem(const char *path, ct_status *st);

@@ -546,6 +546,32 @@ ct_status ct_config_scan_includes(const char *file, const char *dir,
 
 /* ---- after libconfig's "duplicate setting name" ---------------------- */
 
+void ct_config_line_text(const char *file, unsigned line, char *buf,
+			 size_t len)
+{
+	struct ct_error e;
+	char *text;
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	if (line == 0 || slurp(file, &text, NULL, &e) != CT_OK)
+		return;
+	char *p = text;
+	for (unsigned n = 1; p && n < line; n++) {
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	if (p) {
+		char *end = strchr(p, '\n');
+		if (end)
+			*end = '\0';
+		p += strspn(p, " \t");
+		ct_config_escape(p, 80, buf, len);
+	}
+	free(text);
+}
+
 void ct_config_find_duplicate(const char *file, unsigned line, char *key,
 			      size_t len, unsigned *first)
 {

@@ -513,7 +513,12 @@ static void test_syntax_error(void **state)
 	assert_int_equal(load_text("classes = {\n  p0 = 80.0;\n  p1 = ;\n};\n",
 				   &p, &s, &e), CT_EINVAL);
 	assert_msg_has(e, at(p, 3));
-	assert_msg_has(e, "syntax error");
+	/* libconfig says only "syntax error": the line and the grammar too */
+	assert_msg_has(e, "syntax error in \"p1 = ;\" (a setting is name = value;");
+	assert_int_equal(load_text("classes = { p0 = nan; };\n", &p, &s, &e),
+			 CT_EINVAL);
+	assert_msg_has(e, "syntax error in \"classes = { p0 = nan; };\"");
+	assert_msg_has(e, "nan and inf are not numbers");
 	/* libconfig's duplicate check, with its line and the key */
 	assert_refused("classes = {\n  p0 = 80.0;\n  p0 = 81.0;\n};\n", CT_EINVAL,
 		       3, "duplicate setting name classes.p0 (set already on line 2)");
