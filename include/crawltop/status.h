@@ -32,7 +32,10 @@ struct ct_error {
 CT_API const char *ct_status_str(ct_status st);
 
 /* printf-style fill of err (which may be NULL); returns st unchanged so a
- * caller can write `return ct_error_set(err, CT_EINVAL, "...", ...)`. */
+ * caller can write `return ct_error_set(err, CT_EINVAL, "...", ...)`.
+ * The message is always UTF-8: a byte of a character cut by a precision
+ * ("%.64s") or by the buffer's end, or of input that is not UTF-8, is
+ * written '?'. */
 CT_API ct_status ct_error_set(struct ct_error *err, ct_status st,
 			      const char *fmt, ...)
 #if defined(__GNUC__)

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "crawltop/frontier_queue.h"
+#include "utf8.h"
 
 #define R_INVALID_URL "invalid-url"
 #define R_QUEUE_FULL "queue-full"
@@ -114,13 +115,20 @@ static char lower(char c)
 
 /* True when a registered host name holds no character that RFC 3986
  * forbids there: brackets, spaces, controls and <>"{}|\^`. Bytes >= 0x80
- * (a UTF-8 international name) are let through. */
+ * must be well-formed UTF-8 (an international name): the host is handed
+ * to the callbacks as text. */
 static bool host_chars_ok(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if (c <= 0x20 || c == 0x7f || strchr("[]<>\"{}|\\^`", c))
 			return false;
+		if (c >= 0x80) {
+			size_t n = ct_utf8_seq((const unsigned char *)s + i);
+			if (n == 0 || i + n > len)
+				return false;
+			i += n - 1;
+		}
 	}
 	return true;
 }

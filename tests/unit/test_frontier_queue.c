@@ -200,7 +200,15 @@ static void invalid_url(void **state)
 	assert_string_equal(enq(q, "example.com/a", "nav", 0, NULL, 0), "invalid-url");
 	assert_string_equal(enq(q, "https://", "nav", 0, NULL, 0), "invalid-url");
 	assert_string_equal(enq(q, "https://x:port/", "nav", 0, NULL, 0), "invalid-url");
+	/* a host that is not UTF-8 (the callbacks get it as text) */
+	assert_string_equal(enq(q, "http://\xff\xfe.example/", "nav", 0, NULL, 0),
+			    "invalid-url");
+	assert_string_equal(enq(q, "http://b\xc3.example/", "nav", 0, NULL, 0),
+			    "invalid-url");
 	assert_int_equal(ct_fq_size(q), 0);
+	/* an international name in UTF-8 is a host */
+	assert_null(enq(q, "http://b\xc3\xbc" "cher.example/", "nav", 0, NULL, 0));
+	assert_int_equal(ct_fq_size(q), 1);
 	ct_fq_destroy(q);
 }
 

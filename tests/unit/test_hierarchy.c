@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -359,10 +360,37 @@ static void source_type_names(void **state)
 	assert_int_equal(t, CT_SRC_OTHER);
 }
 
+/* A message quoting a path cut to 64 bytes in the middle of a character
+ * stays UTF-8: the cut character's byte is '?' (status.h). */
+static void message_cut_inside_a_character(void **state)
+{
+	(void)state;
+	char path[80];
+	snprintf(path, sizeof path, "x%062d\xc3\xa9", 0);
+	struct ct_hierarchy_params p = CT_HIERARCHY_PARAMS_DEFAULT;
+	struct ct_hierarchy_input in = {.path = path, .source = CT_SRC_MANUAL};
+	struct ct_hierarchy_result r;
+	struct ct_error e;
+	assert_int_equal(ct_hierarchy_score(&p, &in, &r, &e), CT_EINVAL);
+	char want[100];
+	snprintf(want, sizeof want, "path 'x%062d?': a page path", 0);
+	assert_non_null(strstr(e.msg, want));
+	/* and a message cut at the buffer's end: no half character */
+	char big[CT_ERROR_LEN + 8];
+	memset(big, 'a', sizeof big);
+	memcpy(big + CT_ERROR_LEN - 3, "\xe2\x82\xac\xe2\x82\xac", 6);
+	big[sizeof big - 1] = '\0';
+	ct_error_set(&e, CT_EINVAL, "%s", big);
+	size_t n = strlen(e.msg);
+	assert_int_equal(n, CT_ERROR_LEN - 1);
+	assert_memory_equal(e.msg + n - 2, "??", 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults),
+		cmocka_unit_test(message_cut_inside_a_character),
 		cmocka_unit_test(homepage_is_root),
 		cmocka_unit_test(sitemap_page),
 		cmocka_unit_test(link_chain_reaches_floor),
