@@ -207,8 +207,81 @@ static void remove_dots(char *path)
 	memmove(path + w, path + end, strlen(path + end) + 1);
 }
 
+/* "%XX" for byte c at path + w (no terminator: the text after it is not
+ * read yet); returns w past it. */
+static size_t put_escape(char *path, size_t w, unsigned char c)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	path[w] = '%';
+	path[w + 1] = hex[c >> 4];
+	path[w + 2] = hex[c & 15];
+	return w + 3;
+}
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* RFC 3986 6.2.2 and RFC 3987's IRI form, in place (never longer): an
+ * escape of an unreserved character is that character ("%7E" is "~", "%2e"
+ * is "."), escapes that spell a UTF-8 character are that character
+ * ("caf%C3%A9" is "café", as the raw text is), other escapes stay, in
+ * upper case ("%2f" is "%2F"). So the spellings of one page give one
+ * path. A '%' without two hex digits after it is refused (-1, why). */
+static int unescape(char *path, char *why, size_t whylen)
+{
+	size_t r = 0, w = 0, n = strlen(path);
+	while (r < n) {
+		if (path[r] != '%') {
+			path[w++] = path[r++];
+			continue;
+		}
+		int hi = r + 2 < n ? hexval(path[r + 1]) : -1;
+		int lo = hi >= 0 ? hexval(path[r + 2]) : -1;
+		if (hi < 0 || lo < 0) {
+			snprintf(why, whylen, "the '%%' at byte %zu does not start "
+				 "a %%XX escape (write %%25 for a '%%')", r + 1);
+			return -1;
+		}
+		unsigned char c = (unsigned char)(hi << 4 | lo);
+		if (c < 0x80) {
+			if (isalnum(c) || strchr("-._~", c))
+				path[w++] = (char)c;
+			else
+				w = put_escape(path, w, c);
+			r += 3;
+			continue;
+		}
+		/* a UTF-8 character spelt in escapes: its bytes, when they are
+		 * all there and it is no space or control character */
+		char ch[4];
+		size_t k = 0, q = r;
+		while (k < 4 && q + 2 < n && path[q] == '%' &&
+		       hexval(path[q + 1]) >= 0 && hexval(path[q + 2]) >= 0) {
+			ch[k++] = (char)(hexval(path[q + 1]) << 4 | hexval(path[q + 2]));
+			q += 3;
+		}
+		size_t len = (unsigned char)ch[0] >= 0xF0 ? 4
+			     : (unsigned char)ch[0] >= 0xE0 ? 3 : 2;
+		if (k >= len && urlpath_utf8_ok(ch, len, NULL) &&
+		    urlpath_space_or_control(ch, len) == len) {
+			memcpy(path + w, ch, len);
+			w += len;
+			r += 3 * len;
+		} else {
+			w = put_escape(path, w, c);
+			r += 3;
+		}
+	}
+	path[w] = '\0';
+	return 0;
+}
+
 /* Copy prefix (may be "") and then n bytes of s into path as the result,
- * without dot segments; URLPATH_TOO_LONG past max or cap. */
+ * escapes normalised (unescape), without dot segments; URLPATH_TOO_LONG
+ * past max or cap. */
 static enum urlpath_result put_path(const char *prefix, const char *s, size_t n,
 				    size_t max, char *path, size_t cap,
 				    char *why, size_t whylen)
@@ -222,6 +295,8 @@ static enum urlpath_result put_path(const char *prefix, const char *s, size_t n,
 	memcpy(path, prefix, pl);
 	memcpy(path + pl, s, n);
 	path[pl + n] = '\0';
+	if (unescape(path, why, whylen) != 0)
+		return URLPATH_INVALID;
 	remove_dots(path);
 	/* what the store keeps: the same check as a path read from a file */
 	if (urlpath_check(path, strlen(path), max, why, whylen) != 0)
