@@ -420,7 +420,7 @@ static int s_set(struct ct_store *s, int argc, char **argv, const char *note)
 		}
 	}
 	struct ct_settings next;
-	if (ct_settings_from_json(doc, row.version + 1, &next, &err) != CT_OK) {
+	if (ct_settings_from_json(doc, 0, &next, &err) != CT_OK) {
 		cli_error("settings", "refused, nothing written: %s", err.msg);
 		goto out;
 	}

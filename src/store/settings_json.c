@@ -190,7 +190,12 @@ ct_status ct_settings_json_read(const char *json, int version,
 	char ebuf[256];
 	size_t fi;
 
-	snprintf(r.where, sizeof(r.where), CT_SETTINGS_SOURCE ":%d", version);
+	if (version > 0)
+		snprintf(r.where, sizeof(r.where), CT_SETTINGS_SOURCE ":%d",
+			 version);
+	else /* a document not written yet: no version to name */
+		snprintf(r.where, sizeof(r.where), CT_SETTINGS_SOURCE
+			 " (the new version)");
 	for (fi = 0; fi < c->n_files; fi++)
 		if (strcmp(c->files[fi], CT_SETTINGS_SOURCE) == 0)
 			break;

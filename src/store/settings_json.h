@@ -29,7 +29,8 @@
 
 /* The name values from the store carry in messages and sources:
  * "crawltop.settings:7" is version 7 (the version stands where a file's
- * line would). */
+ * line would); version 0 is a document not written yet, "crawltop.settings
+ * (the new version)". */
 #define CT_SETTINGS_SOURCE "crawltop.settings"
 
 /* Overlay the document json (a JSON object) of settings version `version`

@@ -40,6 +40,8 @@ run settings set discovery.weights.unseen_likelihood 1.5
 ok_eq "set a value outside its range: exit 2" "$RC" 2
 ok_match "set a value outside its range: key, value and rule" "$OUT" \
 	'refused, nothing written: .*discovery\.weights\.unseen_likelihood = 1\.5: must be'
+ok_match "... naming the new version, not a version number it never gets" "$OUT" \
+	'crawltop\.settings \(the new version\): discovery\.weights'
 run settings set discovery.weights.unseen_likelihood 0.35
 ok_eq "set one weight alone: exit 2" "$RC" 2
 ok_match "set one weight alone: refused with the sum" "$OUT" 'discovery weights sum to 1\.07, not 1'
