@@ -33,6 +33,19 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
+/* Text from the database (a note, a role name) to print: control
+ * characters and bytes that are not UTF-8 escaped as \xNN, so that what
+ * another client wrote cannot drive the terminal. A new string (free it);
+ * NULL when out of memory. */
+char *cli_shown(const char *s);
+
+/* 0 when s (an argument of cmd: `what`) is UTF-8 text without control
+ * characters; else -1 with the reason printed, the text escaped, and
+ * hint (what it should be). Checked before anything is sent: the server
+ * would answer a byte that is not UTF-8 with its own encoding error. */
+int cli_text_ok(const char *cmd, const char *what, const char *s,
+		const char *hint);
+
 /* Option parsing for one command: getopt_long over argv (from argv[1]),
  * refusing what getopt_long would take silently. Initialise with
  * CLI_GETOPT and call until it returns -1. It returns the option's value;

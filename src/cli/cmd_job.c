@@ -185,6 +185,19 @@ static int parse(int argc, char **argv, struct job_args *a)
 	}
 	a->pos = argv + optind;
 	a->npos = argc - optind;
+	/* a new job's name, hosts and prefixes are text: a byte that is not
+	 * UTF-8 is refused here, naming it, not by the server's encoding
+	 * check (a job named to act on is looked up by ct_store_job_find,
+	 * which says the same of a name no job can have) */
+	if (a->npos >= 2 && strcmp(a->pos[0], "create") == 0 &&
+	    cli_text_ok("job", "name", a->pos[1], "a job is named by 1 to 64 "
+			"of A-Z a-z 0-9 . _ -") != 0)
+		return -2;
+	if ((a->domain && cli_text_ok("job", "--domain", a->domain,
+				      "a host name") != 0) ||
+	    (a->prefix && cli_text_ok("job", "--prefix", a->prefix,
+				      "a path starting with '/'") != 0))
+		return -2;
 	return 0;
 }
 
@@ -192,7 +205,10 @@ static int parse(int argc, char **argv, struct job_args *a)
 static int run(int argc, char **argv)
 {
 	struct job_args a;
-	if (parse(argc, argv, &a) != 0)
+	int prc = parse(argc, argv, &a);
+	if (prc == -2)
+		return DB_EXIT_FAIL;
+	if (prc != 0)
 		return DB_EXIT_USAGE;
 	if (a.npos == 0) {
 		cli_error("job", "which subcommand? (list, show, create, "

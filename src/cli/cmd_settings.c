@@ -292,31 +292,6 @@ static void gen_path(yajl_gen g, const char *path, const struct ct_key *k,
 	yajl_gen_map_close(g);
 }
 
-/* 0 when s (a key, a value or a note: `what`) is UTF-8 text without
- * control characters; else -1 with the reason printed (hint: what it
- * should be). */
-static int text_ok(const char *what, const char *s, const char *hint)
-{
-	size_t bad, len = strlen(s);
-	char shown[URLPATH_SHOWN];
-	if (!urlpath_utf8_ok(s, len, &bad)) {
-		urlpath_shown(s, len, shown);
-		cli_error("settings", "%s '%s' is not UTF-8 text (byte %zu): %s",
-			  what, shown, bad + 1, hint);
-		return -1;
-	}
-	for (const char *c = s; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f ||
-		    ((unsigned char)c[0] == 0xc2 && (unsigned char)c[1] >= 0x80 &&
-		     (unsigned char)c[1] <= 0x9f)) {
-			urlpath_shown(s, len, shown);
-			cli_error("settings", "%s '%s' holds control characters: "
-				  "refused", what, shown);
-			return -1;
-		}
-	return 0;
-}
-
 /* `settings set KEY VALUE [KEY VALUE ...] [--note TEXT]`: the new
  * document is the current one with the values laid over it (one merge),
  * read and checked whole, then written as a new version. */
@@ -328,7 +303,7 @@ static int s_set(struct ct_store *s, int argc, char **argv, const char *note)
 		return DB_EXIT_USAGE;
 	}
 	for (int i = 0; i < argc; i++) {
-		if (text_ok(i % 2 ? "value" : "key", argv[i], i % 2 ?
+		if (cli_text_ok("settings", i % 2 ? "value" : "key", argv[i], i % 2 ?
 			    "a value is a number, true, false or text" :
 			    "a key is a dotted name") != 0)
 			return DB_EXIT_USAGE;
@@ -453,10 +428,16 @@ static int s_history(struct ct_store *s)
 	}
 	for (size_t i = 0; i < l.n; i++) {
 		const struct ct_settings_hist *h = &l.v[i];
+		/* any session may have written these: escaped */
+		char *by = cli_shown(h->created_by), *note = cli_shown(h->note),
+		     *changes = cli_shown(h->changes);
 		printf("%4d  %s  %-16s %s\n", h->version, h->created_at,
-		       h->created_by, h->note);
-		if (*h->changes)
-			printf("      %s\n", h->changes);
+		       by ? by : "?", note ? note : "?");
+		if (changes && *changes)
+			printf("      %s\n", changes);
+		free(by);
+		free(note);
+		free(changes);
 	}
 	ct_settings_hist_free(&l);
 	return DB_EXIT_OK;
@@ -566,7 +547,7 @@ static int run(int argc, char **argv)
 			  "undo (crawltop settings --help)");
 		return DB_EXIT_USAGE;
 	}
-	if (note && text_ok("note", note, "a note is one line of text") != 0)
+	if (note && cli_text_ok("settings", "note", note, "a note is one line of text") != 0)
 		return DB_EXIT_USAGE;
 	const char *sub = pos[0];
 	int max = strcmp(sub, "get") == 0 || strcmp(sub, "undo") == 0 ? 1 :

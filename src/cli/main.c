@@ -62,6 +62,38 @@ void cli_error(const char *cmd, const char *fmt, ...)
 		free(msg);
 }
 
+char *cli_shown(const char *s)
+{
+	size_t len = strlen(s), cap = len * 4 + 8;
+	char *out = malloc(cap);
+	if (out)
+		urlpath_escape(s, len, len, 0, out, cap);
+	return out;
+}
+
+int cli_text_ok(const char *cmd, const char *what, const char *s,
+		const char *hint)
+{
+	size_t bad, len = strlen(s);
+	char shown[URLPATH_SHOWN];
+	if (!urlpath_utf8_ok(s, len, &bad)) {
+		urlpath_shown(s, len, shown);
+		cli_error(cmd, "%s '%s' is not UTF-8 text (byte %zu): %s", what,
+			  shown, bad + 1, hint);
+		return -1;
+	}
+	for (const char *c = s; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f ||
+		    ((unsigned char)c[0] == 0xc2 && (unsigned char)c[1] >= 0x80 &&
+		     (unsigned char)c[1] <= 0x9f)) {
+			urlpath_shown(s, len, shown);
+			cli_error(cmd, "%s '%s' holds control characters: "
+				  "refused", what, shown);
+			return -1;
+		}
+	return 0;
+}
+
 /* How the user typed the option getopt_long refused: the current long
  * option ("--name", also when it lacks its value), else "-c" (a short
  * option: glibc leaves optind on a cluster such as -xyz until its last

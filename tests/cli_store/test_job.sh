@@ -113,9 +113,16 @@ ok_match "create a taken name: says so" "$OUT" "job name 'news' is taken"
 run job create "bad name;" --domain example.com
 ok_match "create a bad name: the rule" "$OUT" "is not allowed: use 1 to 64 of"
 run job create "$(printf 'a\033[31mRED')" --domain example.com
-ok_match "a name with an ESC sequence: the rule, the ESC shown as \\x1b" "$OUT" \
-	"job name 'a\\\\x1b\\[31mRED' is not allowed"
+ok_match "a name with an ESC sequence: refused, the ESC shown as \\x1b" "$OUT" \
+	"name 'a\\\\x1b\\[31mRED' holds control characters: refused"
 ok_eq "... and no ESC byte reaches the terminal" "$(printf '%s' "$OUT" | tr -cd '\033' | wc -c)" 0
+run job create "$(printf 'n\377')" --domain example.com
+ok_eq "a name that is not UTF-8: exit 1" "$RC" 1
+ok_match "a name that is not UTF-8: named, the byte, the rule" "$OUT" \
+	"name 'n\\\\xff' is not UTF-8 text \\(byte 2\\): a job is named by"
+run job boost news --prefix "$(printf '/a\300')" --by 5
+ok_match "a --prefix that is not UTF-8: refused before the server" "$OUT" \
+	"--prefix '/a\\\\xc0' is not UTF-8 text"
 run job create 42 --domain example.com
 ok_eq "create a name of digits only: exit 1" "$RC" 1
 ok_match "create a name of digits only: why" "$OUT" "job name '42' is not allowed: a name of digits only would read as a job id"

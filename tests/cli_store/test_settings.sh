@@ -156,4 +156,9 @@ run settings set store.retry_max_seconds 1
 ok_eq "retry_max_seconds below retry_base_seconds (10): refused" "$RC" 1
 ok_match "retry_max_seconds below retry_base_seconds: the rule, both values" "$OUT" \
 	'store\.retry_base_seconds = 10, retry_max_seconds = 1 are not allowed: .*retry_max_seconds >= retry_base_seconds'
+# a note any session wrote with SQL cannot drive the terminal
+psql -qAtd "$DB" -c "INSERT INTO crawltop.settings (value, note) SELECT value, E'evil\\x1b[31mRED' FROM crawltop.settings ORDER BY version DESC LIMIT 1"
+run settings history
+ok_match "history: a note's ESC shown as \\x1b" "$OUT" 'evil\\x1b\[31mRED'
+ok_eq "history: no ESC byte reaches the terminal" "$(printf '%s' "$OUT" | tr -cd '\033' | wc -c)" 0
 done_testing
