@@ -20,7 +20,7 @@ seed_db() {
 SELECT crawltop.create_job('alpha', 'alpha.example.com', 3, 'hierarchy');
 SELECT crawltop.create_job('beta', 'beta.example.org', 5, 'fifo');
 SELECT crawltop.create_job('gamma', 'gamma.example.net', 7, 'hierarchy');
-SELECT crawltop.enqueue(1, ARRAY['/', '/blog', '/blog/a', '/about'],
+SELECT crawltop.enqueue(1, ARRAY['/', '/about', '/blog', '/blog/a'],
 	'sitemap', NULL, 0, 'page', 'sitemap');
 SELECT crawltop.enqueue(1, ARRAY['/blog/b', '/blog/c', '/news/x'], 'link',
 	crawltop.page_id(1, '/blog'), 2, 'article', 'link');
