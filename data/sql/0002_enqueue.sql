@@ -328,12 +328,17 @@ BEGIN
 	-- page linked from every page, whose task a worker is claiming or
 	-- completing, held up every enqueue until that commit).
 	IF v_created < v_distinct THEN
+		-- one probe of UNIQUE (job_id, page_id) per page: the probe
+		-- names no status, so that no partial index of pending tasks
+		-- (which a stale estimate once chose, reading every pending
+		-- task of the job for each page) can serve it
 		SELECT array_agg(tt.id ORDER BY tt.id), array_agg(u.s ORDER BY tt.id)
 		INTO v_raise_ids, v_raise_scores
 		FROM unnest(v_page_ids, v_scores) AS u(page_id, s)
-		CROSS JOIN LATERAL (SELECT t.id FROM crawltop.tasks t
-			WHERE t.job_id = j.id AND t.page_id = u.page_id
-			  AND t.status = 'pending' AND t.base_score < u.s LIMIT 1) tt;
+		CROSS JOIN LATERAL (SELECT t.id, t.status, t.base_score
+			FROM crawltop.tasks t
+			WHERE t.job_id = j.id AND t.page_id = u.page_id LIMIT 1) tt
+		WHERE tt.status = 'pending' AND tt.base_score < u.s;
 		IF v_raise_ids IS NOT NULL THEN
 			PERFORM 1 FROM crawltop.tasks t WHERE t.id = ANY (v_raise_ids)
 			ORDER BY t.id FOR UPDATE;
