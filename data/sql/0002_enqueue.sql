@@ -320,13 +320,37 @@ BEGIN
 	INTO v_page_ids, v_scores
 	FROM found f;
 
-	-- A page that had a task already: the task's score rises when it is
-	-- pending and the new score is higher (only-increase, with the
-	-- operators' adjustment kept, 0001). Only those tasks are locked, in
-	-- task id order (the order complete, fail, release and the job changes
-	-- take them in): a duplicate that does not rise is not waited for (a
-	-- page linked from every page, whose task a worker is claiming or
-	-- completing, held up every enqueue until that commit).
+	-- New tasks: one per (job, page), in the order of the batch: tasks of
+	-- one batch share created_at, and claims take equal scores in id
+	-- order, so a page's links are crawled in the order the page gives
+	-- them (fifo, and hierarchy's ties). Two enqueues of one job never run
+	-- at once (both hold the job row), so a conflict here is a task that
+	-- was there before this call, raised below if its score rises. The
+	-- insert comes first, holding no task: its unique check waits for a
+	-- transaction that is updating a task of the same page (a claim, a
+	-- completion, a ranking batch), and with a task locked already that
+	-- wait could close a cycle with a transaction locking tasks in id
+	-- order.
+	INSERT INTO crawltop.tasks (job_id, page_id, job_priority, score,
+		base_score, class, source_type, source_url, source_page_id,
+		depth, type, discovery_method, created_at)
+	SELECT j.id, u.page_id,
+	       j.priority + CASE WHEN j.status = 'paused' THEN 100 ELSE 0 END,
+	       u.s, u.s, crawltop.class_of(u.s, v_p0, v_p1, v_p2),
+	       p_source_type, p_source_url, p_source_page_id, p_depth, p_type,
+	       p_discovery_method, v_now
+	FROM unnest(v_page_ids, v_scores) WITH ORDINALITY AS u(page_id, s, i)
+	ORDER BY u.i
+	ON CONFLICT (job_id, page_id) DO NOTHING;
+	GET DIAGNOSTICS inserted = ROW_COUNT;
+
+	-- A page that had a task before this call: the task's score rises
+	-- when it is pending and the new score is higher (only-increase, with
+	-- the operators' adjustment kept, 0001). Only those tasks are locked,
+	-- in task id order (the order complete, fail, release and the job
+	-- changes take them in): a duplicate that does not rise is not locked
+	-- (every duplicate was, and a page linked from every page, whose task
+	-- a worker held until its commit, held up every enqueue).
 	IF v_created < v_distinct THEN
 		-- one probe of UNIQUE (job_id, page_id) per page: the probe
 		-- names no status, so that no partial index of pending tasks
@@ -352,26 +376,6 @@ BEGIN
 			GET DIAGNOSTICS raised = ROW_COUNT;
 		END IF;
 	END IF;
-
-	-- New tasks: one per (job, page), in the order of the batch: tasks of
-	-- one batch share created_at, and claims take equal scores in id
-	-- order, so a page's links are crawled in the order the page gives
-	-- them (fifo, and hierarchy's ties). Two enqueues of one job never run
-	-- at once (both hold the job row), so a conflict here is a task that
-	-- was there before this call: it was raised above or needed no raise,
-	-- and the order of the inserts cannot deadlock.
-	INSERT INTO crawltop.tasks (job_id, page_id, job_priority, score,
-		base_score, class, source_type, source_url, source_page_id,
-		depth, type, discovery_method, created_at)
-	SELECT j.id, u.page_id,
-	       j.priority + CASE WHEN j.status = 'paused' THEN 100 ELSE 0 END,
-	       u.s, u.s, crawltop.class_of(u.s, v_p0, v_p1, v_p2),
-	       p_source_type, p_source_url, p_source_page_id, p_depth, p_type,
-	       p_discovery_method, v_now
-	FROM unnest(v_page_ids, v_scores) WITH ORDINALITY AS u(page_id, s, i)
-	ORDER BY u.i
-	ON CONFLICT (job_id, page_id) DO NOTHING;
-	GET DIAGNOSTICS inserted = ROW_COUNT;
 
 	IF inserted > 0 THEN
 		UPDATE crawltop.jobs SET total_pages = total_pages + inserted,
