@@ -124,11 +124,21 @@ $$;
 --    score derived with the operator adjustment it keeps (0001); none is
 --    lowered.
 --  * The tasks of one batch share one discovery time (created_at); among
---    them the task id decides, and tasks are inserted in page id order,
---    which, like the page inserts sorted by path, keeps concurrent
---    enqueues free of deadlocks.
+--    them the task id decides, and tasks are inserted in the batch's
+--    order, so that equal scores are claimed in the order a page gives
+--    its links. Pages are inserted sorted by path, so that two batches
+--    over one domain cannot deadlock on them.
 --  * jobs.total_pages grows by the number of new tasks. Enqueues into one
 --    job are serialised on the job's row.
+--  * Locks: the job's row, pages in id order, then (after the insert,
+--    which holds no task while its unique check may wait for a
+--    transaction updating a task of the same page) the tasks whose score
+--    rises, in id order. A client that completes a task and enqueues its
+--    links in one transaction must enqueue first, as `crawltop simulate`
+--    does: completing first holds that task while the enqueue waits for
+--    the job's row, which another enqueue listing the task's page holds
+--    while its insert waits for that task: a deadlock, which PostgreSQL
+--    breaks by rolling one of the two back.
 -- Returns the number of new tasks and of raised pending tasks.
 CREATE FUNCTION crawltop.enqueue(
 		p_job_id bigint,

@@ -135,8 +135,16 @@ static int seed_job(struct ct_store *s, const struct sim *sim,
 {
 	struct ct_error err;
 	struct pathbatch b;
-	int *depth = malloc((sim->g->n ? sim->g->n : 1) * sizeof *depth);
-	if (!depth) {
+	size_t n = sim->g->n ? sim->g->n : 1;
+	int *depth = malloc(n * sizeof *depth);
+	/* the sitemap's entries by depth, each depth in the sitemap's order
+	 * (a counting sort: at[d] is where depth d starts in order) */
+	size_t *order = malloc((nsmap ? nsmap : 1) * sizeof *order);
+	size_t *at = calloc(n + 2, sizeof *at);
+	if (!depth || !order || !at) {
+		free(depth);
+		free(order);
+		free(at);
 		cli_error("simulate", "out of memory");
 		return -1;
 	}
@@ -144,29 +152,38 @@ static int seed_job(struct ct_store *s, const struct sim *sim,
 	int max = -1;
 	simgraph_reachable(sim->g, &root, root >= 0, depth);
 	for (size_t i = 0; i < nsmap; i++) {
-		if (depth[smap[i]] < 0)
-			depth[smap[i]] = 1;
-		max = depth[smap[i]] > max ? depth[smap[i]] : max;
+		int d = depth[smap[i]] < 0 ? 1 : depth[smap[i]];
+		depth[smap[i]] = d; /* a depth is below n */
+		at[d + 1]++;
+		max = d > max ? d : max;
 	}
+	for (int d = 0; d <= max; d++)
+		at[d + 1] += at[d];
+	for (size_t i = 0; i < nsmap; i++)
+		order[at[depth[smap[i]]]++] = i;
+	/* at[d] is now where depth d ends, and where d + 1 starts */
+	int rc = -1;
 	if (ct_store_begin(s, &err) != CT_OK) {
 		cli_error("simulate", "%s", err.msg);
-		return -1;
+		goto out;
 	}
 	pathbatch_init(&b, s, sim->us, sim->job_id, CT_SRC_MANUAL);
 	b.depth = 0;
-	int rc = pathbatch_add(&b, "/");
+	rc = pathbatch_add(&b, "/");
 	if (rc == 0)
 		rc = pathbatch_flush(&b);
 	b.source = CT_SRC_SITEMAP;
-	for (int d = 0; rc == 0 && d <= max; d++) {
-		b.depth = d;
-		for (size_t i = 0; rc == 0 && i < nsmap; i++)
-			if (depth[smap[i]] == b.depth)
-				rc = pathbatch_add(&b, sim->g->path[smap[i]]);
-		if (rc == 0)
+	for (size_t k = 0; rc == 0 && k < nsmap; k++) {
+		int d = depth[smap[order[k]]];
+		if (d != b.depth) { /* one batch per depth */
 			rc = pathbatch_flush(&b);
+			b.depth = d;
+		}
+		if (rc == 0)
+			rc = pathbatch_add(&b, sim->g->path[smap[order[k]]]);
 	}
-	free(depth);
+	if (rc == 0)
+		rc = pathbatch_flush(&b);
 	if (rc != 0) {
 		cli_error("simulate", "enqueue the start pages: %s", b.err);
 		ct_store_rollback(s, NULL);
@@ -175,6 +192,10 @@ static int seed_job(struct ct_store *s, const struct sim *sim,
 		rc = -1;
 	}
 	pathbatch_free(&b);
+out:
+	free(depth);
+	free(order);
+	free(at);
 	return rc;
 }
 
@@ -392,12 +413,12 @@ static int simulate(const struct sim_opts *o)
 		printf("simulate: %ld transaction%s rolled back by the server "
 		       "(deadlock or serialization failure) and tried again\n",
 		       sim.conflicts, sim.conflicts == 1 ? "" : "s");
-	if (sim.cancelled) {
+	if (sim.error) { /* first: a cancellation seen after it hides nothing */
+		cli_error("simulate", "%s", sim.err);
+	} else if (sim.cancelled) {
 		printf("simulate: job %s was cancelled during the run: its "
 		       "pending tasks were skipped\n", j.name);
 		rc = DB_EXIT_OK;
-	} else if (sim.error) {
-		cli_error("simulate", "%s", sim.err);
 	} else if (got_signal) {
 		cli_error("simulate", "interrupted: stopped, %ld claimed task%s "
 			  "released", sim.released, sim.released == 1 ? "" : "s");

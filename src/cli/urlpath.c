@@ -241,13 +241,14 @@ static int unescape(char *path, char *why, size_t whylen)
 		int hi = r + 2 < n ? hexval(path[r + 1]) : -1;
 		int lo = hi >= 0 ? hexval(path[r + 2]) : -1;
 		if (hi < 0 || lo < 0) {
-			snprintf(why, whylen, "the '%%' at byte %zu does not start "
-				 "a %%XX escape (write %%25 for a '%%')", r + 1);
+			snprintf(why, whylen, "the '%%' at byte %zu of its path "
+				 "does not start a %%XX escape (write %%25 for a "
+				 "'%%')", r + 1);
 			return -1;
 		}
 		unsigned char c = (unsigned char)(hi << 4 | lo);
 		if (c < 0x80) {
-			if (isalnum(c) || strchr("-._~", c))
+			if (isalnum(c) || (c && strchr("-._~", c)))
 				path[w++] = (char)c;
 			else
 				w = put_escape(path, w, c);

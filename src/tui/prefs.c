@@ -152,8 +152,10 @@ int tui_prefs_load(const char *path, struct tui_prefs *p, struct ct_error *err)
  * as it was, comments, unknown keys and lines in error included, except
  * that the first line of each key the console keeps gets p's value (later
  * ones of the same key are dropped: they would override it); keys the file
- * lacks are added at its end. A new file gets a heading. NULL when out of
- * memory; the caller frees the text. */
+ * lacks are added at its end. A new file (none at path) gets a heading.
+ * NULL, with errno, when the old file cannot be read whole (it is not
+ * replaced then: its lines would be lost) or memory runs out; the caller
+ * frees the text. */
 static char *prefs_text(const char *path, const struct tui_prefs *p,
 			size_t *len)
 {
@@ -174,6 +176,13 @@ static char *prefs_text(const char *path, const struct tui_prefs *p,
 	if (!mem)
 		return NULL;
 	FILE *f = fopen(path, "r");
+	if (!f && errno != ENOENT) {
+		int e = errno;
+		fclose(mem);
+		free(out);
+		errno = e;
+		return NULL;
+	}
 	if (!f)
 		fputs("# crawltop console settings, written by the console\n", mem);
 	char *line = NULL;
@@ -201,8 +210,15 @@ static char *prefs_text(const char *path, const struct tui_prefs *p,
 		}
 	}
 	free(line);
+	int read_error = f && ferror(f);
 	if (f)
 		fclose(f);
+	if (read_error) {
+		fclose(mem);
+		free(out);
+		errno = EIO;
+		return NULL;
+	}
 	for (int i = 0; i < NKEYS; i++)
 		if (!done[i])
 			fprintf(mem, "%s = %s\n", keys[i], vals[i]);
@@ -252,7 +268,16 @@ int tui_prefs_save(const char *path, const struct tui_prefs *p,
 	}
 	size_t n = 0;
 	char *body = prefs_text(path, p, &n);
-	const char *what = body ? NULL : "building the text";
+	if (!body) {
+		int e = errno;
+		unlink(tmp);
+		close(fd);
+		ct_error_set(err, CT_EIO, "%s: not replaced: the file cannot be "
+			     "read (%s), and its lines would be lost", path,
+			     strerror(e));
+		return -1;
+	}
+	const char *what = NULL;
 	size_t off = 0;
 	while (!what && off < n) {
 		ssize_t w = write(fd, body + off, n - off);

@@ -128,15 +128,15 @@ ok_eq "--urls: dot segments resolved, one page per path" \
 # 6.2.2, RFC 3987): raw UTF-8 and its escapes in either case are the
 # character, an unreserved character's escape is the character, an escaped
 # '.' segment is a dot segment, other escapes stay in upper case
-printf '/pc/caf\303\251\n/pc/caf%%C3%%A9\n/pc/caf%%c3%%a9\n/pc/%%7Euser\n/pc/~user\n/pc/a/%%2e%%2e/b\n/pc/x%%2fy\n/pc/x%%2Fy\n/pc/sp%%20ace\n/pc/nb%%C2%%A0sp\n/pc/bad%%FF\n' |
+printf '/pc/caf\303\251\n/pc/caf%%C3%%A9\n/pc/caf%%c3%%a9\n/pc/%%7Euser\n/pc/~user\n/pc/a/%%2e%%2e/b\n/pc/x%%2fy\n/pc/x%%2Fy\n/pc/sp%%20ace\n/pc/nb%%C2%%A0sp\n/pc/bad%%FF\n/pc/nul%%00.html\n' |
 	"$CT" enqueue --job site --urls - >/dev/null
 ok_eq "--urls: escapes normalised, one page per path" \
 	"$(q "SELECT string_agg(path, ' ' ORDER BY path COLLATE \"C\") FROM crawltop.pages WHERE path LIKE '/pc/%'")" \
-	"/pc/b /pc/bad%FF /pc/caf$(printf '\303\251') /pc/nb%C2%A0sp /pc/sp%20ace /pc/x%2Fy /pc/~user"
+	"/pc/b /pc/bad%FF /pc/caf$(printf '\303\251') /pc/nb%C2%A0sp /pc/nul%00.html /pc/sp%20ace /pc/x%2Fy /pc/~user"
 run enqueue --job site --urls <(printf '/pc/ok\n/pc/50%%\n')
 ok_eq "--urls: a '%' that starts no escape: exit 1" "$RC" 1
 ok_match "--urls: a '%' that starts no escape: line and byte" "$OUT" \
-	":2: '/pc/50%' is refused: the '%' at byte 7 does not start a %XX escape"
+	":2: '/pc/50%' is refused: the '%' at byte 7 of its path does not start a %XX escape"
 
 # ---- bad input: message, exit status, nothing changed -------------------
 # A <urlset> of 1,100 good URLs (FROM on), then LINE as line 1103 of

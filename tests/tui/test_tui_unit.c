@@ -626,6 +626,17 @@ static void prefs_round_trip_atomic(void **state)
 	assert_int_equal(tui_prefs_load(path, &q, &err), 0);
 	assert_true(q.interval == 3);
 
+	/* a file that cannot be read whole (here a directory in its place)
+	 * is not replaced: its lines would be lost */
+	char dirpath[600];
+	snprintf(dirpath, sizeof dirpath, "%s/asdir/console.conf", dir);
+	snprintf(cmd, sizeof cmd, "mkdir -p %s", dirpath);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tui_prefs_save(dirpath, &q, &err), -1);
+	assert_non_null(strstr(err.msg, "not replaced: the file cannot be read"));
+	snprintf(cmd, sizeof cmd, "test $(ls %s/asdir | wc -l) -eq 1", dir);
+	assert_int_equal(system(cmd), 0); /* no temporary file left */
+
 	/* a directory that cannot be made: an error, nothing written */
 	char bad[600];
 	snprintf(bad, sizeof bad, "%s/console.conf/x/console.conf", path);
