@@ -375,8 +375,9 @@ static ct_status scan_files(const struct reader *r, const config_setting_t *g)
 
 /* libconfig's syntax error at "file:line"; its "duplicate setting name"
  * says which key, found in the file's text (libconfig does not say). */
-static ct_status parse_error(const config_t *cf, const char *dir,
-			     const char *ef, struct ct_error *err)
+static ct_status parse_error(const config_t *cf, const char *main_path,
+			     const char *dir, const char *ef,
+			     struct ct_error *err)
 {
 	char file[CT_CONFIG_PATH_LEN + 8], key[CT_KEY_PATH_LEN];
 	unsigned line = (unsigned)config_error_line(cf), first;
@@ -403,6 +404,12 @@ static ct_status parse_error(const config_t *cf, const char *dir,
 		return ct_error_set(err, CT_EINVAL,
 				    "%s:%u: duplicate setting name %s (set already on line %u)",
 				    file, line, key, first);
+	/* an included file that sets again what the including file set */
+	if (key[0] && strcmp(file, main_path) != 0 &&
+	    (first = ct_config_key_line(main_path, key)) != 0)
+		return ct_error_set(err, CT_EINVAL,
+				    "%s:%u: duplicate setting name %s (set already on %s:%u)",
+				    file, line, key, main_path, first);
 	return ct_error_set(err, CT_EINVAL, "%s:%u: duplicate setting name%s%s",
 			    file, line, key[0] ? " " : "", key);
 }
@@ -448,7 +455,7 @@ ct_status ct_config_read_file(struct ct_config *c, const char *path,
 					  rel ? dir : "", rel ? "/" : "", ef,
 					  config_error_text(&cf));
 		else
-			st = parse_error(&cf, rel ? dir : NULL, ef, err);
+			st = parse_error(&cf, path, rel ? dir : NULL, ef, err);
 		config_destroy(&cf);
 		return st;
 	}

@@ -281,6 +281,23 @@ const char *ct_key_suggest(const char *path, char *buf, size_t len)
 		suggest_from(path, ct_keys[i].path, &best, buf, len);
 	for (size_t i = 0; i < ct_n_maps; i++)
 		suggest_from(path, ct_maps[i].path, &best, buf, len);
+	if (buf[0])
+		return buf;
+	/* a key written outside its group ("p0" for "classes.p0"): the one
+	 * key whose last name is the path's last name */
+	const char *last = strrchr(path, '.'), *only = NULL;
+	last = last ? last + 1 : path;
+	for (size_t i = 0; i < ct_n_keys; i++) {
+		const char *k = strrchr(ct_keys[i].path, '.');
+		if (!k || strcmp(k + 1, last) != 0 ||
+		    strcmp(ct_keys[i].path, path) == 0)
+			continue;
+		if (only)
+			return buf; /* more than one: no guess */
+		only = ct_keys[i].path;
+	}
+	if (only)
+		snprintf(buf, len, "%s", only);
 	return buf;
 }
 

@@ -34,6 +34,10 @@ ct_status ct_config_scan_includes(const char *file, const char *dir,
 void ct_config_find_duplicate(const char *file, unsigned line, char *key,
 			      size_t len, unsigned *first);
 
+/* The first line of file that sets the dotted key path (within that
+ * file), or 0 when none does or the file cannot be read. */
+unsigned ct_config_key_line(const char *file, const char *key);
+
 /* Line `line` (from 1) of file, made fit for a message (ct_config_escape,
  * at most 80 characters, leading blanks dropped), into buf; "" when the
  * file cannot be read or is shorter. */

@@ -546,6 +546,29 @@ ct_status ct_config_scan_includes(const char *file, const char *dir,
 
 /* ---- after libconfig's "duplicate setting name" ---------------------- */
 
+unsigned ct_config_key_line(const char *file, const char *key)
+{
+	struct ct_error e;
+	struct walker w;
+	char *text;
+	unsigned found = 0;
+
+	if (slurp(file, &text, NULL, &e) != CT_OK)
+		return 0;
+	walk_init(&w, text);
+	while (!found && walk_next(&w)) {
+		char path[CT_CONFIG_PATH_LEN];
+
+		if (!w.assigned)
+			continue;
+		walk_path(&w, path, sizeof(path));
+		if (strcmp(path, key) == 0)
+			found = w.t.line;
+	}
+	free(text);
+	return found;
+}
+
 void ct_config_line_text(const char *file, unsigned line, char *buf,
 			 size_t len)
 {

@@ -405,6 +405,15 @@ static void test_include_syntax_error(void **state)
 			 CT_EINVAL);
 	snprintf(want, sizeof(want), "%s/bad-part.conf:2: syntax error", tmp.dir);
 	assert_msg_has(e, want);
+	/* an included file setting again what the including file set: both
+	 * places named */
+	tmp_write("again.conf", "classes = {\n p0 = 90.0;\n};\n");
+	assert_int_equal(load_text("classes = { p1 = 50.0; };\n"
+				   "@include \"again.conf\"\n", &p, &s, &e),
+			 CT_EINVAL);
+	snprintf(want, sizeof(want), "%s/again.conf:1: duplicate setting name "
+		 "classes (set already on %s:1)", tmp.dir, p);
+	assert_msg_has(e, want);
 }
 
 /* @include of a missing file, a directory or an unreadable file: the
@@ -651,6 +660,13 @@ static void test_unknown_key(void **state)
 	assert_int_equal(load_text("frontier = { queue = { max_sacn = 3; }; };\n",
 				   &p, &s, &e), CT_EINVAL);
 	assert_msg_has(e, "unknown key frontier.queue.max_sacn (did you mean frontier.queue.max_scan?)");
+	/* a key written outside its group: the one key of that name */
+	assert_int_equal(load_text("p0 = 90.0;\n", &p, &s, &e), CT_EINVAL);
+	assert_msg_has(e, "unknown key p0 (did you mean classes.p0?)");
+	/* a name several groups have: no guess */
+	assert_int_equal(load_text("base = 1.0;\n", &p, &s, &e), CT_EINVAL);
+	assert_msg_has(e, "unknown key base");
+	assert_null(strstr(e.msg, "did you mean"));
 	/* the fixture with the same typo */
 	memset(&e, 0, sizeof(e));
 	assert_int_equal(ct_config_load_file(FIXTURE("typo.conf"), &s, &e),
