@@ -245,22 +245,35 @@ static int handle(struct sim *s, struct ct_store *st, const char *worker,
 	return 0;
 }
 
-/* Whether the job was cancelled (or deleted) meanwhile: the run is then
- * over, not failed. Marks s->cancelled and stops every worker. */
-static int cancelled(struct sim *s, struct ct_store *st)
+/* The run is over, not failed: the job was cancelled (or deleted)
+ * meanwhile. Marks s->cancelled and stops every worker. */
+static void mark_cancelled(struct sim *s)
 {
-	struct ct_error err;
-	bool pending, running;
-	char status[16];
-	ct_status cs = ct_store_job_active(st, s->job_id, &pending, &running,
-					   status, &err);
-	if (cs != CT_ENOENT && (cs != CT_OK || strcmp(status, "cancelled") != 0))
-		return 0;
 	pthread_mutex_lock(&s->mu);
 	s->cancelled = 1;
 	s->stop = 1;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
+}
+
+/* Whether ct_store_job_active's answer (cs, status) says the job was
+ * cancelled or deleted. */
+static int gone(ct_status cs, const char *status)
+{
+	return cs == CT_ENOENT || (cs == CT_OK && strcmp(status, "cancelled") == 0);
+}
+
+/* After a store error: whether it came from the job being cancelled
+ * meanwhile (then marked, see mark_cancelled). */
+static int cancelled(struct sim *s, struct ct_store *st)
+{
+	struct ct_error err;
+	bool pending, running;
+	char status[16];
+	if (!gone(ct_store_job_active(st, s->job_id, &pending, &running,
+				      status, &err), status))
+		return 0;
+	mark_cancelled(s);
 	return 1;
 }
 
@@ -273,15 +286,16 @@ static int idle(struct sim *s, struct ct_store *st, int64_t *wait_ms,
 	struct ct_error err;
 	bool pending, running;
 	char status[16];
-	if (ct_store_job_active(st, s->job_id, &pending, &running, status,
-				&err) != CT_OK) {
-		if (cancelled(s, st))
-			return 1;
+	ct_status cs = ct_store_job_active(st, s->job_id, &pending, &running,
+					   status, &err);
+	if (gone(cs, status)) {
+		mark_cancelled(s);
+		return 1;
+	}
+	if (cs != CT_OK) {
 		snprintf(msg, n, "%s", err.msg);
 		return -1;
 	}
-	if (strcmp(status, "cancelled") == 0)
-		return cancelled(s, st);
 	if (!pending && !running)
 		return 1;
 	pthread_mutex_lock(&s->mu);
