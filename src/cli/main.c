@@ -82,10 +82,8 @@ int cli_text_ok(const char *cmd, const char *what, const char *s,
 			  shown, bad + 1, hint);
 		return -1;
 	}
-	for (const char *c = s; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f ||
-		    ((unsigned char)c[0] == 0xc2 && (unsigned char)c[1] >= 0x80 &&
-		     (unsigned char)c[1] <= 0x9f)) {
+	for (size_t i = 0; i < len; i++)
+		if (urlpath_control_at(s, i, len, 1)) {
 			urlpath_shown(s, len, shown);
 			cli_error(cmd, "%s '%s' holds control characters: "
 				  "refused", what, shown);

@@ -381,6 +381,17 @@ enum urlpath_result urlpath_of(const char *text, size_t len, const char *domain,
 			cap, why, whylen);
 }
 
+size_t urlpath_control_at(const char *s, size_t i, size_t len, int utf8)
+{
+	unsigned char c = (unsigned char)s[i];
+	if (c < 0x20 || c == 0x7f)
+		return 1;
+	if (utf8 && c == 0xC2 && i + 1 < len && (unsigned char)s[i + 1] >= 0x80 &&
+	    (unsigned char)s[i + 1] <= 0x9F)
+		return 2;
+	return 0;
+}
+
 void urlpath_escape(const char *text, size_t len, size_t max,
 		    int keep_newlines, char *out, size_t cap)
 {
@@ -397,19 +408,19 @@ void urlpath_escape(const char *text, size_t len, size_t max,
 	size_t i = 0;
 	for (; i < lim; i++) {
 		unsigned char c = (unsigned char)text[i];
-		/* a C1 control is U+0080..U+009F: 0xC2 0x80..0x9F */
-		int c1 = utf8 && c == 0xC2 && i + 1 < lim &&
-			 (unsigned char)text[i + 1] <= 0x9F;
-		int esc = (c < 0x20 && !(c == '\n' && keep_newlines)) ||
-			  c == 0x7f || (c >= 0x80 && !utf8) || c1;
+		size_t ctl = urlpath_control_at(text, i, lim, utf8);
+		if (c == '\n' && keep_newlines)
+			ctl = 0;
+		if (!ctl && c >= 0x80 && !utf8)
+			ctl = 1;
 		/* room for this (8 bytes at most), "..." and the NUL */
 		if (k + 8 + 4 > cap)
 			break;
-		if (esc) {
-			for (size_t b = 0; b <= (size_t)c1; b++)
+		if (ctl) {
+			for (size_t b = 0; b < ctl; b++)
 				k += (size_t)snprintf(out + k, cap - k, "\\x%02x",
 						      (unsigned char)text[i + b]);
-			i += (size_t)c1;
+			i += ctl - 1;
 		} else {
 			out[k++] = (char)c;
 		}

@@ -53,6 +53,11 @@ size_t urlpath_space_or_control(const char *s, size_t len);
  * of the first bad sequence. */
 int urlpath_utf8_ok(const char *s, size_t len, size_t *bad);
 
+/* The length in bytes (1 or 2) of the control character at s[i] (of len
+ * bytes), or 0 when there is none: U+0000..U+001F, U+007F, and, in UTF-8
+ * text (utf8 1), the C1 controls U+0080..U+009F (0xC2 0x80..0x9F). */
+size_t urlpath_control_at(const char *s, size_t i, size_t len, int utf8);
+
 /* Bytes urlpath_shown writes at most, terminator included. */
 #define URLPATH_SHOWN 256
 

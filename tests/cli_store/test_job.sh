@@ -116,6 +116,10 @@ run job create "$(printf 'a\033[31mRED')" --domain example.com
 ok_match "a name with an ESC sequence: refused, the ESC shown as \\x1b" "$OUT" \
 	"name 'a\\\\x1b\\[31mRED' holds control characters: refused"
 ok_eq "... and no ESC byte reaches the terminal" "$(printf '%s' "$OUT" | tr -cd '\033' | wc -c)" 0
+run job boost news --prefix "$(printf '/a\302\205b')" --by 5
+ok_eq "a --prefix with a C1 control (U+0085): exit 1" "$RC" 1
+ok_match "a --prefix with a C1 control: refused, shown as its bytes" "$OUT" \
+	"--prefix '/a\\\\xc2\\\\x85b' holds control characters: refused"
 run job create "$(printf 'n\377')" --domain example.com
 ok_eq "a name that is not UTF-8: exit 1" "$RC" 1
 ok_match "a name that is not UTF-8: named, the byte, the rule" "$OUT" \
