@@ -58,30 +58,49 @@ static char *trim(char *s)
 	return s;
 }
 
+/* The keys of console.conf: what apply() reads and prefs_text() writes. */
+enum pref_key { PK_INTERVAL, PK_SORT, PK_SORT_ORDER, PK_THEME, PK_PANEL, PK_N };
+static const char *const pref_keys[PK_N] = {"interval", "sort", "sort_order",
+					    "theme", "panel"};
+
+static int pref_key(const char *key)
+{
+	for (int i = 0; i < PK_N; i++)
+		if (strcmp(key, pref_keys[i]) == 0)
+			return i;
+	return -1;
+}
+
 /* Apply one key; returns NULL, or the rule the value broke. */
 static const char *apply(struct tui_prefs *p, const char *key, const char *val)
 {
 	char *end;
-	if (strcmp(key, "interval") == 0) {
+	switch (pref_key(key)) {
+	case PK_INTERVAL: {
 		double d = strtod(val, &end);
 		if (*end || !isfinite(d) || d < TUI_INTERVAL_FLOOR ||
 		    d > TUI_INTERVAL_MAX)
 			return "a number of seconds in 0.5..3600";
 		p->interval = d;
-	} else if (strcmp(key, "sort") == 0) {
+		break;
+	}
+	case PK_SORT: {
 		int c = tm_col_by_name(val);
 		if (c < 0)
 			return "a column: ID NAME DOMAIN MODE PRI STATUS "
 			       "PROGRESS PEND RUN FAIL RATE ETA";
 		p->sort_col = c;
-	} else if (strcmp(key, "sort_order") == 0) {
+		break;
+	}
+	case PK_SORT_ORDER:
 		if (strcmp(val, "asc") == 0)
 			p->sort_desc = 0;
 		else if (strcmp(val, "desc") == 0)
 			p->sort_desc = 1;
 		else
 			return "asc or desc";
-	} else if (strcmp(key, "theme") == 0) {
+		break;
+	case PK_THEME: {
 		int i;
 		for (i = 0; i < TUI_THEME_N; i++)
 			if (strcmp(val, theme_names[i]) == 0)
@@ -89,17 +108,35 @@ static const char *apply(struct tui_prefs *p, const char *key, const char *val)
 		if (i == TUI_THEME_N)
 			return "color or mono";
 		p->theme = i;
-	} else if (strcmp(key, "panel") == 0) {
+		break;
+	}
+	case PK_PANEL:
 		if (strcmp(val, "queue") == 0)
 			p->show_audit = 0;
 		else if (strcmp(val, "audit") == 0)
 			p->show_audit = 1;
 		else
 			return "queue or audit";
-	} else {
+		break;
+	default:
 		return "not a key (interval, sort, sort_order, theme, panel)";
 	}
 	return NULL;
+}
+
+/* The value of key k that apply() reads back as p's. */
+static void pref_value(const struct tui_prefs *p, int k, char *buf, size_t n)
+{
+	switch (k) {
+	case PK_INTERVAL: snprintf(buf, n, "%g", p->interval); break;
+	case PK_SORT: snprintf(buf, n, "%s", tm_col_name(p->sort_col)); break;
+	case PK_SORT_ORDER: snprintf(buf, n, "%s", p->sort_desc ? "desc" : "asc"); break;
+	case PK_THEME:
+		snprintf(buf, n, "%s", theme_names[p->theme >= 0 &&
+			 p->theme < TUI_THEME_N ? p->theme : 0]);
+		break;
+	default: snprintf(buf, n, "%s", p->show_audit ? "audit" : "queue"); break;
+	}
 }
 
 int tui_prefs_load(const char *path, struct tui_prefs *p, struct ct_error *err)
@@ -159,17 +196,10 @@ int tui_prefs_load(const char *path, struct tui_prefs *p, struct ct_error *err)
 static char *prefs_text(const char *path, const struct tui_prefs *p,
 			size_t *len)
 {
-	static const char *const keys[] = {"interval", "sort", "sort_order",
-					   "theme", "panel"};
-	enum { NKEYS = sizeof keys / sizeof keys[0] };
-	char vals[NKEYS][64];
-	snprintf(vals[0], sizeof vals[0], "%g", p->interval);
-	snprintf(vals[1], sizeof vals[1], "%s", tm_col_name(p->sort_col));
-	snprintf(vals[2], sizeof vals[2], "%s", p->sort_desc ? "desc" : "asc");
-	snprintf(vals[3], sizeof vals[3], "%s", theme_names[p->theme >= 0 &&
-		 p->theme < TUI_THEME_N ? p->theme : 0]);
-	snprintf(vals[4], sizeof vals[4], "%s", p->show_audit ? "audit" : "queue");
-	int done[NKEYS] = {0};
+	char vals[PK_N][64];
+	for (int i = 0; i < PK_N; i++)
+		pref_value(p, i, vals[i], sizeof vals[i]);
+	int done[PK_N] = {0};
 	char *out = NULL;
 	size_t outlen = 0;
 	FILE *mem = open_memstream(&out, &outlen);
@@ -194,10 +224,7 @@ static char *prefs_text(const char *path, const struct tui_prefs *p,
 		int k = -1;
 		if (eq && *s != '#') {
 			*eq = '\0';
-			const char *key = trim(s);
-			for (int i = 0; i < NKEYS; i++)
-				if (strcmp(key, keys[i]) == 0)
-					k = i;
+			k = pref_key(trim(s));
 		}
 		free(copy);
 		if (k < 0) { /* as it was, with its end of line */
@@ -205,7 +232,7 @@ static char *prefs_text(const char *path, const struct tui_prefs *p,
 			if (n > 0 && line[n - 1] != '\n')
 				fputc('\n', mem);
 		} else if (!done[k]) {
-			fprintf(mem, "%s = %s\n", keys[k], vals[k]);
+			fprintf(mem, "%s = %s\n", pref_keys[k], vals[k]);
 			done[k] = 1;
 		}
 	}
@@ -219,9 +246,9 @@ static char *prefs_text(const char *path, const struct tui_prefs *p,
 		errno = EIO;
 		return NULL;
 	}
-	for (int i = 0; i < NKEYS; i++)
+	for (int i = 0; i < PK_N; i++)
 		if (!done[i])
-			fprintf(mem, "%s = %s\n", keys[i], vals[i]);
+			fprintf(mem, "%s = %s\n", pref_keys[i], vals[i]);
 	if (fclose(mem) != 0) {
 		free(out);
 		return NULL;
