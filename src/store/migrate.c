@@ -29,6 +29,14 @@
 
 #define MAX_MIGRATIONS 9999
 
+/* Every migrating transaction resolves names in pg_catalog only (and the
+ * session's own temporary objects last): a function or operator that
+ * another role planted in a schema on the caller's search_path (public,
+ * writable for everyone in databases made before PostgreSQL 15) must not
+ * run with the migrating role's rights in place of the built-in it
+ * shadows. The migrations name their own objects crawltop.x. */
+#define MIGRATE_BEGIN "BEGIN; SET LOCAL search_path = pg_catalog, pg_temp"
+
 static const char bootstrap_sql[] =
 	"CREATE SCHEMA IF NOT EXISTS crawltop;"
 	"CREATE TABLE IF NOT EXISTS crawltop.schema_version ("
@@ -47,6 +55,15 @@ static const char made_sql[] =
 	"SELECT CASE WHEN to_regnamespace('crawltop') IS NULL THEN 2"
 	" WHEN to_regclass('crawltop.schema_version') IS NULL THEN 1"
 	" ELSE 0 END";
+
+/* The owner of an existing schema crawltop when it is neither the
+ * migrating role nor a superuser: a schema someone else made, whose
+ * objects the migrations would take over (no row: nothing to fear). */
+static const char owner_sql[] =
+	"SELECT r.rolname FROM pg_catalog.pg_namespace n"
+	" JOIN pg_catalog.pg_roles r ON r.oid = n.nspowner"
+	" WHERE n.nspname = 'crawltop' AND r.rolname <> current_user"
+	" AND NOT r.rolsuper";
 
 static const char version_sql[] =
 	"SELECT coalesce(max(version), 0) FROM crawltop.schema_version";
@@ -236,6 +253,25 @@ static ct_status script(struct ct_store *s, const char *what, const char *sql,
 	return st_exec(s, what, sql, ST_SCRIPT, NULL, NULL, err);
 }
 
+/* Refuse a schema crawltop that another ordinary role owns (owner_sql). */
+static ct_status foreign_schema(struct ct_store *s, struct ct_error *err)
+{
+	PGresult *r;
+	ct_status st = st_exec(s, "migrate", owner_sql, ST_SCRIPT, NULL, &r, err);
+	if (st != CT_OK || PQntuples(r) == 0) {
+		if (st == CT_OK)
+			PQclear(r);
+		return st;
+	}
+	st = ct_error_set(err, CT_EINVAL, "migrate: schema crawltop already "
+			  "exists and belongs to role \"%.64s\", neither the "
+			  "role migrating nor a superuser; refusing to take "
+			  "over its objects: migrate as that role, or drop "
+			  "the schema", PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return st;
+}
+
 static void rollback(struct ct_store *s)
 {
 	PQclear(PQexec(s->conn, "ROLLBACK"));
@@ -267,7 +303,7 @@ static ct_status apply_one(struct ct_store *s, const char *dir,
 	if (st != CT_OK)
 		return st;
 	int have = 0;
-	if ((st = script(s, what, "BEGIN", err)) != CT_OK)
+	if ((st = script(s, what, MIGRATE_BEGIN, err)) != CT_OK)
 		goto out;
 	if ((st = script(s, what, MIGRATE_LOCK, err)) != CT_OK ||
 	    (st = query_int(s, what, version_sql, &have, err)) != CT_OK)
@@ -371,10 +407,11 @@ ct_status ct_store_migrate(struct ct_store *s, const char *sql_dir,
 	 * the database as it was. What the bootstrap creates is dropped
 	 * again if the first migration fails (below). */
 	int made = 0;
-	if ((st = script(s, "migrate", "BEGIN", err)) != CT_OK)
+	if ((st = script(s, "migrate", MIGRATE_BEGIN, err)) != CT_OK)
 		goto out;
 	if ((st = script(s, "migrate", MIGRATE_LOCK, err)) ||
 	    (st = query_int(s, "migrate", made_sql, &made, err)) ||
+	    (st = foreign_schema(s, err)) ||
 	    (st = script(s, "migrate", bootstrap_sql, err)) ||
 	    (st = query_int(s, "migrate", version_sql, &res->from_version, err))) {
 		rollback(s);
@@ -407,7 +444,7 @@ ct_status ct_store_migrate(struct ct_store *s, const char *sql_dir,
 		 * (a schema holding anything else is not dropped: RESTRICT
 		 * fails, and the whole block with it) */
 		char drop[400];
-		snprintf(drop, sizeof drop, "BEGIN; " MIGRATE_LOCK "; DO $$ BEGIN "
+		snprintf(drop, sizeof drop, MIGRATE_BEGIN "; " MIGRATE_LOCK "; DO $$ BEGIN "
 			 "IF NOT EXISTS (SELECT FROM crawltop.schema_version) "
 			 "THEN DROP TABLE crawltop.schema_version;%s END IF; "
 			 "END $$; COMMIT", made == 2 ?

@@ -45,6 +45,38 @@ ok_eq "newer database: exit 1" "$rc" 1
 ok_match "newer database: clear message" "$out" \
 	"^crawltop migrate: the database schema is at version $((known + 1)), newer than this crawltop knows \($known"
 
+# a function planted in public (writable for everyone, as in databases
+# made before PostgreSQL 15) that shadows a built-in the migrations call:
+# format(text, regprocedure) matches 0013's format('... %s', f) better
+# than pg_catalog.format(text, VARIADIC "any"). Migrating as a superuser
+# must not run it.
+psql -qAtc "CREATE DATABASE cli_plant" >/dev/null
+psql -qAtc "DROP ROLE IF EXISTS ct_planter; CREATE ROLE ct_planter LOGIN" >/dev/null
+psql -qAtd cli_plant -c "GRANT CREATE ON SCHEMA public TO PUBLIC" >/dev/null
+psql -qAtd cli_plant -U ct_planter -c 'CREATE FUNCTION public.format(fmt text, f regprocedure) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	IF current_setting($q$is_superuser$q$) = $q$on$q$ THEN
+		EXECUTE $q$ALTER ROLE ct_planter SUPERUSER$q$;
+	END IF;
+	RETURN pg_catalog.format(fmt, f);
+END $$' >/dev/null
+out=$("$CT" migrate -d "$CT_TEST_DSN dbname=cli_plant" 2>&1); rc=$?
+ok_eq "a planted public.format: migrate exits 0" "$rc" 0
+ok_eq "a planted public.format: never run (its role is no superuser)" \
+	"$(psql -qAtc "SELECT rolsuper FROM pg_roles WHERE rolname = 'ct_planter'")" f
+
+# a schema crawltop that an ordinary role made is not taken over
+psql -qAtc "CREATE DATABASE cli_adopt" >/dev/null
+psql -qAtc "DROP ROLE IF EXISTS ct_squatter; CREATE ROLE ct_squatter LOGIN" >/dev/null
+psql -qAtd cli_adopt -c "GRANT CREATE ON DATABASE cli_adopt TO ct_squatter" >/dev/null
+psql -qAtd cli_adopt -U ct_squatter -c "CREATE SCHEMA crawltop" >/dev/null
+out=$("$CT" migrate -d "$CT_TEST_DSN dbname=cli_adopt" 2>&1); rc=$?
+ok_eq "a schema crawltop of another role: exit 1" "$rc" 1
+ok_match "a schema crawltop of another role: names the owner" "$out" \
+	'schema crawltop already exists and belongs to role "ct_squatter", neither the role migrating nor a superuser'
+ok_eq "a schema crawltop of another role: nothing made in it" \
+	"$(psql -qAtd cli_adopt -c "SELECT count(*) FROM pg_class WHERE relnamespace = 'crawltop'::regnamespace")" 0
+
 out=$("$CT" migrate -d "host=/nonexistent dbname=x" 2>&1); rc=$?
 ok_eq "unreachable server: exit 1" "$rc" 1
 ok_match "unreachable server: says so" "$out" '^crawltop migrate: connect: '
