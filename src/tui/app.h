@@ -148,6 +148,8 @@ struct tui {
 	int64_t focus;            /* 0 = all jobs */
 	int64_t refresh_focus;    /* the focus the running refresh asked for */
 	int refresh_again;        /* a refresh was asked for while one ran */
+	int settings_loading;     /* a settings read is out (one at a time) */
+	int settings_again;       /* ... and another was asked for meanwhile */
 	int refresh_failed;       /* a query of this refresh failed */
 	int last_failed;          /* a query of the last complete refresh failed */
 	char act_desc[8][200];    /* changes sent, by tag, for their result */

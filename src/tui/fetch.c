@@ -268,6 +268,11 @@ static void dispatch(struct tui *t, struct ct_arows *r, double now)
 	}
 	if (r->tag == Q_SETTINGS) {
 		tws_loaded(t, r);
+		t->settings_loading = 0;
+		if (t->settings_again) { /* changed again while this one ran */
+			t->settings_again = 0;
+			tf_load_settings(t);
+		}
 		return;
 	}
 	t->refresh_sum_ms += r->ms;
@@ -346,6 +351,7 @@ int tf_step(struct tui *t, short revents, double now)
 	if (ev & CT_AC_EV_LOST) {
 		t->connected = 0;
 		t->refreshing = 0;
+		t->settings_loading = t->settings_again = 0;
 		/* changes still unanswered get no answer now (those that
 		 * were, said "not confirmed" above) */
 		memset(t->act_job, 0, sizeof t->act_job);
@@ -361,13 +367,18 @@ int tf_step(struct tui *t, short revents, double now)
 		flags |= TUI_REDRAW;
 	}
 	char chan[64];
+	int settings_changed = 0;
 	while (ct_aconn_notification(t->ac, chan, sizeof chan)) {
 		/* a job or the settings changed: refresh soon, coalesced */
 		if (!t->paused && t->next_refresh > now + 0.2)
 			t->next_refresh = now + 0.2;
 		if (strcmp(chan, "crawltop_settings") == 0)
-			tf_load_settings(t);
+			settings_changed = 1;
 	}
+	/* one read for any number of notifications (anyone may NOTIFY, a
+	 * thousand times a second): while one is out, one more after it */
+	if (settings_changed)
+		tf_load_settings(t);
 	if (t->connected && !t->refreshing && !t->paused &&
 	    now >= t->next_refresh) {
 		start_refresh(t, now);
@@ -389,9 +400,15 @@ double tf_deadline(const struct tui *t, double now)
 void tf_load_settings(struct tui *t)
 {
 	struct ct_error err;
-	if (t->work && t->connected) /* the console; batch mode has no use */
-		ct_aconn_send(t->ac, Q_SETTINGS, "settings", SQL_SETTINGS, 0,
-			      NULL, &err);
+	if (!t->work || !t->connected) /* batch mode has no use for them */
+		return;
+	if (t->settings_loading) {
+		t->settings_again = 1;
+		return;
+	}
+	if (ct_aconn_send(t->ac, Q_SETTINGS, "settings", SQL_SETTINGS, 0,
+			  NULL, &err) == CT_OK)
+		t->settings_loading = 1;
 }
 
 void tf_refresh_now(struct tui *t, double now)

@@ -4,7 +4,8 @@
 # priority (the database and the audit panel agree), pause a job, cancel
 # with confirmation, boost by prefix, pause the refresh, help, keys while
 # a query is stuck, resize to 60x15 and back, the database stopped and
-# started under it, read-only mode, a viewer role, NO_COLOR with LANG=C,
+# started under it, a flood of NOTIFYs, read-only mode, a viewer role,
+# NO_COLOR with LANG=C,
 # SIGTERM and SIGHUP, a crash, Ctrl-S, the saved settings, and q giving
 # the terminal back.
 set -u
@@ -73,6 +74,20 @@ ok_match "header: retrying 1, running 0" "$SCREEN" \
 # back as seeded: two tasks held by w1 (the rest of the test counts them)
 sql "UPDATE crawltop.tasks SET status = 'running', lease_owner = 'w1', lease_expires_at = now() + interval '1 hour', completed_at = NULL, retry_count = 0 WHERE job_id = 1 AND status IN ('running', 'completed')" >/dev/null
 ok_screen "header: both held again" 'pending 12  running 2  retrying 0  completed 0  failed 0'
+
+# ---- a flood of notifications: the settings read once at a time -----------
+# (anyone who may connect may NOTIFY; each settings read is an index scan
+# of crawltop.settings, counted in its statistics, which the console's
+# backend reports within a second or two)
+scans() { sql "SELECT coalesce(idx_scan, 0) + coalesce(seq_scan, 0) FROM pg_stat_user_tables WHERE relid = 'crawltop.settings'::regclass"; }
+sleep 2.5
+before=$(scans)
+sql "SELECT count(pg_notify('crawltop_settings', g::text)) FROM generate_series(1, 20000) g" >/dev/null
+sleep 4
+after=$(scans)
+ok_eq "20,000 settings notifications: a few settings reads, not one each ($before -> $after)" \
+	"$([ $((after - before)) -lt 50 ] && echo few || echo $((after - before)))" few
+ok_screen "... and the console still refreshes" '^ crawltop +LIVE +every 1s'
 
 # ---- navigate, filter, focus ------------------------------------------------
 tm_keys j
