@@ -129,7 +129,8 @@ $$;
 --    its links. Pages are inserted sorted by path, so that two batches
 --    over one domain cannot deadlock on them.
 --  * jobs.total_pages grows by the number of new tasks. Enqueues into one
---    job are serialised on the job's row.
+--    job are serialised on the job's row. One call takes at most 100,000
+--    paths (22023 beyond), so that it holds the row for seconds at most.
 --  * Locks: the job's row, pages in id order, then (after the insert,
 --    which holds no task while its unique check may wait for a
 --    transaction updating a task of the same page) the tasks whose score
@@ -193,6 +194,13 @@ BEGIN
 	IF p_paths IS NULL OR array_ndims(p_paths) > 1 THEN
 		RAISE EXCEPTION 'paths must be a one-dimensional array of page paths'
 			USING ERRCODE = '22023';
+	END IF;
+	-- a call holds its job's row until it commits: at most 100,000 paths
+	-- (5 s on a small machine) keep an operator's change of the job from
+	-- waiting longer
+	IF cardinality(p_paths) > 100000 THEN
+		RAISE EXCEPTION '% paths in one call: at most 100000 (send them in several calls)',
+			cardinality(p_paths) USING ERRCODE = '22023';
 	END IF;
 
 	SELECT u.i, u.p INTO v_i, v_bad

@@ -1019,7 +1019,8 @@ END $$;
 -- Write one batch's new scores and classes (arrays of equal length; scores
 -- finite in 0..100, classes 0..3) to those tasks of job p_job_id that are
 -- still unfinished, skipping unchanged rows, and write one audit row
--- (tasks.rescore, p_note merged into `after`). The job must still be in
+-- (tasks.rescore: `after` is p_note, a JSON object of at most 4 KB, with
+-- the mode and the batch's size over it). The job must still be in
 -- mode p_mode (rescore_fetch locked it). p_scores are the scores the mode
 -- gives (written to base_score); each task's score is derived from it
 -- with the adjustment the task keeps, least(100, greatest(0, base_score +
@@ -1067,6 +1068,13 @@ BEGIN
 		RAISE EXCEPTION 'classes[%] = %: a class is 0..3 (P0..P3)',
 			v_i, coalesce(p_classes[v_i]::text, 'NULL') USING ERRCODE = '22003';
 	END IF;
+	-- the note says why (cause, settings version): a small object
+	IF p_note IS NOT NULL AND (jsonb_typeof(p_note) <> 'object'
+	   OR octet_length(p_note::text) > 4096) THEN
+		RAISE EXCEPTION 'a rescore note must be a JSON object of at most 4096 bytes, not % of % bytes',
+			jsonb_typeof(p_note), octet_length(p_note::text)
+			USING ERRCODE = '22023';
+	END IF;
 	-- t.id = ANY (p_ids) finds the batch's rows through the primary key;
 	-- with the join alone a custom plan merge-joined from the first task
 	-- id, so a batch read every id before its own (a late batch of
@@ -1081,7 +1089,7 @@ BEGIN
 	GET DIAGNOSTICS n = ROW_COUNT;
 	INSERT INTO crawltop.audit_log (action, job_id, before, after, rows_affected)
 	VALUES ('tasks.rescore', p_job_id, jsonb_build_object('mode', p_mode),
-		jsonb_build_object('mode', p_mode, 'tasks', cardinality(p_ids))
-		|| coalesce(p_note, '{}'), n);
+		coalesce(p_note, '{}') || jsonb_build_object('mode', p_mode,
+			'tasks', cardinality(p_ids)), n);
 	RETURN n;
 END $$;

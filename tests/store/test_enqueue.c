@@ -348,6 +348,14 @@ static void bad_enqueue_refused(void **state)
 		b.n = 2;
 		refused(s, &b, CT_EINVAL, "22023", bad_paths[i].frag);
 	}
+	/* At most 100,000 paths in one call (it holds the job's row). */
+	static const char *many[100001];
+	for (size_t i = 0; i < sizeof many / sizeof many[0]; i++)
+		many[i] = "/same";
+	b.paths = many;
+	b.n = 100001;
+	refused(s, &b, CT_EINVAL, "22023", "100001 paths in one call: at most 100000");
+	b.n = 2;
 	/* Quotes are fine inside a path that is otherwise valid, and reach the
 	 * database as data. */
 	const char *quoted[] = {"/it's;\"quoted\"\\"};

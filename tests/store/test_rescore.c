@@ -718,6 +718,11 @@ static void bad_input_refused(void **state)
 		 "22023", "2 ids, 1 scores and 1 classes"},
 		{"SELECT crawltop.rescore_apply($1, 'fifo', '{1}', '{50}', '{0}')",
 		 "55000", "is now in frontier mode, not 'fifo'"},
+		{"SELECT crawltop.rescore_apply($1, 'frontier', '{1}', '{50}', '{0}', '[1]')",
+		 "22023", "a rescore note must be a JSON object of at most 4096 bytes, not array"},
+		{"SELECT crawltop.rescore_apply($1, 'frontier', '{1}', '{50}', '{0}', "
+		 "jsonb_build_object('why', repeat('x', 5000)))",
+		 "22023", "at most 4096 bytes, not object of 5011 bytes"},
 		{"SELECT count(*) FROM crawltop.rescore_fetch($1, 'frontier', 0, 0)",
 		 "22003", "rescore batch size 0 is outside 1..100000"},
 	};
@@ -747,6 +752,25 @@ static void bad_input_refused(void **state)
 		"FROM crawltop.jobs) FROM crawltop.tasks", 0, NULL);
 	assert_string_equal(before, after);
 	free(before);
+	free(after);
+}
+
+/* A rescore's note says why; it cannot write over what the audit row
+ * says the rescore was (its mode, its batch's size). */
+static void rescore_note_cannot_override(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t job = pgt_job(s, "noted", "noted.example", 5, "frontier");
+	char q[512];
+	snprintf(q, sizeof q, "SELECT crawltop.rescore_apply(%lld, 'frontier', "
+		 "'{}', '{}', '{}', '{\"mode\": \"fifo\", \"tasks\": 999999, "
+		 "\"cause\": \"test\"}')", (long long)job);
+	assert_int_equal(pgt_int(s, q), 0);
+	char *after = pgt_text(s, "SELECT after::text FROM crawltop.audit_log "
+			       "WHERE action = 'tasks.rescore' ORDER BY id DESC "
+			       "LIMIT 1", 0, NULL);
+	assert_string_equal(after, "{\"mode\": \"frontier\", \"cause\": "
+			    "\"test\", \"tasks\": 0}");
 	free(after);
 }
 
@@ -850,6 +874,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(rescore_beside_worker, fresh, close_store),
 		cmocka_unit_test_setup_teardown(bad_input_refused, fresh, close_store),
 		cmocka_unit_test_setup_teardown(bad_inputs_refused, fresh, close_store),
+		cmocka_unit_test_setup_teardown(rescore_note_cannot_override, fresh, close_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
