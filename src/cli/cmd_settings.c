@@ -323,10 +323,12 @@ static int s_set(struct ct_store *s, int argc, char **argv, const char *note)
 		return DB_EXIT_FAIL;
 	int rc = DB_EXIT_USAGE;
 	char *doc = NULL, *tmp = NULL;
+	const char **given = NULL; /* the keys the command line sets */
 	struct ct_error err;
 	doc = malloc(DOC_MAX);
 	tmp = malloc(DOC_MAX);
-	if (!doc || !tmp) {
+	given = malloc(sizeof *given * (size_t)(argc / 2));
+	if (!doc || !tmp || !given) {
 		cli_error("settings", "out of memory");
 		goto out;
 	}
@@ -395,7 +397,11 @@ static int s_set(struct ct_store *s, int argc, char **argv, const char *note)
 		}
 	}
 	struct ct_settings next;
-	if (ct_settings_from_json(doc, 0, &next, &err) != CT_OK) {
+	for (int i = 0; i < argc; i += 2)
+		given[i / 2] = spelled(argv[i]);
+	if (ct_settings_from_json_draft(doc, row.version, given,
+					(size_t)argc / 2, "the command line",
+					&next, &err) != CT_OK) {
 		cli_error("settings", "refused, nothing written: %s", err.msg);
 		goto out;
 	}
@@ -413,6 +419,7 @@ static int s_set(struct ct_store *s, int argc, char **argv, const char *note)
 out:
 	free(doc);
 	free(tmp);
+	free(given);
 	ct_settings_row_free(&row);
 	return rc;
 }

@@ -18,8 +18,8 @@ const char *ct_config_source_str(const struct ct_config *c,
 				 char *buf, size_t len)
 {
 	switch (src->origin) {
-	case CT_FROM_FILE:
-		snprintf(buf, len, "%s:%u",
+	case CT_FROM_FILE: /* line 0: a source without lines */
+		snprintf(buf, len, src->line ? "%s:%u" : "%s",
 			 src->file < c->n_files ? c->files[src->file] : "?",
 			 src->line);
 		break;

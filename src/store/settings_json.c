@@ -224,10 +224,50 @@ ct_status ct_settings_json_read(const char *json, int version,
 	return st;
 }
 
+/* A new version being checked before it is written: the keys it sets
+ * anew (config spellings) and the version it starts from. */
+struct draft {
+	const char *const *keys;
+	size_t n_keys;
+	int base_version;
+	const char *label;
+};
+
+/* The index of source file name in c->files, added when missing; -1 when
+ * there is no room. */
+static int file_index(struct ct_config *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_files; i++)
+		if (strcmp(c->files[i], name) == 0)
+			return (int)i;
+	if (c->n_files == CT_CONFIG_MAX_FILES)
+		return -1;
+	snprintf(c->files[c->n_files], CT_CONFIG_PATH_LEN, "%s", name);
+	return (int)c->n_files++;
+}
+
+/* Sources of a draft's values: d->label for the keys it sets anew, the
+ * version it starts from for the others. */
+static void draft_sources(struct ct_config *c, const struct draft *d)
+{
+	int doc = file_index(c, CT_SETTINGS_SOURCE), cli = file_index(c, d->label);
+	for (size_t i = 0; doc >= 0 && i < ct_n_keys; i++) {
+		struct ct_config_source *src = &c->key_src[i];
+		if (src->origin != CT_FROM_FILE || src->file != (unsigned)doc)
+			continue;
+		src->line = d->base_version > 0 ? (unsigned)d->base_version : 0;
+		for (size_t k = 0; cli >= 0 && k < d->n_keys; k++)
+			if (strcmp(config_path(d->keys[k]), ct_keys[i].path) == 0) {
+				src->file = (unsigned)cli;
+				src->line = 0;
+			}
+	}
+}
+
 /* Defaults, the document, the environment when env (listing in env_out
  * the variables that overrode a value), then ct_config_validate(). */
 static ct_status from_json(const char *json, int version, bool env,
-			   char *env_out, size_t env_len,
+			   char *env_out, size_t env_len, const struct draft *d,
 			   struct ct_settings *out, struct ct_error *err)
 {
 	struct ct_config *c = malloc(sizeof(*c));
@@ -237,6 +277,8 @@ static ct_status from_json(const char *json, int version, bool env,
 		return ct_error_set(err, CT_ENOMEM, "settings: out of memory");
 	ct_config_init(c);
 	st = ct_settings_json_read(json, version, c, err);
+	if (st == CT_OK && d)
+		draft_sources(c, d);
 	if (st == CT_OK && env)
 		st = ct_config_apply_env(c, err);
 	if (st == CT_OK)
@@ -262,14 +304,23 @@ static ct_status from_json(const char *json, int version, bool env,
 ct_status ct_settings_from_json(const char *json, int version,
 				struct ct_settings *out, struct ct_error *err)
 {
-	return from_json(json, version, false, NULL, 0, out, err);
+	return from_json(json, version, false, NULL, 0, NULL, out, err);
+}
+
+ct_status ct_settings_from_json_draft(const char *json, int base_version,
+				      const char *const *keys, size_t n_keys,
+				      const char *label, struct ct_settings *out,
+				      struct ct_error *err)
+{
+	struct draft d = {keys, n_keys, base_version, label};
+	return from_json(json, 0, false, NULL, 0, &d, out, err);
 }
 
 ct_status ct_settings_from_json_env(const char *json, int version,
 				    struct ct_settings *out, char *env,
 				    size_t env_len, struct ct_error *err)
 {
-	return from_json(json, version, true, env, env_len, out, err);
+	return from_json(json, version, true, env, env_len, NULL, out, err);
 }
 
 /* ---- writing ---------------------------------------------------------- */

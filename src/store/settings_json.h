@@ -47,6 +47,16 @@ ct_status ct_settings_json_read(const char *json, int version,
 ct_status ct_settings_from_json(const char *json, int version,
 				struct ct_settings *out, struct ct_error *err);
 
+/* The same for a new version being checked before it is written: json is
+ * version base_version with the keys (dotted config or store spellings)
+ * set anew, whose values are named as coming from label ("the command
+ * line"), the others from crawltop.settings:base_version; a value that
+ * does not read is named as from "crawltop.settings (the new version)". */
+ct_status ct_settings_from_json_draft(const char *json, int base_version,
+				      const char *const *keys, size_t n_keys,
+				      const char *label, struct ct_settings *out,
+				      struct ct_error *err);
+
 /* The same with seed 003's environment overrides (RANK_WEIGHTS_*,
  * MIN_PUBLISH_SCORE, ...; ct_config_apply_env) between the document and
  * the checks, as a ranking run reads them. env (env_len bytes, may be 0)

@@ -45,9 +45,13 @@ ok_match "... naming the new version, not a version number it never gets" "$OUT"
 run settings set discovery.weights.unseen_likelihood 0.35
 ok_eq "set one weight alone: exit 2" "$RC" 2
 ok_match "set one weight alone: refused with the sum" "$OUT" 'discovery weights sum to 1\.07, not 1'
+V=$(q "SELECT max(version) FROM crawltop.settings")
+ok_match "... each weight's source: the command line, or the version kept" "$OUT" \
+	"unseen_likelihood=0\\.35 \\(the command line\\), host_novelty=0\\.2 \\(crawltop\\.settings:$V\\),"
 run settings set classes.p1 90
 ok_eq "set bounds out of order: exit 2" "$RC" 2
-ok_match "set bounds out of order: names them" "$OUT" 'classes\.p1'
+ok_match "set bounds out of order: names them and their sources" "$OUT" \
+	"classes\\.p0 = 80 \\(crawltop\\.settings:$V\\) must be > classes\\.p1 = 90 \\(the command line\\)"
 run settings set classes.p0 abc
 ok_match "set a word for a number: the rule" "$OUT" 'classes\.p0 = "abc": must be a number'
 run settings set classes.p0 "$(printf '\377\376garbage')"
