@@ -154,6 +154,18 @@ for kv in 'store,lease_seconds:"abc"' 'store,max_retries:2.5' 'store,retry_base_
 	OUT=$(psql -qAtd "$DB" -c "INSERT INTO crawltop.settings (value) SELECT jsonb_set(value, '{$path}', '$val') FROM crawltop.settings ORDER BY version DESC LIMIT 1" 2>&1)
 	ok_match "SQL write of $path = $val: refused, naming the key" "$OUT" "setting ${path/,/.} = .* is not allowed"
 done
+# ... and so is every value the engine reads (0014): the weights' sum
+# through settings_put, as any client may call it, and a key the engine
+# does not know; nothing is written, and every command still reads the store
+n=$(q "SELECT count(*) FROM crawltop.settings")
+OUT=$(psql -qAtd "$DB" -c "SELECT * FROM crawltop.settings_put((SELECT jsonb_set(value, '{discovery,weights,topic_boost}', '0.5') FROM crawltop.settings ORDER BY version DESC LIMIT 1), (SELECT max(version) FROM crawltop.settings))" 2>&1)
+ok_match "SQL settings_put of weights summing to 1.48: refused with the sum" "$OUT" \
+	'discovery.weights are not allowed: they sum to 1.48, not 1 \(tolerance 1e-6\): unseen_likelihood=0.28, .*topic_boost=0.5'
+OUT=$(psql -qAtd "$DB" -c "INSERT INTO crawltop.settings (value) SELECT jsonb_set(value, '{frontier,typo}', '1') FROM crawltop.settings ORDER BY version DESC LIMIT 1" 2>&1)
+ok_match "SQL write of an unknown key: refused, naming it" "$OUT" 'setting frontier.typo is not a key of the settings'
+ok_eq "refused SQL writes: no version written" "$(q "SELECT count(*) FROM crawltop.settings")" "$n"
+run settings get discovery.weights.topic_boost
+ok_eq "... and the settings still read" "$OUT" "discovery.weights.topic_boost = 0.02"
 OUT=$(psql -qAtd "$DB" -c "INSERT INTO crawltop.settings (value) SELECT jsonb_set(value, '{classes,p2}', '70') FROM crawltop.settings ORDER BY version DESC LIMIT 1" 2>&1)
 ok_match "SQL write of bounds out of order: refused" "$OUT" 'the bounds must fall, p0 > p1 > p2'
 run settings set store.retry_max_seconds 1
