@@ -98,6 +98,26 @@ BEGIN
 	RETURN v_id;
 END $$;
 
+-- The authority of an http(s) URL as a job's domain is written: host in
+-- lower case, without user information, with its port unless it is the
+-- scheme's default ("Example.com:443" of an https URL is example.com).
+CREATE FUNCTION crawltop.url_authority(p_url text) RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+	SELECT regexp_replace(lower(regexp_replace(
+		substring(p_url from '^[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)'),
+		'^[^@]*@', '')),
+		CASE WHEN lower(p_url) LIKE 'https:%' THEN ':443$' ELSE ':80$' END, '')
+$$;
+
+-- The page path of an http(s) URL: what follows the authority, fragment
+-- dropped, "/" when empty ("?q" becomes "/?q").
+CREATE FUNCTION crawltop.url_page_path(p_url text) RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+	SELECT CASE WHEN r = '' THEN '/' WHEN left(r, 1) = '?' THEN '/' || r
+		    ELSE r END
+	FROM substring(p_url from '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*([^#]*)') AS r
+$$;
+
 -- The id of the page at p_path in job p_job_id's domain, or NULL.
 CREATE FUNCTION crawltop.page_id(p_job_id bigint, p_path text) RETURNS bigint
 	LANGUAGE sql STABLE AS $$
@@ -114,7 +134,11 @@ $$;
 --    batch, whatever the job's mode: '/' gets root (1.0); a sitemap source
 --    sitemap (0.5); a link from source page p_source_page_id (found by id)
 --    max(decay x its score, floor); an unknown source page or any other
---    source the floor (0.1). A page's score only ever increases.
+--    source the floor (0.1). A page's score only ever increases. Without
+--    a page id, a link's source page is found from p_source_url, as seed
+--    000's trigger found it, but by one probe of UNIQUE (domain_id, path):
+--    the URL's path (query included, fragment dropped) on the job's
+--    domain, when the URL's host (and port) is the job's domain.
 --  * A task's score (0..100) follows the job's mode: hierarchy = page score
 --    x 100; fifo = 0; frontier, discovery, freshness and importance take
 --    p_scores (one per path, computed by the engine; required for the first
@@ -163,6 +187,7 @@ DECLARE
 	v_p1 double precision := (c->>'p1')::double precision;
 	v_p2 double precision := (c->>'p2')::double precision;
 	v_src double precision;   -- source page score; NULL when unknown
+	v_src_page bigint := p_source_page_id; -- the source page, when known
 	v_new double precision;   -- hierarchy score of a non-root page
 	v_now timestamptz := clock_timestamp();
 	v_distinct bigint;        -- distinct paths in the batch
@@ -266,6 +291,15 @@ BEGIN
 				USING ERRCODE = 'P0002';
 		END IF;
 	END IF;
+	IF v_src_page IS NULL AND p_source_url IS NOT NULL
+	   AND p_source_type = 'link' THEN
+		SELECT p.id, p.priority_score INTO v_src_page, v_src
+		FROM crawltop.domains d
+		JOIN crawltop.pages p ON p.domain_id = d.id
+		 AND p.path = crawltop.url_page_path(p_source_url)
+		WHERE d.id = j.domain_id
+		  AND lower(d.name) = crawltop.url_authority(p_source_url);
+	END IF;
 	IF cardinality(p_paths) = 0 THEN
 		RETURN;
 	END IF;
@@ -355,7 +389,7 @@ BEGIN
 	SELECT j.id, u.page_id,
 	       j.priority + CASE WHEN j.status = 'paused' THEN 100 ELSE 0 END,
 	       u.s, u.s, crawltop.class_of(u.s, v_p0, v_p1, v_p2),
-	       p_source_type, p_source_url, p_source_page_id, p_depth, p_type,
+	       p_source_type, p_source_url, v_src_page, p_depth, p_type,
 	       p_discovery_method, v_now
 	FROM unnest(v_page_ids, v_scores) WITH ORDINALITY AS u(page_id, s, i)
 	ORDER BY u.i

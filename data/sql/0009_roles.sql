@@ -91,6 +91,7 @@ GRANT UPDATE (total_pages, updated_at) ON crawltop.jobs TO crawltop_worker;
 -- Pure helpers the other functions call (and CHECK constraints use).
 GRANT EXECUTE ON FUNCTION
 	crawltop.max_url_bytes(), crawltop.path_ok(text), crawltop.url_ok(text),
+	crawltop.url_authority(text), crawltop.url_page_path(text),
 	crawltop.setting(text[]),
 	crawltop.class_of(double precision, double precision, double precision,
 		double precision),

@@ -98,6 +98,65 @@ static void dedup_per_job(void **state)
 	assert_int_equal(r.inserted, 0);
 }
 
+/* Without a page id, a link's source page is found from its source URL
+ * (seed 000's trigger found it so), by the URL's path on the job's domain. */
+static void source_page_found_by_url(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t job = pgt_job(s, "byurl", "byurl.example", 5, "hierarchy");
+	const char *seed[] = {"/", "/docs/?v=2"};
+	pgt_enqueue_from(s, job, seed, 1, NULL, CT_SRC_MANUAL, 0);
+	pgt_enqueue_from(s, job, seed + 1, 1, NULL, CT_SRC_SITEMAP, 0);
+	static const struct {
+		const char *path, *url;
+		double want;
+		const char *source; /* the page found, or NULL */
+	} cases[] = {
+		{"/a", "https://byurl.example/", 0.8, "/"},
+		{"/b", "https://ByUrl.Example:443/#top", 0.8, "/"},
+		{"/c", "https://byurl.example/docs/?v=2#x", 0.4, "/docs/?v=2"},
+		{"/d", "http://byurl.example:80", 0.8, "/"},
+		/* another host, another port, an unknown page: the floor */
+		{"/e", "https://other.example/", 0.1, NULL},
+		{"/f", "https://byurl.example:8443/", 0.1, NULL},
+		{"/g", "https://byurl.example/nowhere", 0.1, NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
+		const char *p[] = {cases[i].path};
+		b.job_id = job;
+		b.paths = p;
+		b.n = 1;
+		b.source = CT_SRC_LINK;
+		b.source_url = cases[i].url;
+		pgt_enqueue_batch(s, &b);
+		int64_t id = page(s, job, cases[i].path);
+		if (fabs(page_score(s, id) - cases[i].want) > 1e-12)
+			fail_msg("%s from %s: page score %.17g, want %g",
+				 cases[i].path, cases[i].url, page_score(s, id),
+				 cases[i].want);
+		char q[256];
+		snprintf(q, sizeof q, "SELECT coalesce((SELECT p.path FROM "
+			 "crawltop.tasks t JOIN crawltop.pages p ON p.id = "
+			 "t.source_page_id WHERE t.page_id = %lld), '-')",
+			 (long long)id);
+		char *src = pgt_text(s, q, 0, NULL);
+		assert_string_equal(src, cases[i].source ? cases[i].source : "-");
+		free(src);
+	}
+	/* a page id given wins over the URL */
+	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
+	const char *p[] = {"/h"};
+	b.job_id = job;
+	b.paths = p;
+	b.n = 1;
+	b.source = CT_SRC_LINK;
+	b.source_page_id = page(s, job, "/docs/?v=2");
+	b.source_url = "https://byurl.example/";
+	pgt_enqueue_batch(s, &b);
+	assert_true(fabs(page_score(s, page(s, job, "/h")) - 0.4) < 1e-12);
+}
+
 static void hierarchy_chain(void **state)
 {
 	struct ct_store *s = *state;
@@ -783,6 +842,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(dedup_per_job),
 		cmocka_unit_test(hierarchy_chain),
+		cmocka_unit_test(source_page_found_by_url),
 		cmocka_unit_test(scores_only_increase),
 		cmocka_unit_test(mode_scores),
 		cmocka_unit_test(new_and_known_pages_scored_alike),
