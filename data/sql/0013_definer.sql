@@ -73,9 +73,13 @@ END $$;
 
 -- ... and write what the engine computed for them: the discovery score
 -- (also the claim order's base score: the score is derived with the
--- task's operator adjustment, 0001, and the class of an adjusted task
--- follows the derived score under the store's class bounds), the class,
--- the sub-scores and where
+-- task's operator adjustment, 0001), its class (priority_class, as the
+-- engine gave it), the claim order's class (tasks.class: the derived
+-- score's class under the run's class bounds p_p0/p_p1/p_p2, the bounds
+-- the engine classed the discovery scores with, for every row: with the
+-- store's bounds for an adjusted task only, a boosted task of score 65
+-- was P1 next to a P0 task of score 65 when a run's P0 bound was 62;
+-- SPEC.md gives one class per score), the sub-scores and where
 -- they came from as signals (with ns_asn_changes, the raw signals' NS +
 -- ASN changes, when they came from raw signals: p_ns_asn NULL otherwise),
 -- the backoff step the caller decided, and the next check: kept as it is
@@ -89,7 +93,9 @@ END $$;
 -- (tasks.rank: the id range, the number of tasks, and the job when all are
 -- of one). The batch's id range (p_after,
 -- p_upto] bounds the join to its stretch of the primary key (unbounded,
--- each batch read every id before its own). Returns the tasks written.
+-- each batch read every id before its own). Bounds that are not numbers
+-- in 0..100, strictly decreasing, are refused (22023). Returns the tasks
+-- written.
 CREATE FUNCTION crawltop.rank_apply(p_ids bigint[],
 		p_scores double precision[], p_classes smallint[],
 		p_steps smallint[], p_hours double precision[], p_keep boolean[],
@@ -98,7 +104,8 @@ CREATE FUNCTION crawltop.rank_apply(p_ids bigint[],
 		p_s3 double precision[], p_s4 double precision[],
 		p_s5 double precision[], p_s6 double precision[],
 		p_s7 double precision[], p_from text[], p_ns_asn bigint[],
-		p_after bigint, p_upto bigint)
+		p_after bigint, p_upto bigint, p_p0 double precision,
+		p_p1 double precision, p_p2 double precision)
 	RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER
 	SET search_path = pg_catalog, pg_temp
 	SET extra_float_digits = 3 AS $$
@@ -107,15 +114,20 @@ DECLARE
 	j_min bigint;
 	j_max bigint;
 BEGIN
+	-- the bounds ct_class_bounds_check accepts (NaN fails: PostgreSQL
+	-- orders it above every number)
+	IF p_p0 IS NULL OR p_p1 IS NULL OR p_p2 IS NULL
+	   OR NOT (p_p0 <= 100 AND p_p0 > p_p1 AND p_p1 > p_p2 AND p_p2 >= 0) THEN
+		RAISE EXCEPTION 'class bounds p0 = %, p1 = %, p2 = %: must be numbers in 0..100, strictly decreasing',
+			coalesce(p_p0::text, 'NULL'), coalesce(p_p1::text, 'NULL'),
+			coalesce(p_p2::text, 'NULL') USING ERRCODE = '22023';
+	END IF;
 	WITH w AS (
 	UPDATE crawltop.tasks t
 	SET discovery_score = u.sc, priority_class = u.c, base_score = u.sc,
 	    score = least(100, greatest(0, u.sc + t.adjustment)),
-	    class = CASE WHEN t.adjustment = 0 THEN u.c ELSE crawltop.class_of(
-		least(100, greatest(0, u.sc + t.adjustment)),
-		crawltop.setting('{classes,p0}')::double precision,
-		crawltop.setting('{classes,p1}')::double precision,
-		crawltop.setting('{classes,p2}')::double precision) END,
+	    class = crawltop.class_of(least(100, greatest(0, u.sc + t.adjustment)),
+		p_p0, p_p1, p_p2),
 	    ranked_at = now(),
 	    signals = jsonb_build_object('unseen_likelihood', u.s0,
 		'host_novelty', u.s1, 'content_readiness', u.s2,
@@ -157,7 +169,7 @@ DECLARE
 BEGIN
 	FOREACH f IN ARRAY ARRAY[
 		'crawltop.rank_lock(bigint[], bigint, bigint, integer)',
-		'crawltop.rank_apply(bigint[], double precision[], smallint[], smallint[], double precision[], boolean[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], text[], bigint[], bigint, bigint)'
+		'crawltop.rank_apply(bigint[], double precision[], smallint[], smallint[], double precision[], boolean[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], text[], bigint[], bigint, bigint, double precision, double precision, double precision)'
 	]::regprocedure[] LOOP
 		EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
 		EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO crawltop_operator', f);

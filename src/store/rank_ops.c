@@ -71,7 +71,9 @@ static const char fetch_sql[] =
 	"ORDER BY t.task_id";
 
 /* The batch's results, written by crawltop.rank_apply (0013), bounded to
- * the batch's id range ($17, $18]: without the bounds the planner merge-
+ * the batch's id range ($17, $18], with the run's class bounds ($19..$21:
+ * every task's derived score is classed with the bounds its discovery
+ * score was, boosted or not): without the id bounds the planner merge-
  * joined from the first task id, so every batch read every id before its
  * own and a run of N tasks grew as N squared (measured: the last of 30
  * batches over 300,000 tasks took 0.5-0.86 s unbounded, 0.38-0.41 s
@@ -81,7 +83,8 @@ static const char update_sql[] =
 	"$3::smallint[], $4::smallint[], $5::float8[], $6::boolean[], "
 	"$7::float8[], $8::float8[], $9::float8[], $10::float8[], "
 	"$11::float8[], $12::float8[], $13::float8[], $14::float8[], "
-	"$15::text[], $16::bigint[], $17::bigint, $18::bigint)";
+	"$15::text[], $16::bigint[], $17::bigint, $18::bigint, "
+	"$19::float8, $20::float8, $21::float8)";
 
 static int is_null(const PGresult *r, int i, int c)
 {
@@ -410,12 +413,20 @@ static ct_status rank_batch(struct ct_store *s, const struct ct_rank_opts *o,
 			st = ct_error_set(err, CT_ENOMEM, "rank: out of memory");
 	}
 	if (st == CT_OK && n > 0) {
-		const char *up[A_COUNT + 2];
+		/* the bounds the engine classed the batch with, exactly */
+		const struct ct_class_bounds *cb = &o->settings->classes;
+		char bnd[3][32];
+		snprintf(bnd[0], sizeof bnd[0], "%.17g", cb->p0);
+		snprintf(bnd[1], sizeof bnd[1], "%.17g", cb->p1);
+		snprintf(bnd[2], sizeof bnd[2], "%.17g", cb->p2);
+		const char *up[A_COUNT + 5];
 		for (int k = 0; k < A_COUNT; k++)
 			up[k] = a[k].p;
 		up[A_COUNT] = aft;
 		up[A_COUNT + 1] = last;
-		st = st_exec(s, "rank", update_sql, A_COUNT + 2, up, NULL, err);
+		for (int k = 0; k < 3; k++)
+			up[A_COUNT + 2 + k] = bnd[k];
+		st = st_exec(s, "rank", update_sql, A_COUNT + 5, up, NULL, err);
 	}
 	if (st == CT_OK)
 		st = st_exec(s, "rank", "COMMIT", 0, NULL, NULL, err);

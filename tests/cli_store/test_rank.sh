@@ -352,6 +352,33 @@ q "SELECT crawltop.set_score_inputs(1, ARRAY['/e'], ARRAY[jsonb_build_object('su
 ok_eq "backoff: a class change resets to step 0" "$(backoff)" \
 	"/a=0/- /b=0/- /c=0/- /d=0/- /e=0/12 /f=3/48 /g=3/96 /h=3/96"
 
+# ---- one class per score, under the run's own bounds ----------------------
+# /b = 60 boosted by 5 and /c = 65 without points: equal scores (65). A run
+# with its own P0 bound (62) gives both P0: the boosted task's derived score
+# is classed with the run's bounds, as the other's, not with the store's
+# (80/60/40, which made /b P1 next to a P0 /c of the same score).
+"$CT" job create bnd --domain bnd.example --mode discovery >/dev/null
+bnd=$(q "SELECT id FROM crawltop.jobs WHERE name = 'bnd'")
+q "SELECT crawltop.enqueue($bnd, ARRAY['/b','/c'], 'link', NULL, 1, NULL, NULL, NULL,
+	ARRAY[40::float8, 40])" >/dev/null
+q "SELECT crawltop.set_score_inputs($bnd, ARRAY['/b','/c'],
+	(SELECT array_agg(jsonb_build_object('subscores',
+		(SELECT jsonb_object_agg(k, x) FROM unnest($SUBS) k)) ORDER BY o)
+	 FROM unnest(ARRAY[0.6, 0.65]) WITH ORDINALITY AS u(x, o)))" >/dev/null
+"$CT" job boost bnd --prefix /b --by 5 >/dev/null
+bnd_classes() {
+	q "SELECT string_agg(p.path || '=' || t.score || '/' || t.class || '/' ||
+		t.discovery_score || '/' || t.priority_class, ' ' ORDER BY p.path)
+		FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE t.job_id = $bnd"
+}
+run rank --job bnd --profile-score 62
+ok_eq "run bounds: exit 0" "$RC" 0
+ok_eq "run bounds: equal scores, equal classes (score/class/discovery/priority)" \
+	"$(bnd_classes)" "/b=65/0/60/1 /c=65/0/65/0"
+run rank --job bnd
+ok_eq "store bounds: both P1 again (65 under 80/60/40)" \
+	"$(bnd_classes)" "/b=65/1/60/1 /c=65/1/65/1"
+
 run rank --help
 ok_match "rank --help from the command table" "$OUT" '^usage: crawltop rank .*--min-publish-score'
 done_testing

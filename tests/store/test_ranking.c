@@ -7,7 +7,8 @@
  * other dimension, by the counters 0007 creates; the columns' rules refuse
  * bad values; the seed's two indexes serve their queries;
  * record_run_manifest summarises a ranking run; successive ranking runs
- * (ct_store_rank) keep seed 003's backoff schedule. */
+ * (ct_store_rank) keep seed 003's backoff schedule, and class every
+ * task's score with the run's class bounds. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -281,19 +282,26 @@ static void rank_run(struct ct_store *s, int64_t job)
 		fail_msg("rank: %s", err.msg);
 }
 
+/* "path=<expr>" of every task t of job, by path (pages p). */
+static char *per_path(struct ct_store *s, int64_t job, const char *expr)
+{
+	char id[24], sql[1024];
+	snprintf(id, sizeof id, "%lld", (long long)job);
+	snprintf(sql, sizeof sql, "SELECT string_agg(p.path || '=' || %s, ' ' "
+		 "ORDER BY p.path) FROM crawltop.tasks t JOIN crawltop.pages p "
+		 "ON p.id = t.page_id WHERE t.job_id = $1::bigint", expr);
+	const char *p[] = {id};
+	return pgt_text(s, sql, 1, p);
+}
+
 /* "class/step/wait" of every task of job by path: the wait in hours from
  * the run that set next_check_at ('-' when there is none), e.g.
  * "/p0=0/0/- /p2=2/1/12". */
 static char *backoff_of(struct ct_store *s, int64_t job)
 {
-	char id[24];
-	snprintf(id, sizeof id, "%lld", (long long)job);
-	const char *p[] = {id};
-	return pgt_text(s, "SELECT string_agg(p.path || '=' || t.priority_class "
-			"|| '/' || t.backoff_step || '/' || coalesce(round(extract("
-			"epoch FROM t.next_check_at - t.ranked_at) / 3600)::text, '-'), "
-			"' ' ORDER BY p.path) FROM crawltop.tasks t JOIN crawltop.pages "
-			"p ON p.id = t.page_id WHERE t.job_id = $1::bigint", 1, p);
+	return per_path(s, job, "t.priority_class || '/' || t.backoff_step || "
+			"'/' || coalesce(round(extract(epoch FROM t.next_check_at "
+			"- t.ranked_at) / 3600)::text, '-')");
 }
 
 static void assert_backoff(struct ct_store *s, int64_t job, const char *want,
@@ -490,6 +498,68 @@ static void backoff_follows_the_rechecks(void **state)
 	pgt_exec(s, "RESET extra_float_digits");
 }
 
+/* "path=score/class/priority_class" of every task of job, by path. */
+static char *classes_of(struct ct_store *s, int64_t job)
+{
+	return per_path(s, job, "t.score || '/' || t.class || '/' || "
+			"t.priority_class");
+}
+
+/* SPEC.md: one class per score. A run with its own bounds (P0 62, P1 50,
+ * P2 30; the store keeps 80/60/40) classes every task's derived score with
+ * them, boosted, demoted or neither: rank_apply classed an adjusted task
+ * with the store's bounds, so /b (60 + 5 = 65) was P1 beside /c (65, no
+ * points) in P0, and /d (70 - 20 = 50) P2 where the run says P1. */
+static void rank_classes_every_score_with_the_runs_bounds(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t job = pgt_job(s, "rb", "rb.example", 5, "discovery");
+	const char *p[] = {"/b", "/c", "/d", "/e"};
+	const double sc[] = {40, 40, 40, 40};
+	enq(s, job, p, 4, sc);
+	set_subs(s, job, "/b", "0.6");
+	set_subs(s, job, "/c", "0.65");
+	set_subs(s, job, "/d", "0.7");
+	set_subs(s, job, "/e", "0.45");
+	char q[256];
+	snprintf(q, sizeof q, "SELECT crawltop.adjust_scores(%lld, '/b', 5), "
+		 "crawltop.adjust_scores(%lld, '/d', -20)", (long long)job,
+		 (long long)job);
+	pgt_exec(s, q);
+
+	struct ct_settings set;
+	ct_settings_default(&set);
+	set.classes = (struct ct_class_bounds){62, 50, 30};
+	struct ct_rank_opts o = {.settings = &set, .job_id = job};
+	struct ct_rank_result res;
+	struct ct_error err = {{0}};
+	if (ct_store_rank(s, &o, &res, &err) != CT_OK)
+		fail_msg("rank: %s", err.msg);
+	char *got = classes_of(s, job);
+	assert_string_equal(got, "/b=65/0/1 /c=65/0/0 /d=50/1/0 /e=45/2/2");
+	free(got);
+	/* the store's bounds again: 65 is P1 for both */
+	rank_run(s, job);
+	got = classes_of(s, job);
+	assert_string_equal(got, "/b=65/1/1 /c=65/1/1 /d=50/2/1 /e=45/2/2");
+	free(got);
+
+	/* rank_apply itself refuses bounds no run could have */
+	static const char *const bad[] = {"80, 80, 40", "101, 60, 40",
+					  "80, 60, -1", "'NaN', 60, 40",
+					  "NULL, 60, 40"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char sql[512];
+		snprintf(sql, sizeof sql, "SELECT crawltop.rank_apply('{}', '{}', "
+			 "'{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}', "
+			 "'{}', '{}', '{}', '{}', '{}', 0, 0, %s)", bad[i]);
+		assert_int_equal(ct_store_exec(s, "rank_apply", sql, &err),
+				 CT_EINVAL);
+		if (!strstr(err.msg, "strictly decreasing"))
+			fail_msg("bounds %s: %s", bad[i], err.msg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +568,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(seed_indexes_serve_their_queries, fresh, close_store),
 		cmocka_unit_test_setup_teardown(run_manifest_records_a_run, fresh, close_store),
 		cmocka_unit_test_setup_teardown(backoff_follows_the_rechecks, fresh, close_store),
+		cmocka_unit_test_setup_teardown(rank_classes_every_score_with_the_runs_bounds, fresh, close_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

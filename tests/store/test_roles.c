@@ -269,7 +269,7 @@ static void operator_retunes_but_does_not_claim(void **state)
 				 "ARRAY[1.0], ARRAY[false], ARRAY[1.0], "
 				 "ARRAY[1.0], ARRAY[1.0], ARRAY[1.0], ARRAY[1.0], ARRAY[1.0], "
 				 "ARRAY[1.0], ARRAY[1.0], ARRAY['x'], ARRAY[NULL]::bigint[], "
-				 "0, 1000000)"), 0);
+				 "0, 1000000, 80, 60, 40)"), 0);
 	assert_int_equal(pgt_int(su, "SELECT count(*) FROM crawltop.tasks WHERE "
 				 "score = 99"), 0);
 	refused_sql(o, "lock", "SELECT crawltop.lock_job(1)", "ct_oper");
