@@ -2,7 +2,9 @@
  * class and reasons, recomputed with the engine from what the store keeps
  * (discovery: its sub-scores or raw signals under the store's current
  * settings; hierarchy: its page score and source), its ranking record and
- * its operator adjustment, if any, and its position in the claim order.
+ * the class bounds it was classed with when they are not the store's (a
+ * ranking run's own), its operator adjustment, if any, and its position
+ * in the claim order.
  * Reads only. Exit 0, 1 when the URL,
  * the job or the task is unknown or the database refused, 2 on a usage
  * error. */
@@ -17,8 +19,10 @@
 #include "cli.h"
 #include "crawltop/discovery.h"
 #include "crawltop/reasons.h"
+#include "crawltop/number.h"
 #include "dbcmd.h"
 #include "rank_ops.h"
+#include "rankfmt.h"
 #include "settings_json.h"
 #include "settings_store.h"
 #include "urlpath.h"
@@ -68,10 +72,77 @@ static void reason(const struct ct_reason *r)
 	printf("  - %s\n", buf);
 }
 
+/* "P0 80, P1 60, P2 40": class bounds, each the shortest text that reads
+ * back as it. */
+static const char *bounds_text(const struct ct_class_bounds *b, char *buf,
+			       size_t len)
+{
+	snprintf(buf, len, "P0 %s, P1 %s, P2 %s", CT_NUM(b->p0), CT_NUM(b->p1),
+		 CT_NUM(b->p2));
+	return buf;
+}
+
+static bool same_bounds(const struct ct_class_bounds *a,
+			const struct ct_class_bounds *b)
+{
+	return a->p0 == b->p0 && a->p1 == b->p1 && a->p2 == b->p2;
+}
+
+/* Where the task's class came from when the store's current class bounds
+ * (store), which the recomputation below uses, do not say it alone: a
+ * ranking run with bounds of its own (--profile-score, a file, the
+ * environment: its manifest's note records them) ranked it, or its class
+ * does not follow from its score under the store's bounds. Prints one
+ * "Bounds:" line then, and returns true (the recomputation is then
+ * labelled as the store's); false, printing nothing, otherwise. */
+static bool class_bounds(const struct ct_task_view *t,
+			 const struct ct_class_bounds *store)
+{
+	struct ct_class_bounds run;
+	bool has_run = t->ranked && t->rank_run > 0 &&
+		       rankfmt_note_bounds(t->rank_note, &run) &&
+		       !same_bounds(&run, store);
+	ct_class by_store = ct_class_of(t->score, store);
+	const char *cls = ct_class_name((ct_class)t->cls);
+	char sb[128], rb[128];
+	bounds_text(store, sb, sizeof sb);
+	if (!has_run) {
+		if ((int)by_store == t->cls)
+			return false;
+		printf("Bounds:      %s is not the class of %s under the store's "
+		       "class bounds (%s), which make it %s: it was classed "
+		       "under other bounds (a ranking run's own, or settings "
+		       "changed since)\n", cls, CT_NUM(t->score), sb,
+		       ct_class_name(by_store));
+		return true;
+	}
+	bounds_text(&run, rb, sizeof rb);
+	ct_class by_run = ct_class_of(t->score, &run);
+	if ((int)by_run == t->cls)
+		printf("Bounds:      %s under the class bounds of ranking run %"
+		       PRId64 " (%s), which ranked it; the store's (%s), which "
+		       "the recomputation below uses, make %s %s%s\n", cls,
+		       t->rank_run, rb, sb, CT_NUM(t->score),
+		       ct_class_name(by_store), by_store == by_run ? " too" : "");
+	else if ((int)by_store == t->cls)
+		printf("Bounds:      %s under the store's class bounds (%s), "
+		       "written since ranking run %" PRId64 " ranked it with "
+		       "%s (its ranking's class is by those)\n", cls, sb,
+		       t->rank_run, rb);
+	else
+		printf("Bounds:      %s is the class of %s neither under the "
+		       "store's class bounds (%s) nor under those of ranking "
+		       "run %" PRId64 " (%s): it was classed under other "
+		       "bounds\n", cls, CT_NUM(t->score), sb, t->rank_run, rb);
+	return true;
+}
+
 /* The reasons of a discovery task: its sub-scores under the store's
- * settings, as the engine weighs them. */
+ * settings, as the engine weighs them (own_bounds: class_bounds said the
+ * store's class bounds are not the ones the task was classed with, so
+ * the recomputed class is labelled as the store's). */
 static int discovery_reasons(struct ct_store *s, const struct ct_task_view *t,
-			     const struct ct_settings *set)
+			     const struct ct_settings *set, bool own_bounds)
 {
 	double sub[CT_SUB_COUNT];
 	const char *from;
@@ -91,13 +162,15 @@ static int discovery_reasons(struct ct_store *s, const struct ct_task_view *t,
 		cli_error("explain", "task %" PRId64 ": %s", t->task_id, err.msg);
 		return -1;
 	}
-	printf("Recomputed:  %.6g (%s) from the stored %s\n", dr.score,
-	       ct_class_name(dr.cls), from);
+	printf("Recomputed:  %.6g (%s%s) from the stored %s\n", dr.score,
+	       ct_class_name(dr.cls), own_bounds ? " under the store's class "
+	       "bounds" : "", from);
 	printf("Sub-scores:\n");
 	for (int k = 0; k < CT_SUB_COUNT; k++)
 		printf("  %-20s %.4f x %.2f\n", ct_subscore_name((ct_subscore)k),
 		       sub[k], set->discovery.weights[k]);
-	printf("Reasons:\n");
+	printf("Reasons%s:\n", own_bounds ? " (recomputed, under the store's "
+	       "class bounds)" : "");
 	for (int i = 0; i < dr.reasons.n; i++)
 		reason(&dr.reasons.r[i]);
 	return 0;
@@ -299,8 +372,9 @@ static int run(int argc, char **argv)
 		       *t.next_check_at ? t.next_check_at : "none", t.backoff_step);
 	else if (strcmp(t.mode, "discovery") == 0)
 		printf("Ranking:     unranked (crawltop rank)\n");
+	bool own_bounds = class_bounds(&t, &set.classes);
 	if (strcmp(t.mode, "discovery") == 0) {
-		if (discovery_reasons(s, &t, &set) != 0)
+		if (discovery_reasons(s, &t, &set, own_bounds) != 0)
 			goto out;
 	} else if (strcmp(t.mode, "hierarchy") == 0) {
 		hierarchy_reasons(&t, path, &set);

@@ -768,11 +768,18 @@ ct_status ct_store_task_view(struct ct_store *s, int64_t job_id,
 		"::bigint, t.retry_count, j.max_retries, "
 		/* quoted and shortened (0002), control characters blanked */
 		"CASE WHEN t.last_error IS NULL THEN '' ELSE crawltop.shown("
-		"regexp_replace(t.last_error, '[[:cntrl:]]', ' ', 'g')) END "
+		"regexp_replace(t.last_error, '[[:cntrl:]]', ' ', 'g')) END, "
+		"coalesce(rm.id, 0), coalesce(rm.note, '') "
 		"FROM crawltop.jobs j "
 		"JOIN crawltop.pages p ON p.domain_id = j.domain_id AND p.path = $2 "
 		"JOIN crawltop.tasks t ON t.job_id = j.id AND t.page_id = p.id "
 		"LEFT JOIN crawltop.pages sp ON sp.id = t.source_page_id "
+		/* the run that ranked it last: a run's batches set ranked_at
+		 * between its start and its manifest's run_at */
+		"LEFT JOIN LATERAL (SELECT m.id, m.note FROM crawltop.run_manifest m "
+		"WHERE m.started_at <= t.ranked_at AND m.run_at >= t.ranked_at "
+		"AND (m.job_id IS NULL OR m.job_id = t.job_id) "
+		"ORDER BY m.started_at DESC, m.id DESC LIMIT 1) rm ON true "
 		"WHERE j.id = $1::bigint", 2, p, &r, err);
 	if (st != CT_OK)
 		return st;
@@ -816,6 +823,8 @@ ct_status ct_store_task_view(struct ct_store *s, int64_t job_id,
 	l->retry_count = atoi(PQgetvalue(r, 0, 27));
 	l->max_retries = atoi(PQgetvalue(r, 0, 28));
 	snprintf(l->last_error, sizeof l->last_error, "%s", PQgetvalue(r, 0, 29));
+	out->rank_run = strtoll(PQgetvalue(r, 0, 30), NULL, 10);
+	snprintf(out->rank_note, sizeof out->rank_note, "%s", PQgetvalue(r, 0, 31));
 	PQclear(r);
 	return CT_OK;
 }

@@ -165,6 +165,13 @@ struct ct_task_view {
 				  * across rescores: score = base_score +
 				  * adjustment, clamped to 0..100 */
 	struct ct_task_lease lease;
+	int64_t rank_run;        /* the run manifest of the ranking run that
+				  * ranked it last (the run whose span, from
+				  * its start to its record, holds ranked_at,
+				  * of its job or of every job); 0 when none */
+	char rank_note[256];     /* that manifest's note ("" when none): a
+				  * `crawltop rank` note gives the run's
+				  * class bounds (rankfmt_note_bounds) */
 };
 void ct_task_view_free(struct ct_task_view *t);
 

@@ -375,9 +375,41 @@ run rank --job bnd --profile-score 62
 ok_eq "run bounds: exit 0" "$RC" 0
 ok_eq "run bounds: equal scores, equal classes (score/class/discovery/priority)" \
 	"$(bnd_classes)" "/b=65/0/60/1 /c=65/0/65/0"
+# explain recomputes with the store's bounds: it says which bounds the
+# stored class came from, and labels the recomputation (it printed "Class:
+# P0" above "Recomputed: 65 (P1)" and "- P1: ...", unexplained)
+brun=$(q "SELECT max(id) FROM crawltop.run_manifest")
+run explain /c --job bnd
+ok_match "explain, run bounds: where the class came from" "$OUT" \
+	"^Bounds: +P0 under the class bounds of ranking run $brun \\(P0 62, P1 60, P2 40\\), which ranked it; the store's \\(P0 80, P1 60, P2 40\\), which the recomputation below uses, make 65 P1\$"
+ok_match "explain, run bounds: the recomputed class is labelled the store's" "$OUT" \
+	'^Recomputed: +65 \(P1 under the store.s class bounds\) from the stored subscores$'
+ok_match "explain, run bounds: so are the reasons" "$(flat)" \
+	'Reasons \(recomputed, under the store.s class bounds\): .*- P1: list on daily discovery page'
+# a boost since the run: the class is the store's again
+"$CT" job boost bnd --prefix /c --by 1 >/dev/null
+run explain /c --job bnd
+ok_match "explain, run bounds, boosted since: the class is the store's" "$OUT" \
+	"^Bounds: +P1 under the store's class bounds \\(P0 80, P1 60, P2 40\\), written since ranking run $brun ranked it with P0 62, P1 60, P2 40"
+"$CT" job boost bnd --prefix /c --by 1 --demote >/dev/null
 run rank --job bnd
 ok_eq "store bounds: both P1 again (65 under 80/60/40)" \
 	"$(bnd_classes)" "/b=65/1/60/1 /c=65/1/65/1"
+run explain /c --job bnd
+ok_eq "explain, store bounds: no Bounds line, the recomputation unlabelled" \
+	"$(printf '%s\n' "$OUT" | grep -cE '^Bounds:|under the store')" 0
+# settings changed since the run (no rescore): the class is the run's, and
+# without the manifest nothing says where it came from but the store's
+# bounds do not give it
+"$CT" settings set classes.p0 64 >/dev/null
+run explain /c --job bnd
+ok_match "explain, store bounds changed since: the run's bounds named" "$OUT" \
+	"^Bounds: +P1 under the class bounds of ranking run [0-9]+ \\(P0 80, P1 60, P2 40\\), which ranked it; the store's \\(P0 64, P1 60, P2 40\\), which the recomputation below uses, make 65 P0\$"
+q "DELETE FROM crawltop.run_manifest" >/dev/null
+run explain /c --job bnd
+ok_match "explain, no manifest: the class is not the store's bounds' one" "$OUT" \
+	"^Bounds: +P1 is not the class of 65 under the store's class bounds \\(P0 64, P1 60, P2 40\\), which make it P0: it was classed under other bounds"
+"$CT" settings undo >/dev/null
 
 run rank --help
 ok_match "rank --help from the command table" "$OUT" '^usage: crawltop rank .*--min-publish-score'
