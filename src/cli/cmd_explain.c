@@ -162,7 +162,7 @@ static int discovery_reasons(struct ct_store *s, const struct ct_task_view *t,
 		cli_error("explain", "task %" PRId64 ": %s", t->task_id, err.msg);
 		return -1;
 	}
-	printf("Recomputed:  %.6g (%s%s) from the stored %s\n", dr.score,
+	printf("Recomputed:  %s (%s%s) from the stored %s\n", CT_NUM(dr.score),
 	       ct_class_name(dr.cls), own_bounds ? " under the store's class "
 	       "bounds" : "", from);
 	printf("Sub-scores:\n");
@@ -194,8 +194,8 @@ static void hierarchy_reasons(const struct ct_task_view *t, const char *path,
 	} else {
 		r = (struct ct_reason){CT_R_HIER_OTHER, h->floor, 0, t->source_type};
 	}
-	printf("Page score:  %.3f (x 100 = %.6g)\n", t->page_score,
-	       t->page_score * 100);
+	printf("Page score:  %.3f (x 100 = %s)\n", t->page_score,
+	       CT_NUM(t->page_score * 100));
 	printf("Reasons:\n");
 	reason(&r);
 	if (r.code == CT_R_HIER_LINK && h->decay * t->source_score < h->floor)
@@ -357,7 +357,9 @@ static int run(int argc, char **argv)
 	       t.task_id, t.status, t.created_at,
 	       t.depth < 0 ? "unknown" : (snprintf(why, sizeof why, "%d",
 						   t.depth), why));
-	printf("Score:       %.6g\n", t.score);
+	/* in full (the fewest digits that read back as the very score): with
+	 * %.6g, 79.9999999968 showed as 80 beside its class P1 */
+	printf("Score:       %s\n", CT_NUM(t.score));
 	/* seed 003's actions are a discovery job's; for the other modes the
 	 * class is the score's band only */
 	if (strcmp(t.mode, "discovery") == 0)
@@ -367,8 +369,8 @@ static int run(int argc, char **argv)
 		printf("Class:       %s (score band)\n",
 		       ct_class_name((ct_class)t.cls));
 	if (t.ranked)
-		printf("Ranking:     %.6g, %s, next check %s (backoff step %d)\n",
-		       t.discovery_score, ct_class_name((ct_class)t.priority_class),
+		printf("Ranking:     %s, %s, next check %s (backoff step %d)\n",
+		       CT_NUM(t.discovery_score), ct_class_name((ct_class)t.priority_class),
 		       *t.next_check_at ? t.next_check_at : "none", t.backoff_step);
 	else if (strcmp(t.mode, "discovery") == 0)
 		printf("Ranking:     unranked (crawltop rank)\n");
@@ -391,12 +393,13 @@ static int run(int argc, char **argv)
 		/* the reasons above explain the mode's score; operators' boosts
 		 * and demotions are added to it, and kept by rescores */
 		double sum = t.base_score + t.adjustment;
-		printf("  - Operator adjustment: %+.6g (%s), kept across "
-		       "rescores: mode score %.6g %c %.6g = %.6g%s\n",
-		       t.adjustment, t.adjustment > 0 ? "boost" : "demotion",
-		       t.base_score, t.adjustment > 0 ? '+' : '-',
-		       t.adjustment > 0 ? t.adjustment : -t.adjustment,
-		       t.score, sum < 0 || sum > 100 ?
+		printf("  - Operator adjustment: %s%s (%s), kept across "
+		       "rescores: mode score %s %c %s = %s%s\n",
+		       t.adjustment > 0 ? "+" : "", CT_NUM(t.adjustment),
+		       t.adjustment > 0 ? "boost" : "demotion",
+		       CT_NUM(t.base_score), t.adjustment > 0 ? '+' : '-',
+		       CT_NUM(t.adjustment > 0 ? t.adjustment : -t.adjustment),
+		       CT_NUM(t.score), sum < 0 || sum > 100 ?
 		       " (clamped to 0..100)" : "");
 	}
 	if (position(s, &t) != 0)

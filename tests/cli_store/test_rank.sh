@@ -275,6 +275,18 @@ ok_match "explain (hierarchy): the class is a score band, not seed 003's action"
 ok_eq "explain (hierarchy): no discovery action" "$(printf '%s' "$OUT" | grep -c 'weekly tiny sample')" 0
 run explain /e --job disc -d "$RO"
 ok_match "explain a path with --job, as a read-only role" "$OUT" 'next check 20[0-9-]+ [0-9:]+ \(backoff step 0\)'
+# a score just below a class bound is printed so that it reads back as
+# itself, never as the bound (%.6g printed "Score: 80" beside "Class: P1")
+"$CT" job create fr --domain fr.example --mode frontier >/dev/null
+q "SELECT crawltop.enqueue((SELECT id FROM crawltop.jobs WHERE name = 'fr'),
+	ARRAY['/x'], 'link', NULL, 1, NULL, NULL, NULL, ARRAY[79.9999999968::float8])" >/dev/null
+run explain https://fr.example/x
+ok_match "explain: a score just below P0's bound, in full, beside its class" "$(flat)" \
+	'Score: +79\.9999999968 +Class: +P1 '
+"$CT" job boost fr --prefix /x --by 0.0000000032 >/dev/null
+run explain https://fr.example/x
+ok_match "explain: a boost's sum and parts in full" "$OUT" \
+	'^  - Operator adjustment: \+3\.2e-09 \(boost\), kept across rescores: mode score 79\.9999999968 \+ 3\.2e-09 = 80$'
 run explain https://d.example/nosuch
 ok_eq "explain an unknown URL: exit 1" "$RC" 1
 ok_eq "explain an unknown URL: says so" "$OUT" "crawltop explain: no job has a task for https://d.example/nosuch"
