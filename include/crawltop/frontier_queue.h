@@ -1,13 +1,25 @@
 /* frontier_queue.h: seed 002's QueueManager, with the rules of SPEC.md.
  *
  * Two binary min-heaps, discovery and acquisition (ct_frontier_queue_type),
- * each in the store's claim order for the tasks of one job
+ * each ordered by the store's claim key for the tasks of one job
  * (ct_task_key_cmp): score higher first (the priority mapped onto 0..100
  * once, at enqueue), then earlier discovered_ms, then insertion sequence
- * (equal keys first-in first-out). A lower priority never pops after a
- * higher one; two priorities that map to the same double score are tied
- * and go by discovery time, as in the store. Priorities come from
+ * (equal keys first-in first-out; the store has the task id there).
+ * Within one heap a lower priority never pops after a higher one; two
+ * priorities that map to the same double score are tied and go by
+ * discovery time, as in the store. Priorities come from
  * ct_frontier_score() with the queue's own copy of the parameters.
+ *
+ * The pop order agrees with the store's claim order only within one queue
+ * type: the items of one heap come out in the order the store claims
+ * those tasks (while no host is deferred: deferred items are passed over
+ * and keep their place). Across the heaps it does not: ct_fq_pull takes
+ * turns between them in bursts (below), so an item of one heap can come
+ * out before higher-scored items of the other, while the store claims a
+ * job's tasks in one score order whatever their type, and models neither
+ * the turns nor host deferral (nor has the queue the store's starvation
+ * guard). While one heap is empty there are no turns, and (no host
+ * deferred) the two orders agree for every queued task.
  *
  * Enqueue runs the seed's checks in the seed's order and gives the seed's
  * reasons: "invalid-url", "queue-full" (max_queue counts both heaps),

@@ -3,8 +3,10 @@
  *
  * Heaps: the textbook binary min-heap (Williams 1964) over small entries
  * (the store's claim key: score, discovered_ms, seq as the id; and the
- * node), compared with ct_task_key_cmp itself, so that the queue pops in
- * exactly the store's claim order. The score, not the raw priority, is the
+ * node), compared with ct_task_key_cmp itself, so that each heap pops in
+ * exactly the store's claim order for its items (the turns between the
+ * heaps, ct_fq_pull, are the queue's own: across heaps the orders differ;
+ * frontier_queue.h). The score, not the raw priority, is the
  * key: in floating point the priority -> score mapping can give two
  * distinct priorities one score, and then the store breaks the tie by
  * discovery time. The sequence number makes equal keys pop first-in
