@@ -15,14 +15,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "cli.h"
 #include "crawltop/discovery.h"
+#include "crawltop/freshness.h"
+#include "crawltop/frontier.h"
 #include "crawltop/reasons.h"
 #include "crawltop/number.h"
 #include "dbcmd.h"
 #include "rank_ops.h"
 #include "rankfmt.h"
+#include "score.h"
 #include "settings_json.h"
 #include "settings_store.h"
 #include "urlpath.h"
@@ -173,6 +177,93 @@ static int discovery_reasons(struct ct_store *s, const struct ct_task_view *t,
 	       "class bounds)" : "");
 	for (int i = 0; i < dr.reasons.n; i++)
 		reason(&dr.reasons.r[i]);
+	return 0;
+}
+
+/* The line `crawltop score MODEL` would read for task id: its stored
+ * score inputs with its URL and (frontier) its type, depth (0 when
+ * unknown) and discovery method, the columns a rescore scores it with. */
+static const char model_line_sql[] =
+	"SELECT jsonb_strip_nulls(coalesce(t.score_inputs::jsonb, '{}') || "
+	"jsonb_build_object('url', $2::text) || CASE WHEN $3 = 'frontier' THEN "
+	"jsonb_build_object('type', t.type, 'depth', coalesce(t.depth, 0), "
+	"'meta', coalesce(t.score_inputs::jsonb->'meta', '{}') || "
+	"jsonb_build_object('discoveryMethod', t.discovery_method)) ELSE '{}' "
+	"END)::text FROM crawltop.tasks t WHERE t.id = $1::bigint";
+
+/* The reasons of a frontier or freshness task: its stored inputs scored
+ * by the engine now, as `crawltop score MODEL` scores them (freshness: at
+ * the wall clock, so the age may have moved since the stored score). */
+static int model_reasons(struct ct_store *s, const struct ct_task_view *t,
+			 const char *url, const struct ct_settings *set)
+{
+	char id[24], line[16384], jerr[JIN_ERR];
+	struct ct_error err;
+	snprintf(id, sizeof id, "%" PRId64, t->task_id);
+	const char *p[] = {id, url, t->mode};
+	if (ct_store_query(s, "explain", model_line_sql, 3, p, line, sizeof line,
+			   NULL, &err) != CT_OK) {
+		cli_error("explain", "%s", err.msg);
+		return -1;
+	}
+	struct jin_parser *jp = jin_parser_new();
+	const struct jin_doc *d = jp ? jin_parse(jp, line, strlen(line), jerr)
+				     : NULL;
+	struct ct_reasons reasons = {0};
+	double score = 0;
+	ct_class cls = CT_P3;
+	const char *extra = "";
+	int ok = d != NULL;
+	if (ok && strcmp(t->mode, "frontier") == 0) {
+		struct ct_frontier_input fi;
+		struct ct_frontier_result r;
+		ok = frontier_input_read(d, &fi, jerr) == 0;
+		if (ok && ct_frontier_score(&set->frontier, &set->classes, &fi,
+					    &r, &err) != CT_OK) {
+			snprintf(jerr, sizeof jerr, "%s", err.msg);
+			ok = 0;
+		}
+		if (ok) {
+			score = r.score;
+			cls = r.cls;
+			reasons = r.reasons;
+			printf("Recomputed:  %s (%s) from the stored inputs: "
+			       "priority %s (%s, %s queue)\n", CT_NUM(score),
+			       ct_class_name(cls), CT_NUM(r.priority),
+			       r.priority_source, ct_queue_type_name(r.queue));
+		}
+	} else if (ok) {
+		struct ct_freshness_input fi;
+		struct ct_freshness_result r;
+		const char *u;
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		ok = freshness_input_read(d, &fi, &u, jerr) == 0;
+		if (ok && ct_freshness_score(&set->freshness, &set->classes, &fi,
+					     now, &r, &err) != CT_OK) {
+			snprintf(jerr, sizeof jerr, "%s", err.msg);
+			ok = 0;
+		}
+		if (ok) {
+			score = r.score;
+			cls = r.cls;
+			reasons = r.reasons;
+			extra = " now (the visit ages are counted to this moment)";
+			printf("Recomputed:  %s (%s) from the stored inputs%s\n",
+			       CT_NUM(score), ct_class_name(cls), extra);
+		}
+	}
+	jin_parser_free(jp);
+	if (!ok) {
+		printf("Reasons:\n  - the stored inputs do not score: %s\n", jerr);
+		return 0;
+	}
+	printf("Reasons:\n");
+	for (int i = 0; i < reasons.n; i++)
+		reason(&reasons.r[i]);
+	if (reasons.n == 0)
+		printf("  - No stage applied beyond the base\n");
 	return 0;
 }
 
@@ -383,9 +474,20 @@ static int run(int argc, char **argv)
 	} else if (strcmp(t.mode, "fifo") == 0) {
 		printf("Reasons:\n  - FIFO job: score 0 unless an operator "
 		       "boosted it\n");
+	} else if (strcmp(t.mode, "frontier") == 0 ||
+		   strcmp(t.mode, "freshness") == 0) {
+		char *full = malloc(strlen(ji.domain) + strlen(path) + 16);
+		if (full)
+			sprintf(full, "https://%s%s", ji.domain, path);
+		if (t.inputs)
+			printf("Inputs:      %s\n", t.inputs);
+		int mr = full ? model_reasons(s, &t, full, &set) : -1;
+		free(full);
+		if (mr != 0)
+			goto out;
 	} else {
-		printf("Reasons:\n  - %s job: the stored score (crawltop score "
-		       "%s recomputes it from the inputs)\n", t.mode, t.mode);
+		printf("Reasons:\n  - %s job: the score its worker gave\n",
+		       t.mode);
 		if (t.inputs)
 			printf("Inputs:      %s\n", t.inputs);
 	}

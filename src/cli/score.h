@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <yajl/yajl_gen.h>
 
+#include "crawltop/freshness.h"
+#include "crawltop/frontier.h"
 #include "crawltop/settings.h"
 #include "jsonin.h"
 
@@ -21,6 +23,15 @@ struct score_ctx {
  * writes nothing to out and returns -1 with a message in err. */
 typedef int score_fn(const struct score_ctx *ctx, const struct jin_doc *in,
 		     yajl_gen out, double *rank_key, char err[JIN_ERR]);
+
+/* The engine input of one frontier or freshness line (the fields
+ * `crawltop score MODEL` reads; url required), -1 with err when a field is
+ * wrong. Strings point into the document. */
+int frontier_input_read(const struct jin_doc *in,
+			struct ct_frontier_input *out, char err[JIN_ERR]);
+int freshness_input_read(const struct jin_doc *in,
+			 struct ct_freshness_input *out, const char **url,
+			 char err[JIN_ERR]);
 
 score_fn score_freshness;
 score_fn score_frontier;

@@ -6,8 +6,9 @@
 
 /* {url, visits, lastVisited, lastChanged, topicRelevance, hubDepth, isHub}
  * -> {url, score, level, reasons}. */
-int score_freshness(const struct score_ctx *ctx, const struct jin_doc *in,
-		    yajl_gen out, double *rank_key, char err[JIN_ERR])
+int freshness_input_read(const struct jin_doc *in,
+			 struct ct_freshness_input *out, const char **url_out,
+			 char err[JIN_ERR])
 {
 	static const char *const fields[] = {"url", "visits", "lastVisited",
 		"lastChanged", "topicRelevance", "hubDepth", "isHub", NULL};
@@ -33,7 +34,18 @@ int score_freshness(const struct score_ctx *ctx, const struct jin_doc *in,
 		return -1;
 	}
 	fi.hub_depth = (int)depth;
+	*out = fi;
+	*url_out = url;
+	return 0;
+}
 
+int score_freshness(const struct score_ctx *ctx, const struct jin_doc *in,
+		    yajl_gen out, double *rank_key, char err[JIN_ERR])
+{
+	struct ct_freshness_input fi;
+	const char *url;
+	if (freshness_input_read(in, &fi, &url, err) != 0)
+		return -1;
 	struct ct_freshness_result r;
 	struct ct_error e;
 	if (ct_freshness_score(&ctx->settings.freshness, &ctx->settings.classes,

@@ -35,8 +35,8 @@ static int read_gap(const struct jin_doc *in, struct ct_frontier_input *fi,
 /* {url, type, depth, bias, meta{}, gap{}, clusterOccurrences,
  * classification} -> {url, priority, prioritySource, bonusApplied,
  * basePriority, queue, score, class, [dropped, dropReason,] reasons}. */
-int score_frontier(const struct score_ctx *ctx, const struct jin_doc *in,
-		   yajl_gen out, double *rank_key, char err[JIN_ERR])
+int frontier_input_read(const struct jin_doc *in,
+			struct ct_frontier_input *out, char err[JIN_ERR])
 {
 	static const char *const fields[] = {"url", "type", "depth", "bias",
 		"meta", "gap", "clusterOccurrences", "classification", NULL};
@@ -71,7 +71,16 @@ int score_frontier(const struct score_ctx *ctx, const struct jin_doc *in,
 			 "'%.64s' (country, country-related, other)", cls);
 		return -1;
 	}
+	*out = fi;
+	return 0;
+}
 
+int score_frontier(const struct score_ctx *ctx, const struct jin_doc *in,
+		   yajl_gen out, double *rank_key, char err[JIN_ERR])
+{
+	struct ct_frontier_input fi;
+	if (frontier_input_read(in, &fi, err) != 0)
+		return -1;
 	struct ct_frontier_result r;
 	struct ct_error e;
 	if (ct_frontier_score(&ctx->settings.frontier, &ctx->settings.classes,

@@ -287,6 +287,29 @@ ok_match "explain: a score just below P0's bound, in full, beside its class" "$(
 run explain https://fr.example/x
 ok_match "explain: a boost's sum and parts in full" "$OUT" \
 	'^  - Operator adjustment: \+3\.2e-09 \(boost\), kept across rescores: mode score 79\.9999999968 \+ 3\.2e-09 = 80$'
+# frontier and freshness: the reasons, recomputed from the stored inputs
+# with the task's type, depth and discovery method (SPEC.md: reasons are
+# part of every score)
+q "SELECT crawltop.enqueue((SELECT id FROM crawltop.jobs WHERE name = 'fr'),
+	ARRAY['/y'], 'link', NULL, 2, 'article', 'sitemap', NULL, ARRAY[50::float8])" >/dev/null
+q "SELECT crawltop.set_score_inputs((SELECT id FROM crawltop.jobs WHERE name = 'fr'),
+	ARRAY['/y'], ARRAY['{\"bias\": 2, \"clusterOccurrences\": 8, \"gap\": {\"confidence\": 0.5, \"lift\": 0.2}}'::jsonb])" >/dev/null
+run explain https://fr.example/y
+ok_match "explain (frontier): recomputed from the stored inputs, with the engine's priority" "$OUT" \
+	'^Recomputed: +71\.91011235955057 \(P1\) from the stored inputs: priority -19\.5 \(cluster-boost, acquisition queue\)$'
+ok_match "explain (frontier): every stage as a reason" "$(flat)" \
+	'Reasons: +- Type article weight 0 \+ depth/bias 4 +- Discovery bonus: sitemap -10 +- Gap prediction -6 +- Cluster boost -7\.5 \(8 occurrences\)'
+"$CT" job create fs --domain fs.example --mode freshness >/dev/null
+q "SELECT crawltop.enqueue((SELECT id FROM crawltop.jobs WHERE name = 'fs'),
+	ARRAY['/v', '/n'], 'link', NULL, NULL, NULL, NULL, NULL, ARRAY[50, 50]::float8[])" >/dev/null
+q "SELECT crawltop.set_score_inputs((SELECT id FROM crawltop.jobs WHERE name = 'fs'),
+	ARRAY['/v'], ARRAY[jsonb_build_object('lastVisited',
+	(extract(epoch FROM now()) * 1000)::bigint - 600000, 'isHub', true)])" >/dev/null
+run explain https://fs.example/v
+ok_match "explain (freshness): recomputed now, with seed 004's reasons" "$(flat)" \
+	'Recomputed: +38 \(P3\) from the stored inputs now .*Reasons: +- Recently visited \(<1h\) +- Is a hub page'
+run explain https://fs.example/n
+ok_match "explain (freshness): no inputs: never visited" "$(flat)" 'Recomputed: +73 \(P1\) .*Reasons: +- Never visited'
 run explain https://d.example/nosuch
 ok_eq "explain an unknown URL: exit 1" "$RC" 1
 ok_eq "explain an unknown URL: says so" "$OUT" "crawltop explain: no job has a task for https://d.example/nosuch"
