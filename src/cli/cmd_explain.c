@@ -212,25 +212,21 @@ static int model_reasons(struct ct_store *s, const struct ct_task_view *t,
 	struct ct_reasons reasons = {0};
 	double score = 0;
 	ct_class cls = CT_P3;
-	const char *extra = "";
+	char how[160] = ""; /* what the Recomputed line adds */
+	ct_status st = CT_OK;
 	int ok = d != NULL;
 	if (ok && strcmp(t->mode, "frontier") == 0) {
 		struct ct_frontier_input fi;
 		struct ct_frontier_result r;
 		ok = frontier_input_read(d, &fi, jerr) == 0;
-		if (ok && ct_frontier_score(&set->frontier, &set->classes, &fi,
-					    &r, &err) != CT_OK) {
-			snprintf(jerr, sizeof jerr, "%s", err.msg);
-			ok = 0;
-		}
-		if (ok) {
+		if (ok && (st = ct_frontier_score(&set->frontier, &set->classes,
+						  &fi, &r, &err)) == CT_OK) {
 			score = r.score;
 			cls = r.cls;
 			reasons = r.reasons;
-			printf("Recomputed:  %s (%s) from the stored inputs: "
-			       "priority %s (%s, %s queue)\n", CT_NUM(score),
-			       ct_class_name(cls), CT_NUM(r.priority),
-			       r.priority_source, ct_queue_type_name(r.queue));
+			snprintf(how, sizeof how, ": priority %s (%s, %s queue)",
+				 CT_NUM(r.priority), r.priority_source,
+				 ct_queue_type_name(r.queue));
 		}
 	} else if (ok) {
 		struct ct_freshness_input fi;
@@ -240,20 +236,22 @@ static int model_reasons(struct ct_store *s, const struct ct_task_view *t,
 		clock_gettime(CLOCK_REALTIME, &ts);
 		int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 		ok = freshness_input_read(d, &fi, &u, jerr) == 0;
-		if (ok && ct_freshness_score(&set->freshness, &set->classes, &fi,
-					     now, &r, &err) != CT_OK) {
-			snprintf(jerr, sizeof jerr, "%s", err.msg);
-			ok = 0;
-		}
-		if (ok) {
+		if (ok && (st = ct_freshness_score(&set->freshness, &set->classes,
+						   &fi, now, &r, &err)) == CT_OK) {
 			score = r.score;
 			cls = r.cls;
 			reasons = r.reasons;
-			extra = " now (the visit ages are counted to this moment)";
-			printf("Recomputed:  %s (%s) from the stored inputs%s\n",
-			       CT_NUM(score), ct_class_name(cls), extra);
+			snprintf(how, sizeof how, " now (the visit ages are "
+				 "counted to this moment)");
 		}
 	}
+	if (ok && st != CT_OK) {
+		snprintf(jerr, sizeof jerr, "%s", err.msg);
+		ok = 0;
+	}
+	if (ok)
+		printf("Recomputed:  %s (%s) from the stored inputs%s\n",
+		       CT_NUM(score), ct_class_name(cls), how);
 	jin_parser_free(jp);
 	if (!ok) {
 		printf("Reasons:\n  - the stored inputs do not score: %s\n", jerr);
