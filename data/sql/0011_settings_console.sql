@@ -158,7 +158,8 @@ BEGIN
 	OPEN c NO SCROLL FOR
 		SELECT t.id AS task_id, t.page_id, t.score, t.class,
 		       t.base_score, t.adjustment, d.name AS domain, p.path, p.priority_score AS page_score,
-		       t.type, t.depth, t.discovery_method, x.*
+		       t.type, t.depth, t.discovery_method,
+		       t.ranked_at IS NOT NULL AS ranked, x.*
 		-- the sample first (a LIMIT keeps the subquery, and so the
 		-- volatile filter, below the joins: only sampled rows go on)
 		FROM (SELECT b.* FROM crawltop.tasks b

@@ -166,9 +166,11 @@ static int discovery_reasons(struct ct_store *s, const struct ct_task_view *t,
 		cli_error("explain", "task %" PRId64 ": %s", t->task_id, err.msg);
 		return -1;
 	}
-	printf("Recomputed:  %s (%s%s) from the stored %s\n", CT_NUM(dr.score),
+	printf("Recomputed:  %s (%s%s) from the stored %s%s\n", CT_NUM(dr.score),
 	       ct_class_name(dr.cls), own_bounds ? " under the store's class "
-	       "bounds" : "", from);
+	       "bounds" : "", from, t->ranked ? "" : ": what a ranking run "
+	       "would give it; until one ranks it, it is claimed at the P2 "
+	       "bound");
 	printf("Sub-scores:\n");
 	for (int k = 0; k < CT_SUB_COUNT; k++)
 		printf("  %-20s %.4f x %.2f\n", ct_subscore_name((ct_subscore)k),

@@ -37,7 +37,7 @@ static const char *const mode_names[M_COUNT] = {
 enum col {
 	C_TASK_ID, C_PAGE_ID, C_SCORE, C_CLASS, C_BASE, C_ADJ, C_DOMAIN, C_PATH,
 	C_PAGE_SCORE,
-	C_TYPE, C_DEPTH, C_METHOD,
+	C_TYPE, C_DEPTH, C_METHOD, C_RANKED,
 	C_BIAS, C_CLUSTER, C_CLASSIFICATION, C_REUSE, C_COST, C_GAP_CONF,
 	C_GAP_LIFT,
 	C_HAS_SUB, C_SUB0, C_SUB_LAST = C_SUB0 + CT_SUB_COUNT - 1,
@@ -52,7 +52,7 @@ enum col {
 static const char *const col_names[C_COUNT] = {
 	"task_id", "page_id", "score", "class", "base_score", "adjustment",
 	"domain", "path", "page_score",
-	"type", "depth", "discovery_method",
+	"type", "depth", "discovery_method", "ranked",
 	"bias", "cluster_occurrences", "classification", "knowledge_reuse",
 	"estimated_cost_ms", "gap_confidence", "gap_lift",
 	"has_subscores", "unseen_likelihood", "host_novelty",
@@ -157,15 +157,21 @@ static ct_status frontier_score(const struct row *w, const struct ct_settings *s
 	return st;
 }
 
-/* Discovery score (seed 003) of one row: its sub-scores, else its raw
- * signals; with neither the task is unranked (*unranked set, stored at
- * the P2 bound: SPEC.md's backward compatibility). */
+/* Discovery score (seed 003) of one row that a ranking run ranked: its
+ * sub-scores, else its raw signals. A task no run has ranked yet, or one
+ * with neither, is unranked (*unranked set, stored at the P2 bound:
+ * SPEC.md's backward compatibility); its inputs wait for `crawltop rank`. */
 static ct_status discovery_score(const struct row *w, const struct ct_settings *set,
 				 double *score, bool *unranked,
 				 struct ct_error *err)
 {
 	double sub[CT_SUB_COUNT];
 	ct_status st;
+	if (!bool_or(w, C_RANKED, false)) {
+		*unranked = true;
+		*score = set->classes.p2;
+		return CT_OK;
+	}
 	if (bool_or(w, C_HAS_SUB, false)) {
 		for (int i = 0; i < CT_SUB_COUNT; i++) {
 			if (is_null(w, (enum col)(C_SUB0 + i)))

@@ -145,6 +145,30 @@ static void make_job(struct ct_store *s, struct fixture *f, const char *name,
 	assert_int_equal(pgt_enqueue_batch(s, &b).inserted, n);
 }
 
+/* Whether a ranking run ranked the task at path in job. */
+static bool is_ranked(struct ct_store *s, int64_t job, const char *path)
+{
+	const char *p[] = {num(job), path};
+	char *t = pgt_text(s, "SELECT t.ranked_at IS NOT NULL FROM "
+			   "crawltop.tasks t JOIN crawltop.pages p ON p.id = "
+			   "t.page_id WHERE t.job_id = $1 AND p.path = $2", 2, p);
+	bool r = strcmp(t, "t") == 0;
+	free(t);
+	return r;
+}
+
+/* As a ranking run would have: the fixture's tasks with discovery inputs
+ * (flavours 1 and 2) ranked, but for the task at path skip (NULL: none). */
+static void mark_ranked(struct ct_store *s, int64_t job, const char *skip)
+{
+	const char *p[] = {num(job), skip ? skip : ""};
+	free(pgt_text(s, "UPDATE crawltop.tasks t SET ranked_at = now(), "
+		      "discovery_score = 0, priority_class = 3 FROM "
+		      "crawltop.pages p WHERE p.id = t.page_id AND t.job_id = $1 "
+		      "AND right(p.path, 3)::int % 5 IN (1, 2) AND p.path <> $2",
+		      2, p));
+}
+
 /* Score and class of the task at path in job, as "score class". */
 static void task_score(struct ct_store *s, int64_t job, const char *path,
 		       double *score, int *cls)
@@ -245,6 +269,10 @@ static void check_scores(struct ct_store *s, const struct fixture *f,
 		task_score(s, f->job, path, &score, &cls);
 		double want = expected(f, strcmp(m, "importance") ? m : kept,
 				       i % 5, 0.5);
+		/* a discovery task no ranking run ranked waits at the P2 bound,
+		 * inputs or not */
+		if (strcmp(m, "discovery") == 0 && !is_ranked(s, f->job, path))
+			want = f->set.classes.p2;
 		if (fabs(score - want) > 1e-9)
 			fail_msg("%s %s: score %.17g, want %.17g", m, path, score, want);
 		assert_int_equal(cls, (int)ct_class_of(want, &f->set.classes));
@@ -265,6 +293,10 @@ static void modes_switched_and_rescored(void **state)
 	assert_int_equal(ct_store_claim(s, "w", f.job, 2, 0, &c, &err), CT_OK);
 	assert_int_equal(c.n, 2);
 
+	/* a ranking run ranked the tasks with inputs (flavours 1 and 2), all
+	 * but /k/001: its discovery score waits for a run (SPEC.md: a URL not
+	 * yet ranked is stored as P2) */
+	mark_ranked(s, f.job, "/k/001");
 	static const char *const modes[] = {"fifo", "hierarchy", "frontier",
 		"discovery", "freshness", "importance"};
 	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
@@ -280,8 +312,14 @@ static void modes_switched_and_rescored(void **state)
 		assert_int_equal(r.batches, 4);
 		assert_false(r.cancelled);
 		/* discovery: 3 of the 5 flavours have neither sub-scores nor
-		 * signals */
-		assert_int_equal(r.unranked, strcmp(modes[i], "discovery") ? 0 : 15);
+		 * signals, and /k/001 is not ranked */
+		assert_int_equal(r.unranked, strcmp(modes[i], "discovery") ? 0 : 16);
+		/* a ranked task's ranking record follows its new score */
+		if (strcmp(modes[i], "discovery") == 0)
+			assert_int_equal(pgt_int(s, "SELECT count(*) FROM "
+				"crawltop.tasks WHERE ranked_at IS NOT NULL AND "
+				"discovery_score = base_score AND priority_class = "
+				"class AND base_score <> 40"), 9);
 		check_progress(&p, 25, 5);
 		assert_int_equal(p.done[1], 7);
 		assert_int_equal(p.done[3], 21);
@@ -406,6 +444,7 @@ static void settings_change_rescore(void **state)
 
 	/* discovery weights: all on unseen_likelihood */
 	f.set.classes = CT_CLASS_BOUNDS_DEFAULT;
+	mark_ranked(s, f.job, NULL);
 	assert_int_equal(ct_store_job_set_mode(s, f.job, "discovery", &o, &r,
 					       &err), CT_OK);
 	task_score(s, f.job, "/k/001", &score, &cls);
@@ -489,7 +528,9 @@ static void adjustments_survive_rescores(void **state)
 	f.set.classes = CT_CLASS_BOUNDS_DEFAULT;
 
 	/* a mode change: discovery (weights all on unseen_likelihood);
-	 * unranked tasks sit at the P2 bound, 40 */
+	 * unranked tasks sit at the P2 bound, 40 (the ones with inputs were
+	 * ranked) */
+	mark_ranked(s, f.job, NULL);
 	assert_int_equal(ct_store_job_set_mode(s, f.job, "discovery", &o, &r,
 					       &err), CT_OK);
 	want(s, f.job, "discovery", "/k/003", 60, 1);  /* 40 + 20 */
