@@ -173,7 +173,7 @@ struct tui {
 	int n_view;
 	char filter[64];
 	char input[256];          /* the prompt's text */
-	char prompt[160];         /* the prompt's question */
+	char prompt[320];         /* the prompt's question */
 	enum tui_action pending;  /* confirmed or prompted change */
 	int64_t pending_job;
 	int pending_arg;
@@ -181,6 +181,7 @@ struct tui {
 	int message_err;
 	double message_at;
 	int help_scroll;
+	int quit_status;          /* the exit status of TUI_QUIT (q 0, Ctrl-C 130) */
 	enum tui_mode back_mode;  /* where a prompt or confirmation returns */
 	int mode_pick;            /* TUI_MODESEL: index in tui_modes */
 	int64_t mode_job;
@@ -365,6 +366,12 @@ const struct tui_key *tui_keys(int *n);
 int tui_key(struct tui *t, int key);
 /* Whether the current mode binds key itself (not as text or "any key"). */
 int tui_mode_binds(const struct tui *t, int key);
+/* Ctrl-C (SIGINT; the terminal keeps its signal keys): a prompt or an
+ * editor abandons what is being typed; elsewhere it quits as q does,
+ * asking first when the weights draft has edits or a rescore runs (a
+ * second Ctrl-C at that question quits). Returns TUI_* flags; on
+ * TUI_QUIT the exit status is t->quit_status (130). */
+int tui_interrupt(struct tui *t);
 
 /* ---- batch.c ---------------------------------------------------------- */
 

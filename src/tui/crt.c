@@ -237,13 +237,18 @@ unsigned long crt_attr(enum crt_role r)
  * until Ctrl-Q, and the console looked hung. cbreak() keeps IXON; raw()
  * would also take Ctrl-C and Ctrl-Z from the terminal. def_prog_mode()
  * makes curses keep the change (after a resume, say); endwin() gives the
- * shell's modes back, IXON included. */
+ * shell's modes back, IXON included.
+ * NOFLSH: the keys typed just before a Ctrl-C stay in the input for the
+ * console to read before it handles the SIGINT (loop.c); without it the
+ * terminal throws them away ("C" then Ctrl-C would quit instead of
+ * opening the question and abandoning it). */
 static void no_flow_control(void)
 {
 	struct termios tio;
 	if (tcgetattr(STDIN_FILENO, &tio) != 0)
 		return;
 	tio.c_iflag &= ~(tcflag_t)(IXON | IXOFF);
+	tio.c_lflag |= NOFLSH;
 	if (tcsetattr(STDIN_FILENO, TCSANOW, &tio) == 0)
 		def_prog_mode();
 }

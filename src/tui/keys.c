@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,19 +87,42 @@ static void leave(struct tui *t)
 
 /* ---- normal mode ------------------------------------------------------- */
 
-/* q with edits in the weights draft asks first: quitting loses them
- * (Ctrl-C, a signal, does not ask). */
-static int k_quit(struct tui *t, int key)
+/* Quitting loses the weights draft's edits and stops a running rescore
+ * half done: then q and Ctrl-C ask first, and the answer y quits with
+ * status (0 for q, 130 for Ctrl-C). Returns TUI_QUIT when there is
+ * nothing to lose. */
+static int quit_ask(struct tui *t, int status)
 {
-	if (key != 'q' || t->w.n_edits == 0)
+	enum tw_kind k = t->work ? tw_running(t->work) : TW_NONE;
+	int rescore = k == TW_MODE || k == TW_APPLY;
+	t->quit_status = status;
+	if (t->w.n_edits == 0 && !rescore)
 		return TUI_QUIT;
-	snprintf(t->prompt, sizeof t->prompt, "The weights draft has %d "
-		 "edit%s not applied (w shows them): quit anyway? y quits, any "
-		 "other key stays", t->w.n_edits, t->w.n_edits == 1 ? "" : "s");
+	if (rescore) {
+		char lost[64] = "";
+		if (t->w.n_edits)
+			snprintf(lost, sizeof lost, ", losing the draft's "
+				 "%d edit%s", t->w.n_edits,
+				 t->w.n_edits == 1 ? "" : "s");
+		snprintf(t->prompt, sizeof t->prompt, "%s: %zu/%zu done. Quit "
+			 "and stop it there%s? [y/N]", t->wprog.what,
+			 t->wprog.done, t->wprog.total, lost);
+	} else {
+		snprintf(t->prompt, sizeof t->prompt, "The weights draft has "
+			 "%d edit%s not applied (w shows them): quit anyway? y "
+			 "quits, any other key stays", t->w.n_edits,
+			 t->w.n_edits == 1 ? "" : "s");
+	}
 	t->pending = TUI_ACT_QUIT;
-	t->back_mode = TUI_NORMAL;
+	t->back_mode = t->mode == TUI_WEIGHTS ? TUI_WEIGHTS : TUI_NORMAL;
 	t->mode = TUI_CONFIRM;
 	return TUI_REDRAW;
+}
+
+/* q (and Ctrl-C) in the jobs view. */
+static int k_quit(struct tui *t, int key)
+{
+	return quit_ask(t, key == 'q' ? 0 : 128 + SIGINT);
 }
 
 /* Open the help, scrolled to the top. */
@@ -889,14 +913,32 @@ int tui_mode_binds(const struct tui *t, int key)
 	return 0;
 }
 
+int tui_interrupt(struct tui *t)
+{
+	int small = t->cols < TUI_MIN_COLS || t->lines < TUI_MIN_LINES;
+	t->quit_status = 128 + SIGINT;
+	/* too small, nothing can be asked; a second Ctrl-C at the quit
+	 * question is the answer */
+	if (small || (t->mode == TUI_CONFIRM && t->pending == TUI_ACT_QUIT))
+		return TUI_QUIT;
+	/* a prompt, an editor: it abandons what is being typed */
+	if (tui_mode_binds(t, TK_CTRL('c')))
+		return tui_key(t, TK_CTRL('c'));
+	return quit_ask(t, 128 + SIGINT);
+}
+
 int tui_key(struct tui *t, int key)
 {
 	if (key == TK_RESIZE)
 		return TUI_REDRAW;
 	/* Too small to show anything: nothing may act unseen (a change, a
 	 * hidden confirmation); q and Ctrl-C quit whatever the mode. */
-	if (t->cols < TUI_MIN_COLS || t->lines < TUI_MIN_LINES)
-		return key == 'q' || key == TK_CTRL('c') ? TUI_QUIT : 0;
+	if (t->cols < TUI_MIN_COLS || t->lines < TUI_MIN_LINES) {
+		if (key != 'q' && key != TK_CTRL('c'))
+			return 0;
+		t->quit_status = key == 'q' ? 0 : 128 + SIGINT;
+		return TUI_QUIT;
+	}
 	const struct tui_key *hit = NULL;
 	for (int i = 0; i < N_KEYS && !hit; i++)
 		if (key_table[i].mode == t->mode && binds(&key_table[i], key))

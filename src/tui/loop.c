@@ -171,37 +171,38 @@ int tui_run(const struct tui_opts *o)
 			crt_resize(t);
 			flags |= TUI_REDRAW;
 		}
-		/* Ctrl-C reaches us as SIGINT (the terminal keeps its signal
-		 * keys, so that Ctrl-Z and Ctrl-\ work): where the mode binds
-		 * Ctrl-C itself (a prompt, an editor) and the screen shows it,
-		 * it is that key and abandons what is being typed; otherwise
-		 * it quits (130) */
-		if (interrupt && !quit) {
-			if (t->mode != TUI_NORMAL && tui_mode_binds(t, TK_CTRL('c')) &&
-			    t->cols >= TUI_MIN_COLS && t->lines >= TUI_MIN_LINES)
-				flags |= tui_key(t, TK_CTRL('c'));
-			else
-				quit = SIGINT;
-		}
 		if (quit) {
 			status = 128 + quit;
 			break;
 		}
-		if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+		/* the keys typed before a Ctrl-C come first: "C" then Ctrl-C
+		 * opens the question and abandons it, as when they come
+		 * apart (the signal can arrive in the same poll as they) */
+		int hup = 0;
+		if (interrupt ||
+		    (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))) {
 			int k;
-			while ((k = crt_getkey()) != -1) {
+			while (!(flags & TUI_QUIT) && (k = crt_getkey()) != -1) {
 				keylog_key(t, &kl, k, now);
 				flags |= tui_key(t, k);
 			}
-			if (flags & TUI_QUIT)
-				break;
 			/* the terminal went away. A hung-up tty reports
 			 * POLLHUP together with POLLIN (a read gives 0) on
 			 * every poll: without a SIGHUP (setsid, a supervisor
 			 * that blocks it) the loop would spin */
-			if (pfd[0].revents & (POLLHUP | POLLERR))
-				break;
+			hup = n > 0 && (pfd[0].revents & (POLLHUP | POLLERR));
 		}
+		/* Ctrl-C reaches us as SIGINT (the terminal keeps its signal
+		 * keys, so that Ctrl-Z and Ctrl-\ work): keys.c says what it
+		 * does in the mode the keys left (tui_interrupt) */
+		if (interrupt && !(flags & TUI_QUIT))
+			flags |= tui_interrupt(t);
+		if (flags & TUI_QUIT) {
+			status = t->quit_status;
+			break;
+		}
+		if (hup)
+			break;
 		if (n > 0 && pfd[2].fd >= 0 && (pfd[2].revents & POLLIN))
 			flags |= tui_work_poll(t);
 		flags |= tf_step(t, n > 0 && pfd[3].fd >= 0 ? pfd[3].revents : 0,

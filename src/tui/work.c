@@ -192,9 +192,18 @@ static void run_preview(struct tw *w, struct ct_store *s, struct tw_result *res)
 			 res->preview.sampled, res->preview.pending);
 }
 
+/* How to finish a stopped rescore: setting the mode again rescores every
+ * unfinished task of the job (ct_store_job_set_mode), the rest too. */
+static const char *rest_hint(const char *mode, char *buf, size_t len)
+{
+	snprintf(buf, len, " (m, %s again: the rest)", mode);
+	return buf;
+}
+
 static void run_mode(struct tw *w, struct ct_store *s, struct tw_result *res)
 {
 	const struct tw_req *r = &w->req;
+	char rest[64];
 	struct ct_rescore_result rr;
 	struct ct_error err;
 	set_what(w, 1, "set mode %s, rescore job %s", r->mode, r->job_name);
@@ -205,8 +214,9 @@ static void run_mode(struct tw *w, struct ct_store *s, struct tw_result *res)
 		res->cancelled = true;
 		if (strcmp(rr.mode, r->mode) == 0)
 			snprintf(res->msg, sizeof res->msg, "job %s: mode %s; "
-				 "rescore stopped after %zu of %zu tasks",
-				 r->job_name, r->mode, rr.done, rr.total);
+				 "rescored %zu of %zu tasks, stopped%s",
+				 r->job_name, r->mode, rr.done, rr.total,
+				 rest_hint(r->mode, rest, sizeof rest));
 		else
 			snprintf(res->msg, sizeof res->msg, "job %s: mode change "
 				 "to %s stopped; nothing changed", r->job_name,
@@ -220,9 +230,10 @@ static void run_mode(struct tw *w, struct ct_store *s, struct tw_result *res)
 			 r->job_name, r->mode, err.msg);
 	else
 		snprintf(res->msg, sizeof res->msg, "job %s: mode %s; %s %zu of "
-			 "%zu tasks, %zu changed", r->job_name, r->mode,
+			 "%zu tasks, %zu changed%s", r->job_name, r->mode,
 			 rr.cancelled ? "rescore stopped after" : "rescored",
-			 rr.done, rr.total, rr.changed);
+			 rr.done, rr.total, rr.changed, rr.cancelled ?
+			 rest_hint(r->mode, rest, sizeof rest) : "");
 }
 
 static void run_apply(struct tw *w, struct ct_store *s, struct tw_result *res)

@@ -295,6 +295,14 @@ tm_keys C-c
 ok_screen "Ctrl-C at the question: nothing changed" 'nothing changed'
 ok_match "Ctrl-C at the question: the console still runs" "$SCREEN" '^ crawltop +(LIVE|STALE)'
 ok_sql "Ctrl-C at the question: the job is not cancelled" "$jobs_now" "$jobs_before"
+# Ctrl-C right after the key (one send-keys): the key first, then Ctrl-C
+# acts on the question it opened (it quit the console, exit 130, before)
+tm_keys x
+ok_screen "x: a message to replace" 'nothing is running'
+tm_keys C C-c
+ok_screen "C then Ctrl-C at once: nothing changed" 'nothing changed'
+ok_match "C then Ctrl-C at once: the console still runs" "$SCREEN" '^ crawltop +(LIVE|STALE)'
+ok_sql "C then Ctrl-C at once: the job is not cancelled" "$jobs_now" "$jobs_before"
 
 # ---- a change in flight when the connection goes: not confirmed, not "refused" -----------------
 # the refresh paused, so that no refresh waits on the lock ahead of the

@@ -337,6 +337,39 @@ static void keys_quit_asks_for_a_draft(void **state)
 	free(t);
 }
 
+/* Ctrl-C (SIGINT): a prompt abandons what is typed; elsewhere it quits
+ * with 130, asking first as q does when the draft has edits; a second
+ * Ctrl-C at that question quits. */
+static void keys_interrupt_asks_for_a_draft(void **state)
+{
+	(void)state;
+	struct tui *t = new_tui();
+	assert_int_equal(tui_interrupt(t), TUI_QUIT);
+	assert_int_equal(t->quit_status, 130);
+	t->mode = TUI_PROMPT;
+	assert_int_equal(tui_interrupt(t) & TUI_QUIT, 0);
+	assert_int_equal(t->mode, TUI_NORMAL);
+	assert_string_equal(t->message, "nothing changed");
+	t->w.n_edits = 1;
+	t->mode = TUI_WEIGHTS;
+	assert_int_equal(tui_interrupt(t), TUI_REDRAW);
+	assert_int_equal(t->mode, TUI_CONFIRM);
+	assert_non_null(strstr(t->prompt, "1 edit not applied"));
+	assert_int_equal(tui_key(t, TK_ESC) & TUI_QUIT, 0);
+	assert_int_equal(t->mode, TUI_WEIGHTS);
+	t->mode = TUI_NORMAL;
+	assert_int_equal(tui_interrupt(t), TUI_REDRAW);
+	assert_int_equal(t->mode, TUI_CONFIRM);
+	assert_int_equal(tui_interrupt(t), TUI_QUIT);
+	assert_int_equal(t->quit_status, 130);
+	/* q's question answered y: status 0 */
+	t->mode = TUI_NORMAL;
+	assert_int_equal(tui_key(t, 'q'), TUI_REDRAW);
+	assert_int_equal(tui_key(t, 'y'), TUI_QUIT);
+	assert_int_equal(t->quit_status, 0);
+	free(t);
+}
+
 /* The boost prompt takes a path prefix and at most a plain decimal number
  * of points: extra words and other spellings of numbers are refused,
  * before anything is sent. */
@@ -1000,6 +1033,7 @@ int main(void)
 		cmocka_unit_test(keys_too_small_only_quit),
 		cmocka_unit_test(keys_boost_prompt_refusals),
 		cmocka_unit_test(keys_quit_asks_for_a_draft),
+		cmocka_unit_test(keys_interrupt_asks_for_a_draft),
 		cmocka_unit_test(prefs_round_trip_atomic),
 		cmocka_unit_test(aconn_display_hides_password),
 		cmocka_unit_test(settings_json_round_trip),

@@ -136,6 +136,20 @@ ok_sql "the preview wrote nothing" "SELECT max(version) || ' ' || \
 (SELECT count(*) FROM crawltop.tasks WHERE job_id = 1 AND class = 1) FROM \
 crawltop.settings" "3 0"
 
+# ---- Ctrl-C right after another key: the key first, as when they come apart ------
+tm_keys Enter C-c
+ok_screen "Enter then Ctrl-C at once: the edit is abandoned" 'edit abandoned'
+ok_match "... the console still runs" "$SCREEN" '^ crawltop +(LIVE|STALE)'
+ok_match "... the draft keeps its edit" "$SCREEN" 'settings v3 by postgres · 1 edit'
+# ---- Ctrl-C with a draft not applied asks, as q does ------------------------------
+tm_keys C-c
+ok_screen "Ctrl-C with a draft: the quit question" \
+	'The weights draft has 1 edit not applied .*quit anyway\? y quits'
+tm_keys Escape
+ok_screen "any other key: back to the panel" 'nothing changed'
+ok_match "... the draft kept, the console running" "$SCREEN" \
+	'settings v3 by postgres · 1 edit'
+
 # ---- apply: a new version, audited, rescored, seen by the other console ----------
 tm_keys A
 ok_screen "A asks first, naming what it will do" \
@@ -217,7 +231,7 @@ tm_keys m 3 Enter
 ok_screen "rescore back to frontier: running" '^ Rescore .* 33% 5000/15000' 20
 tm_keys x
 ok_screen "x: stopped at once, while its batch still waits for the lock" \
-	'job delta: mode frontier; rescore stopped after 5000 of 15000 tasks' 10
+	'job delta: mode frontier; rescored 5000 of 15000 tasks, stopped \(m, frontier again: the rest\)' 10
 ok_sql "... the lock still held" "SELECT count(*) FROM pg_stat_activity WHERE \
 application_name = 'ct_locker' AND query LIKE '%pg_sleep%'" 1
 unlock
@@ -235,7 +249,12 @@ ok_screen "restarted" '^ crawltop +LIVE'
 tm_keys G m 4 Enter
 ok_screen "a rescore waits on the lock" '^ Rescore .* 33% ' 20
 tm_keys q
-ok_screen "q during a rescore: exit 0 (no sanitizer report)" '^exit=0$' 10
+ok_screen "q during a rescore asks first, saying it stops it" \
+	'rescore job delta: 5000/15000 done\. Quit and stop it there\? \[y/N\]' 10
+tm_keys n
+ok_screen "any other key: it stays, the rescore still running" '^ Rescore .* 33% '
+tm_keys q y
+ok_screen "q y during a rescore: exit 0 (no sanitizer report)" '^exit=0$' 10
 ok_sql "... while the batch it waited for was still locked" "SELECT count(*) \
 FROM pg_stat_activity WHERE application_name = 'ct_locker' AND query LIKE \
 '%pg_sleep%'" 1
