@@ -269,11 +269,17 @@ long long tm_job_unfinished(const struct tm_job *j)
 
 double tm_job_eta(const struct tm_job *j)
 {
+	/* nothing to estimate: a cancelled job (its tasks are skipped), a
+	 * job without tasks */
+	if (j->total == 0 || strcmp(j->status, "cancelled") == 0)
+		return -1;
 	long long left = tm_job_unfinished(j);
 	if (left == 0)
 		return 0;
-	/* a paused job's rate is its past, not its future */
-	if (j->completions_s <= 0 || strcmp(j->status, "paused") == 0)
+	/* retries alone wait for their backoff, whatever the rate; a paused
+	 * job's rate is its past, not its future */
+	if (j->pending + j->running == 0 || j->completions_s <= 0 ||
+	    strcmp(j->status, "paused") == 0)
 		return -1;
 	return (double)left / j->completions_s;
 }
@@ -300,7 +306,10 @@ void tm_totals(const struct tm_model *m, int64_t job, struct tm_totals *t)
 		t->skipped += j->skipped;
 		t->claims_s += j->claims_s;
 		t->completions_s += j->completions_s;
-		if (tm_job_unfinished(j) == 0 || strcmp(j->status, "paused") == 0)
+		/* done, paused, or only retries waiting for their backoff:
+		 * none of them is progressing */
+		if (j->pending + j->running == 0 ||
+		    strcmp(j->status, "paused") == 0)
 			continue;
 		progressing = 1;
 		double e = tm_job_eta(j);
@@ -309,7 +318,10 @@ void tm_totals(const struct tm_model *m, int64_t job, struct tm_totals *t)
 		else if (e > t->eta_s)
 			t->eta_s = e;
 	}
-	if (!progressing && t->pending + t->running + t->retrying > 0)
+	/* nothing progressing: unknown while work is left (paused, retries
+	 * waiting), and when there are no tasks at all */
+	if (!progressing && (t->pending + t->running + t->retrying > 0 ||
+			     t->total == 0))
 		t->eta_s = -1;
 }
 

@@ -143,8 +143,10 @@ void tm_totals(const struct tm_model *m, int64_t job, struct tm_totals *t);
 /* A job's unfinished tasks: pending, running and retrying (what a
  * rescore rescores, 0005: status pending or running). */
 long long tm_job_unfinished(const struct tm_job *j);
-/* A job's ETA in seconds, -1 when unknown (no completions, or paused):
- * its pending, running and retrying tasks at its completion rate. */
+/* A job's ETA in seconds: its pending, running and retrying tasks at
+ * its completion rate; 0 when every task is finished. -1 when there is
+ * no estimate: no completions, paused, cancelled, no tasks, or only
+ * retries waiting for their backoff. */
 double tm_job_eta(const struct tm_job *j);
 
 /* ---- the jobs table: columns, sort and filter ------------------------ */

@@ -222,6 +222,28 @@ static void model_jobs_sort_filter_totals(void **state)
 	assert_true(t.eta_s < 0); /* only paused jobs have work */
 	tm_job_changed(m, 1, 0, "running");
 	tm_job_changed(m, 3, 0, "pending");
+	/* no estimate (-, not 0s): a cancelled job, a job without tasks, a
+	 * job whose only work is a retry waiting for its backoff; a job
+	 * whose tasks are all finished is done (0) */
+	struct tm_job j = {.total = 10, .completed = 9, .retrying = 1,
+			   .completions_s = 2};
+	snprintf(j.status, sizeof j.status, "running");
+	assert_true(tm_job_eta(&j) < 0);
+	j.retrying = 0;
+	j.completed = 10;
+	assert_true(tm_job_eta(&j) == 0);
+	j.skipped = 10;
+	j.completed = 0;
+	snprintf(j.status, sizeof j.status, "cancelled");
+	assert_true(tm_job_eta(&j) < 0);
+	memset(&j, 0, sizeof j);
+	snprintf(j.status, sizeof j.status, "pending");
+	assert_true(tm_job_eta(&j) < 0);
+	struct tm_model *e = calloc(1, sizeof *e);
+	tm_init(e);
+	tm_totals(e, 0, &t);
+	assert_true(t.eta_s < 0); /* no tasks at all */
+	free(e);
 	assert_non_null(tm_job_find(m, "beta"));
 	assert_ptr_equal(tm_job_find(m, "3"), tm_job_by_id(m, 3));
 	assert_null(tm_job_find(m, "delta"));
