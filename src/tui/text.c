@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
@@ -72,17 +73,32 @@ const struct tx_glyphs *tx_glyphs_get(int utf8)
 
 char *tx_count(char *buf, size_t len, long long n)
 {
-	double a = (double)(n < 0 ? -n : n);
+	double a = fabs((double)n);
 	const char *sign = n < 0 ? "-" : "";
-	if (a < 100000)
+	if (a < 100000) {
 		snprintf(buf, len, "%lld", n);
-	else if (a < 1e6)
-		snprintf(buf, len, "%s%.1fk", sign, a / 1e3);
-	else if (a < 1e9)
-		snprintf(buf, len, "%s%.*fM", sign, a < 1e8 ? 2 : 0, a / 1e6);
-	else
-		snprintf(buf, len, "%s%.2fG", sign, a / 1e9);
-	return buf;
+		return buf;
+	}
+	/* 100.0k..999.9k, 1.00M..99.99M, 100M..999M, then G, T, P, E
+	 * alike; a value that rounds up to the next unit takes it (999,960
+	 * is 1.00M, never "1000.0k") */
+	static const char unit[] = "kMGTPE";
+	double v = a / 1e3;
+	for (int u = 0;; u++, v /= 1e3) {
+		int dec = u == 0 ? 1 : v < 100 ? 2 : 0;
+		char num[32];
+		snprintf(num, sizeof num, "%.*f", dec, v);
+		double r = strtod(num, NULL);
+		if (dec == 2 && r >= 100) {
+			dec = 0;
+			snprintf(num, sizeof num, "%.0f", v);
+			r = strtod(num, NULL);
+		}
+		if (r < 1000 || unit[u + 1] == '\0') {
+			snprintf(buf, len, "%s%s%c", sign, num, unit[u]);
+			return buf;
+		}
+	}
 }
 
 char *tx_rate(char *buf, size_t len, double r)
@@ -324,4 +340,24 @@ char *tx_pad(char *buf, size_t len, const char *src, int cols, int utf8,
 		for (; w < cols; w++)
 			put(buf, len, &at, " ");
 	return buf;
+}
+
+int tx_keep(const int *w, const int *prio, int n, int avail, int *keep)
+{
+	int used = 0;
+	for (int i = 0; i < n; i++) {
+		keep[i] = 1;
+		used += w[i];
+	}
+	while (used > avail) {
+		int drop = -1;
+		for (int i = 0; i < n; i++)
+			if (keep[i] && (drop < 0 || prio[i] <= prio[drop]))
+				drop = i;
+		if (drop < 0)
+			break;
+		keep[drop] = 0;
+		used -= w[drop];
+	}
+	return used;
 }

@@ -65,6 +65,11 @@ char *tx_fit_tail(char *buf, size_t len, const char *src, int cols,
 		  int utf8, int *used);
 /* Columns src takes on screen, with the same rules as tx_fit. */
 int tx_width(const char *src, int utf8);
+/* Which of n segments of a line (their widths in w, in the order they
+ * are drawn) fit in avail columns: those of the lowest prio (ties: the
+ * later one) are dropped whole until the rest fit, never cut. keep[i] is
+ * 1 or 0; returns the columns the kept ones take. */
+int tx_keep(const int *w, const int *prio, int n, int avail, int *keep);
 /* tx_fit, then pad with spaces to exactly cols columns (left-aligned; or
  * right-aligned when right is 1). */
 char *tx_pad(char *buf, size_t len, const char *src, int cols, int utf8,

@@ -181,34 +181,54 @@ static void draw_header(struct tui *t, double now)
 	put(0, x, W - x - cw - 1, ha, FMT(b, "%s %s", G->dot, who));
 	put(0, W - cw, cw, ha, clock);
 
-	/* line 1: totals */
+	/* line 1: totals. The ETA keeps its place at the right end; the
+	 * segments before it are dropped whole, the least important first,
+	 * never cut inside a number */
 	struct tm_totals tt;
 	tm_totals(&t->model, t->focus, &tt);
 	const struct tm_job *fj = t->focus ? tm_job_by_id(&t->model, t->focus) : NULL;
-	x = 0;
-	if (fj)
-		x += put(1, x, W, A(R_TITLE), FMT(b, " job %s:", fj->name));
-	char c1[16], c2[16], c3[16], c4[16], c5[16];
-	/* running: leased to a worker; retrying: waiting for a retry
-	 * backoff, fetched by nobody */
-	x += put(1, x, W - x, A_NORMAL,
-		 FMT(b, " pending %s  running %s  retrying %s  completed %s  "
-		     "failed %s ",
-		     tx_count(c1, sizeof c1, tt.pending),
-		     tx_count(c2, sizeof c2, tt.running),
-		     tx_count(c5, sizeof c5, tt.retrying),
-		     tx_count(c3, sizeof c3, tt.completed),
-		     tx_count(c4, sizeof c4, tt.failed)));
-	/* tasks of cancelled jobs: shown once there are any, so that the
-	 * counts add up to the tasks there are */
-	if (tt.skipped > 0)
-		x += put(1, x, W - x, A_NORMAL, FMT(b, " skipped %s ",
-			 tx_count(c1, sizeof c1, tt.skipped)));
 	char eta[64];
 	FMT(eta, " ETA %s", tt.eta_s < 0 ? "-" : tx_dur(d2, sizeof d2, tt.eta_s));
 	int ew = (int)strlen(eta) + 1;
-	x += put(1, x, W - x - ew, A_NORMAL,
-		 FMT(b, " claims/s %s ", tx_rate(d1, sizeof d1, tt.claims_s)));
+	enum { S_JOB, S_PEND, S_RUN, S_RETRY, S_DONE, S_FAIL, S_SKIP, S_RATE,
+	       S_N };
+	/* running: leased to a worker; retrying: waiting for a retry
+	 * backoff, fetched by nobody. Tasks of cancelled jobs (skipped):
+	 * shown once there are any, so that the counts add up to the tasks
+	 * there are */
+	static const char *const lab[S_N] = {"", "pending", "running",
+		"retrying", "completed", "failed", "skipped", "claims/s"};
+	static const int prio[S_N] = {9, 8, 7, 2, 5, 6, 3, 4};
+	long long cnt[S_N] = {0, tt.pending, tt.running, tt.retrying,
+			      tt.completed, tt.failed, tt.skipped, 0};
+	char seg[S_N][96], c1[16];
+	int segw[S_N], keep[S_N];
+	for (int i = 0; i < S_N; i++) {
+		if (i == S_JOB) {
+			char nm[80];
+			/* a long name is cut, to a third of the line */
+			tx_fit(nm, sizeof nm, fj ? fj->name : "", W / 3, U8, NULL);
+			if (fj)
+				FMT(seg[i], " job %s:", nm);
+			else
+				seg[i][0] = '\0';
+		} else if (i == S_RATE) {
+			FMT(seg[i], " %s %s ", lab[i],
+			    tx_rate(d1, sizeof d1, tt.claims_s));
+		} else if (i == S_SKIP && tt.skipped <= 0) {
+			seg[i][0] = '\0';
+		} else {
+			FMT(seg[i], " %s %s ", lab[i],
+			    tx_count(c1, sizeof c1, cnt[i]));
+		}
+		segw[i] = tx_width(seg[i], U8);
+	}
+	tx_keep(segw, prio, S_N, W - ew, keep);
+	x = 0;
+	for (int i = 0; i < S_N; i++)
+		if (keep[i] && seg[i][0])
+			x += put(1, x, W - ew - x, i == S_JOB ? A(R_TITLE) :
+				 A_NORMAL, seg[i]);
 	int sw = W - x - ew - 1;
 	if (sw > 60)
 		sw = 60;
@@ -240,8 +260,8 @@ struct colspec {
 };
 static const struct colspec colspecs[TM_COL_N] = {
 	[TM_COL_ID] = {3, 5, 1},
-	[TM_COL_NAME] = {0, 20, 0},
-	[TM_COL_DOMAIN] = {10, 30, 0},
+	[TM_COL_NAME] = {10, 20, 0},
+	[TM_COL_DOMAIN] = {0, 30, 0},
 	[TM_COL_MODE] = {5, 10, 0},
 	[TM_COL_PRI] = {4, 4, 1},
 	[TM_COL_STATUS] = {7, 9, 0},
@@ -255,47 +275,56 @@ static const struct colspec colspecs[TM_COL_N] = {
 };
 
 /* Column widths for a table W columns wide (one space between columns,
- * two for the selection mark); 0 = column hidden. */
-static void job_widths(int W, int *w)
+ * two for the selection mark); 0 = column hidden. NAME, as operators
+ * name the jobs, comes before DOMAIN: it is kept at 80 columns, where
+ * DOMAIN is left out, and grows first, as far as name_w (the longest name
+ * shown) needs; what is left over widens DOMAIN. */
+static void job_widths(int W, int name_w, int *w)
 {
 	int used = 2;
 	for (int c = 0; c < TM_COL_N; c++) {
 		w[c] = colspecs[c].min;
+		/* short names: NAME no wider than they (and its title) */
+		if (c == TM_COL_NAME)
+			w[c] = name_w < 4 ? 4 : name_w < w[c] ? name_w : w[c];
 		if (w[c])
 			used += w[c] + 1;
 	}
 	int extra = W - used;
 	/* grow in this order, each up to the given width: RETRY from 86
-	 * columns on; at 100 RETRY, a whole example.com domain and whole mode
-	 * names */
+	 * columns on; at 100 RETRY, NAME up to 14, and DOMAIN */
 	static const struct { int col, to; } grow[] = {
-		{TM_COL_RETRYING, 5}, {TM_COL_DOMAIN, 17}, {TM_COL_MODE, 10},
-		{TM_COL_PROGRESS, 14},
-		{TM_COL_STATUS, 9}, {TM_COL_NAME, 14}, {TM_COL_DOMAIN, 30},
-		{TM_COL_NAME, 20}, {TM_COL_PROGRESS, 24}, {TM_COL_ID, 5},
+		{TM_COL_RETRYING, 5}, {TM_COL_NAME, 14}, {TM_COL_DOMAIN, 17},
+		{TM_COL_MODE, 10}, {TM_COL_PROGRESS, 14},
+		{TM_COL_STATUS, 9}, {TM_COL_NAME, 20}, {TM_COL_DOMAIN, 30},
+		{TM_COL_PROGRESS, 24}, {TM_COL_ID, 5},
 		{TM_COL_PENDING, 7}, {TM_COL_RUNNING, 6}, {TM_COL_FAILED, 6},
-		{TM_COL_ETA, 7},
+		{TM_COL_ETA, 7}, {TM_COL_NAME, 64},
 	};
 	for (size_t i = 0; i < sizeof grow / sizeof grow[0] && extra > 0; i++) {
-		int c = grow[i].col, want = grow[i].to - w[c];
+		int c = grow[i].col, to = grow[i].to;
+		/* NAME grows as far as the longest name needs */
+		if (c == TM_COL_NAME && name_w < to)
+			to = name_w;
+		int want = to - w[c];
 		if (want <= 0)
 			continue;
 		if (w[c] == 0) {
 			/* a hidden column needs 8 (or less, its full width)
 			 * + its gap */
-			int at = grow[i].to < 8 ? grow[i].to : 8;
+			int at = to < 8 ? to : 8;
 			if (extra < at + 1)
 				continue;
 			w[c] = at;
 			extra -= at + 1;
-			want = grow[i].to - at;
+			want = to - at;
 		}
 		if (want > extra)
 			want = extra;
 		w[c] += want;
 		extra -= want;
 	}
-	if (extra > 0)
+	if (extra > 0 && w[TM_COL_DOMAIN])
 		w[TM_COL_DOMAIN] += extra;
 }
 
@@ -398,7 +427,13 @@ static void draw_jobs(struct tui *t, int y, int h, double now)
 		put(y, (int)strlen(b) + 6 < W - 20 ? (int)tx_width(b, U8) + 4 : W / 2,
 		    W / 2, A(R_ERR), t->model.jobs_age.error);
 
-	job_widths(W, w);
+	int name_w = 0;
+	for (int i = 0; i < t->n_view; i++) {
+		int nw = tx_width(t->model.jobs[t->view_idx[i]].name, U8);
+		if (nw > name_w)
+			name_w = nw;
+	}
+	job_widths(W, name_w, w);
 	int x = 2;
 	attrset(A(R_COLHDR));
 	mvhline(y + 1, 0, ' ', W);
@@ -462,7 +497,9 @@ static void bars(int y, int x, int w, int h, const char *const *labels,
 	}
 	for (int i = 0; i < cnt && i < h; i++) {
 		char b[64], bar[512], c[16];
-		int nw = pct ? 11 : 6;
+		/* the count (at most 6 columns) and its percentage, right
+		 * aligned, a blank from the bar */
+		int nw = pct ? 12 : 7;
 		int bw = w - lw - nw - 2;
 		attr_t ra = roles ? A(roles[i]) : A_NORMAL;
 		putpad(y + i, x, lw, ra, labels[i], 0);
@@ -585,13 +622,41 @@ static int heat_axis(const struct tm_cells *c, int by_type,
 	return n;
 }
 
-/* Columns the heatmap needs: the method labels, one column of 7 per type
- * (at most 16), the borders; at least its title's. */
+/* The pending tasks of one cell of the heatmap. */
+static long long heat_cell(const struct tm_cells *c, const char *method,
+			   const char *type)
+{
+	long long n = 0;
+	for (int i = 0; i < c->n_heat; i++)
+		if (!strcmp(c->heat[i].method, method) &&
+		    !strcmp(c->heat[i].type, type))
+			n += c->heat[i].n;
+	return n;
+}
+
+/* The width of one type's column: its shade, a blank, the widest count
+ * (up to 6, "300.0k") and a blank before the next column; at least 7. */
+static int heat_cw(const struct tm_cells *c)
+{
+	int cw = 7;
+	for (int i = 0; i < c->n_heat; i++) {
+		char cnt[16];
+		tx_count(cnt, sizeof cnt, heat_cell(c, c->heat[i].method,
+						    c->heat[i].type));
+		if ((int)strlen(cnt) + 3 > cw)
+			cw = (int)strlen(cnt) + 3;
+	}
+	return cw;
+}
+
+/* Columns the heatmap needs: the method labels, one column per type (at
+ * most 16), the borders; at least its title's. */
 static int heat_width(const struct tui *t)
 {
 	char types[16][33];
 	long long tt[16];
-	int need = 9 + 1 + heat_axis(&t->model.cells, 1, types, tt) * 7 + 1;
+	const struct tm_cells *c = &t->model.cells;
+	int need = 9 + 1 + heat_axis(c, 1, types, tt) * heat_cw(c) + 1;
 	return need < 36 ? 36 : need;
 }
 
@@ -615,7 +680,7 @@ static void draw_heatmap(struct tui *t, int y, int x, int w, int h, double now)
 	for (int i = 0; i < c->n_heat; i++)
 		if (c->heat[i].n > max)
 			max = c->heat[i].n;
-	int lw = 9, cw = 7;
+	int lw = 9, cw = heat_cw(c);
 	int ncols = (w - lw - 1) / cw;
 	if (ncols > nt)
 		ncols = nt;
@@ -624,11 +689,7 @@ static void draw_heatmap(struct tui *t, int y, int x, int w, int h, double now)
 	for (int m = 0; m < nm && m < h - 2; m++) {
 		putpad(y + 2 + m, x + 1, lw - 1, A_NORMAL, methods[m], 0);
 		for (int k = 0; k < ncols; k++) {
-			long long n = 0;
-			for (int i = 0; i < c->n_heat; i++)
-				if (!strcmp(c->heat[i].method, methods[m]) &&
-				    !strcmp(c->heat[i].type, types[k]))
-					n += c->heat[i].n;
+			long long n = heat_cell(c, methods[m], types[k]);
 			int lv = n <= 0 || !max ? 0 : 1 + (int)((double)n / max * 3.999);
 			if (lv > 4)
 				lv = 4;
@@ -636,7 +697,7 @@ static void draw_heatmap(struct tui *t, int y, int x, int w, int h, double now)
 				R_HEAT2, R_HEAT3, R_HEAT4};
 			char cnt[16], cell[64];
 			tx_count(cnt, sizeof cnt, n);
-			FMT(cell, "%s%5s", G->shade[lv], n ? cnt : "");
+			FMT(cell, "%s %*s", G->shade[lv], cw - 3, n ? cnt : "");
 			attr_t a = lv ? A(hr[lv]) : A(R_DIM);
 			glyphs(y + 2 + m, x + lw + 1 + k * cw, a, cell);
 		}

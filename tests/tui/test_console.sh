@@ -41,7 +41,7 @@ tm_run "CRAWLTOP_KEYLOG=$TM_HOME/keylog crawltop -d '$DSN password=s3cr3t' -i 1 
 ok_screen "header says LIVE" '^ crawltop +LIVE +every 1s'
 ok_screen "job rows: alpha, beta, gamma" 'gamma\.example\.net'
 ok_match "jobs sorted by priority" "$SCREEN" \
-	'1 alpha\.example\.com.*'$'\n''.*2 beta\.example\.org.*'$'\n''.*3 gamma'
+	'1 alpha +alpha\.example\.com.*'$'\n''.*2 beta +beta\.example\.org.*'$'\n''.*3 gamma'
 ok_match "header shows the connection" "$SCREEN" 'postgres@/[^ ]*:5432/tui_console'
 ok_eq "the password is not on the screen" "$(printf '%s' "$SCREEN" | grep -c s3cr3t)" 0
 ok_match "totals in the header" "$SCREEN" 'pending 12  running 2  retrying 0  completed 0  failed 0'
@@ -54,9 +54,9 @@ ok_match "next up lists alpha's tasks first, with why" "$SCREEN" \
 ok_match "next up names each task's job" "$SCREEN" '/blog +prio 3, age [0-9][^ ]* .*alpha'
 ok_match "the selected row is marked" "$SCREEN" '▶ +1 alpha'
 ok_match "status: alpha (2 tasks claimed) shows running" "$SCREEN" \
-	'1 alpha\.example\.com +[a-z]+ +3 +running '
+	'1 alpha +alpha\.example\.com +[a-z]+ +3 +running '
 ok_match "status: beta (nothing claimed) shows pending" "$SCREEN" \
-	'2 beta\.example\.org +[a-z]+ +5 +pending '
+	'2 beta +beta\.example\.org +[a-z]+ +5 +pending '
 ok_match "jobs table: RUN, then RETRY" "$SCREEN" ' PEND +RUN +RETRY +FAIL '
 
 # ---- a failed attempt waiting for its retry: retrying, not running --------
@@ -65,10 +65,10 @@ sql "SELECT count(*) FROM crawltop.fail('w1', ARRAY(SELECT id FROM crawltop.task
 ok_screen "header: the failed attempt is retrying, not running" \
 	'pending 12  running 1  retrying 1  completed 0  failed 0'
 ok_match "alpha's row: PEND 5, RUN 1, RETRY 1" "$SCREEN" \
-	'1 alpha\.example\.com +[a-z]+ +3 +running .* 5 +1 +1 +0 '
+	'1 alpha +alpha\.example\.com +[a-z]+ +3 +running .* 5 +1 +1 +0 '
 sql "SELECT count(*) FROM crawltop.complete('w1', ARRAY(SELECT id FROM crawltop.tasks WHERE lease_owner = 'w1'))" >/dev/null
 ok_screen "alpha: nobody holds a task, one retrying: shown pending" \
-	'1 alpha\.example\.com +[a-z]+ +3 +pending .* 5 +0 +1 +0 '
+	'1 alpha +alpha\.example\.com +[a-z]+ +3 +pending .* 5 +0 +1 +0 '
 ok_match "header: retrying 1, running 0" "$SCREEN" \
 	'pending 12  running 0  retrying 1  completed 1  failed 0'
 # back as seeded: two tasks held by w1 (the rest of the test counts them)
@@ -122,7 +122,7 @@ ok_sql "the database has beta at priority 4" \
 	"SELECT priority FROM crawltop.jobs WHERE name = 'beta'" 4
 ok_sql "beta's pending tasks follow" \
 	"SELECT DISTINCT job_priority FROM crawltop.tasks WHERE job_id = 2" 4
-ok_screen "the jobs row shows priority 4" '▶ +2 beta\.example\.org +fifo +4 '
+ok_screen "the jobs row shows priority 4" '▶ +2 beta +beta\.example\.org +fifo +4 '
 tm_keys a
 ok_screen "audit panel: the change, who, rows, before and after" \
 	'job\.priority +2 +5 +priority 5 → 4'
@@ -132,7 +132,7 @@ ok_screen "p pauses beta" 'job beta: pause: done'
 ok_sql "beta is paused in the database" \
 	"SELECT status FROM crawltop.jobs WHERE name = 'beta'" paused
 ok_screen "audit panel shows the pause" 'job\.pause +2 +5 +status pending → paused'
-ok_screen "the jobs row shows beta paused" '▶ +2 beta\.example\.org +fifo +4 +paused '
+ok_screen "the jobs row shows beta paused" '▶ +2 beta +beta\.example\.org +fifo +4 +paused '
 tm_keys a Enter
 ok_screen "focused on paused beta: next up says why nothing is claimable" \
 	'nothing claimable: 5 pending tasks of 1 paused job'
@@ -143,7 +143,7 @@ ok_match "back to all jobs" "$SCREEN" 'focus all jobs'
 tm_keys p
 ok_sql "p again resumes it" "SELECT status FROM crawltop.jobs WHERE name = 'beta'" running
 ok_screen "resumed, beta shows pending again (nothing claimed)" \
-	'▶ +2 beta\.example\.org +fifo +4 +pending '
+	'▶ +2 beta +beta\.example\.org +fifo +4 +pending '
 # two presses before the first is done: the second does not resend the
 # first's change from the last refresh's priority (it said "done (0 tasks
 # changed)"); it waits, and the first says what it did

@@ -69,6 +69,19 @@ static void text_numbers_and_durations(void **state)
 	assert_string_equal(tx_count(b, sizeof b, 99999), "99999");
 	assert_string_equal(tx_count(b, sizeof b, 123456), "123.5k");
 	assert_string_equal(tx_count(b, sizeof b, 1234567), "1.23M");
+	/* at most 6 columns: a value that rounds up takes the next unit */
+	assert_string_equal(tx_count(b, sizeof b, 999949), "999.9k");
+	assert_string_equal(tx_count(b, sizeof b, 999950), "1.00M");
+	assert_string_equal(tx_count(b, sizeof b, 999999), "1.00M");
+	assert_string_equal(tx_count(b, sizeof b, 99994999), "99.99M");
+	assert_string_equal(tx_count(b, sizeof b, 99995000), "100M");
+	assert_string_equal(tx_count(b, sizeof b, 999600000), "1.00G");
+	assert_string_equal(tx_count(b, sizeof b, 123456789012LL), "123G");
+	assert_string_equal(tx_count(b, sizeof b, 999999999999LL), "1.00T");
+	static const long long edge[] = {100000, 999950, 9999999, 99999999,
+		999999999, 99999999999LL, 999999999999999999LL, INT64_MAX};
+	for (size_t i = 0; i < sizeof edge / sizeof *edge; i++)
+		assert_true(strlen(tx_count(b, sizeof b, edge[i])) <= 6);
 	assert_string_equal(tx_rate(b, sizeof b, 0), "0");
 	assert_string_equal(tx_rate(b, sizeof b, 1.234), "1.23");
 	assert_string_equal(tx_rate(b, sizeof b, NAN), "0");
@@ -78,6 +91,28 @@ static void text_numbers_and_durations(void **state)
 	assert_string_equal(tx_dur(b, sizeof b, 86400 * 3 + 3600 * 4), "3d04h");
 	assert_string_equal(tx_dur(b, sizeof b, -1), "-");
 	assert_string_equal(tx_dur(b, sizeof b, INFINITY), "-");
+}
+
+/* A line of segments drops the least important ones whole until the
+ * rest fit (the totals line: never a number cut, never under the ETA). */
+static void text_keep_segments(void **state)
+{
+	(void)state;
+	static const int w[] = {17, 11, 13, 19, 10, 15, 16};
+	static const int prio[] = {8, 7, 3, 5, 6, 2, 4};
+	int keep[7];
+	assert_int_equal(tx_keep(w, prio, 7, 200, keep), 101);
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(keep[i], 1);
+	/* 73 columns: skipped, then retrying go */
+	assert_int_equal(tx_keep(w, prio, 7, 73, keep), 73);
+	static const int want[] = {1, 1, 0, 1, 1, 0, 1};
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(keep[i], want[i]);
+	/* one less: the claims rate too */
+	assert_int_equal(tx_keep(w, prio, 7, 72, keep), 57);
+	assert_int_equal(keep[6], 0);
+	assert_int_equal(tx_keep(w, prio, 7, 5, keep), 0);
 }
 
 static void text_fit_utf8_and_ascii(void **state)
@@ -1043,6 +1078,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(text_numbers_and_durations),
 		cmocka_unit_test(text_fit_utf8_and_ascii),
+		cmocka_unit_test(text_keep_segments),
 		cmocka_unit_test(text_bars),
 		cmocka_unit_test(audit_change),
 		cmocka_unit_test(model_jobs_sort_filter_totals),

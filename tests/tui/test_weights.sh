@@ -223,7 +223,7 @@ ok_screen "completion: the message says what was done" \
 	'job delta: mode discovery; rescored 15000 of 15000 tasks' 30
 ok_sql "every batch audited" "SELECT count(*) FROM crawltop.audit_log WHERE \
 action = 'tasks.rescore' AND job_id = 4 AND after->>'cause' = 'mode'" 3
-ok_screen "the jobs table shows the new mode" '▶ +4 delta\.example\.org +discovery'
+ok_screen "the jobs table shows the new mode" '▶ +4 delta +delta\.example\.org +disc(overy)? '
 
 # ---- stop a rescore: the batch waiting is cancelled at once, the batches done stay --------
 lock_batch2
