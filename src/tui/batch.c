@@ -96,8 +96,16 @@ int tui_print_text(const struct tui *t, FILE *f)
 				m->cells.heat[i].type, m->cells.heat[i].n);
 		fprintf(f, "%s\n", m->cells.n_heat ? "" : " -");
 	}
-	fprintf(f, "\n%5s %-20s %-24s %-10s %3s %-9s %8s %8s %8s %6s %6s %6s "
-		"%8s %8s\n", "ID", "NAME", "DOMAIN", "MODE", "PRI", "STATUS",
+	/* text columns by their display width (CJK, emoji: two columns a
+	 * character), cut when wider; characters made safe as on the
+	 * console (control characters never reach the terminal) */
+	char cn[256], cd[256], cm[64], cs[64], cp[4096];
+	int u = t->utf8;
+	fprintf(f, "\n%5s %s %s %s %3s %s %8s %8s %8s %6s %6s %6s %8s %8s\n",
+		"ID", tx_pad(cn, sizeof cn, "NAME", 20, u, 0),
+		tx_pad(cd, sizeof cd, "DOMAIN", 24, u, 0),
+		tx_pad(cm, sizeof cm, "MODE", 10, u, 0), "PRI",
+		tx_pad(cs, sizeof cs, "STATUS", 9, u, 0),
 		"TOTAL", "DONE", "PEND", "RUN", "RETRY", "FAIL", "RATE", "ETA");
 	if (m->jobs_age.error[0])
 		fprintf(f, "  %s\n", m->jobs_age.error);
@@ -106,22 +114,27 @@ int tui_print_text(const struct tui *t, FILE *f)
 	for (int i = 0; i < n; i++) {
 		const struct tm_job *j = &m->jobs[idx[i]];
 		double e = tm_job_eta(j);
-		fprintf(f, "%5" PRId64 " %-20s %-24s %-10s %3d %-9s %8lld %8lld "
-			"%8lld %6lld %6lld %6lld %8.2f %8s\n", j->id, j->name,
-			j->domain, j->mode, j->priority, j->status, j->total,
+		fprintf(f, "%5" PRId64 " %s %s %s %3d %s %8lld %8lld "
+			"%8lld %6lld %6lld %6lld %8.2f %8s\n", j->id,
+			tx_pad(cn, sizeof cn, j->name, 20, u, 0),
+			tx_pad(cd, sizeof cd, j->domain, 24, u, 0),
+			tx_pad(cm, sizeof cm, j->mode, 10, u, 0), j->priority,
+			tx_pad(cs, sizeof cs, j->status, 9, u, 0), j->total,
 			j->completed, j->pending, j->running, j->retrying,
 			j->failed, j->completions_s,
 			e < 0 ? "-" : tx_dur(d, sizeof d, e));
 	}
-	fprintf(f, "\nNext up:\n%8s %5s %3s %-5s %6s  %-40s %s\n", "TASK", "JOB",
-		"PRI", "CLASS", "SCORE", "PATH", "WHY");
+	fprintf(f, "\nNext up:\n%8s %5s %3s %-5s %6s  %s %s\n", "TASK", "JOB",
+		"PRI", "CLASS", "SCORE", tx_pad(cp, sizeof cp, "PATH", 40, u, 0),
+		"WHY");
 	if (m->next_age.error[0])
 		fprintf(f, "  %s\n", m->next_age.error);
 	for (int i = 0; i < m->n_next; i++) {
 		const struct tm_next *x = &m->next[i];
-		fprintf(f, "%8" PRId64 " %5" PRId64 " %3d P%-4d %6.2f  %-40s "
+		fprintf(f, "%8" PRId64 " %5" PRId64 " %3d P%-4d %6.2f  %s "
 			"prio %d, waited %s", x->task_id, x->job_id,
-			x->job_priority, x->cls, x->score, x->path,
+			x->job_priority, x->cls, x->score,
+			tx_pad(cp, sizeof cp, x->path, 40, u, 0),
 			x->job_priority, tx_dur(d, sizeof d, x->age_s));
 		if (x->depth >= 0)
 			fprintf(f, ", depth %d", x->depth);
@@ -334,7 +347,7 @@ int tui_batch(const struct tui_opts *o)
 		fprintf(stderr, "crawltop top: out of memory\n");
 		return 1;
 	}
-	t->utf8 = 0;
+	t->utf8 = tx_utf8_locale();
 	t->next_limit = 10;
 	struct ct_error err;
 	if (tf_start(t, &err) != 0) {

@@ -4,7 +4,6 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
-#include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -19,6 +18,7 @@
 
 #include "app.h"
 #include "crt.h"
+#include "text.h"
 
 static int active;               /* curses is running */
 static SCREEN *screen;           /* from newterm, freed by crt_done */
@@ -260,8 +260,7 @@ int crt_init(struct tui *t, char *buf, size_t len)
 			 "'crawltop top -b' for text output)");
 		return -1;
 	}
-	const char *cs = nl_langinfo(CODESET);
-	t->utf8 = cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+	t->utf8 = tx_utf8_locale();
 	const char *nc = getenv("NO_COLOR");
 	if (!(screen = newterm(NULL, stdout, stdin))) {
 		snprintf(buf, len, "cannot use terminal type '%s'",

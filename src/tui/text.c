@@ -3,6 +3,7 @@
 #ifndef _XOPEN_SOURCE
 #define _XOPEN_SOURCE 700
 #endif
+#include <langinfo.h>
 #include <locale.h>
 #include <math.h>
 #include <stdint.h>
@@ -48,6 +49,12 @@ static const struct tx_glyphs ascii_glyphs = {
 	.dot = "|",
 	.arrow = ">",
 };
+
+int tx_utf8_locale(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+	return cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+}
 
 char *tx_copy(char *dst, size_t len, const char *src)
 {

@@ -28,6 +28,9 @@ struct tx_glyphs {
  * ("0.35", never "0,35"). The console and the batch printer call it first. */
 void tx_locale(void);
 
+/* Whether the locale's characters are UTF-8 (after tx_locale). */
+int tx_utf8_locale(void);
+
 /* Copy src (NULL = "") into dst of len bytes, cut at a character
  * boundary when it does not fit; always NUL-terminated. Returns dst. */
 char *tx_copy(char *dst, size_t len, const char *src);

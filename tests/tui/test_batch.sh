@@ -89,6 +89,23 @@ print(d["totals"]["running"], d["totals"]["retrying"], a["running"],
       d["queue"]["status"]["retrying"])')
 ok_eq "retrying: --json totals, job, queue status (running retrying)" "$got" "1 1 1 1 1 1"
 
+# paths in CJK and emoji, and one longer than its column: next up's
+# columns by display width (two columns a CJK character or an emoji), the
+# long one cut, so that WHY starts at one column in every row
+PGCLIENTENCODING=UTF8 psql -qAtd tui_batch -c "SELECT inserted FROM crawltop.enqueue(1, ARRAY['/日本語/ページ', '/🚀/launch', '/a-path-much-longer-than-the-forty-columns-of-its-field'], 'link', NULL, 0, 'page', 'link')" >/dev/null
+out=$(LC_ALL=C.UTF-8 "$CT" top -b -n 1 -d "$DSN" 2>&1)
+cols=$(printf '%s\n' "$out" | python3 -c '
+import sys, unicodedata
+def w(s):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+print(" ".join(str(c) for c in sorted({w(l[:l.index(" prio ")])
+    for l in sys.stdin if " prio " in l})))')
+ok_eq "CJK and emoji paths: WHY starts at one display column in every row" "$cols" 73
+ok_match "next up: the CJK path whole" "$out" '  /日本語/ページ +prio 3'
+ok_match "next up: the emoji path whole" "$out" '  /🚀/launch +prio 3'
+ok_match "next up: the long path cut to its column" "$out" \
+	'  /a-path-much-longer-than-the-forty-colu… prio 3'
+
 out=$("$CT" top -b -n 1 -d "host=/nonexistent dbname=x" 2>&1); rc=$?
 ok_eq "unreachable server: exit 1" "$rc" 1
 ok_match "unreachable server: says why" "$out" '^crawltop top: connection to server'
