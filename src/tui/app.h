@@ -179,6 +179,8 @@ struct tui {
 	int pending_arg;
 	char message[256];        /* the status line */
 	int message_err;
+	int message_conn;         /* about the connection being down: the
+				   * reconnect clears it */
 	double message_at;
 	int help_scroll;
 	int quit_status;          /* the exit status of TUI_QUIT (q 0, Ctrl-C 130) */

@@ -96,6 +96,9 @@ void tui_msg(struct tui *t, int err, const char *fmt, ...)
 	va_end(ap);
 	t->message_err = err;
 	t->message_at = tui_now();
+	/* said while the connection is down: a refusal for want of it, a
+	 * reconnect that failed; the reconnect clears it */
+	t->message_conn = t->ever_connected && !t->connected;
 }
 
 int tf_start(struct tui *t, struct ct_error *err)
@@ -316,8 +319,10 @@ int tf_step(struct tui *t, short revents, double now)
 	if (ct_aconn_state(t->ac) == CT_AC_DOWN && now >= t->reconnect_at) {
 		struct ct_error err;
 		t->reconnect_tries++;
-		if (ct_aconn_connect(t->ac, &err) != CT_OK)
+		if (ct_aconn_connect(t->ac, &err) != CT_OK) {
 			tui_msg(t, 1, "%s", err.msg);
+			t->message_conn = 1;
+		}
 		flags |= TUI_REDRAW;
 	}
 	unsigned ready = 0;
@@ -335,6 +340,11 @@ int tf_step(struct tui *t, short revents, double now)
 		t->refreshing = 0;
 		/* a new server: the interval backs off again from the chosen one */
 		t->eff_interval = t->prefs.interval;
+		/* "cannot ...: not connected" is not true any more */
+		if (t->message_conn) {
+			t->message[0] = '\0';
+			t->message_conn = 0;
+		}
 		struct ct_error err;
 		ct_aconn_send(t->ac, Q_ROLE, "session rights", SQL_ROLE, 0,
 			      NULL, &err);

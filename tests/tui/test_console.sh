@@ -338,6 +338,7 @@ ok_screen "changes are refused while disconnected" 'not connected'
 pg_ctl_start
 ok_screen "server back: LIVE again" '^ crawltop +LIVE' 15
 ok_noscreen "the banner is gone" 'DISCONNECTED'
+ok_noscreen "the refusal for want of the connection is gone too" 'not connected' 5
 
 # ---- more jobs than rows: the title says which rows show -------------------------------------
 sql "SELECT crawltop.create_job('extra' || g, 'extra' || g || '.example.org', 9, 'fifo') FROM generate_series(1, 30) g" >/dev/null
