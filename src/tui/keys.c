@@ -344,9 +344,15 @@ static int k_adjust(struct tui *t, int key)
 		return TUI_REDRAW;
 	t->pending = key == 'b' ? TUI_ACT_BOOST : TUI_ACT_DEMOTE;
 	t->pending_job = j->id;
-	snprintf(t->prompt, sizeof t->prompt,
-		 "%s pending tasks of %.64s, path prefix [points, default 10]: ",
-		 key == 'b' ? "Boost" : "Demote", j->name);
+	const char *why = tui_why_readonly(t);
+	if (why)
+		snprintf(t->prompt, sizeof t->prompt, "%s %.64s: refused now "
+			 "(%.60s); path prefix [points]: ", key == 'b' ?
+			 "Boost" : "Demote", j->name, why);
+	else
+		snprintf(t->prompt, sizeof t->prompt, "%s pending tasks of "
+			 "%.64s, path prefix [points, default 10]: ",
+			 key == 'b' ? "Boost" : "Demote", j->name);
 	snprintf(t->input, sizeof t->input, "/");
 	t->mode = TUI_PROMPT;
 	return TUI_REDRAW;
@@ -950,7 +956,11 @@ int tui_key(struct tui *t, int key)
 			hit = &key_table[i];
 	if (!hit)
 		return 0;
-	if (hit->changes && (t->mode == TUI_NORMAL || t->mode == TUI_WEIGHTS)) {
+	/* a key that opens a line to type (boost, demote) opens it even
+	 * when changes are refused, so that what the operator types next
+	 * goes into it, not to the keys of the dashboard; Enter refuses */
+	if (hit->changes && hit->fn != k_adjust &&
+	    (t->mode == TUI_NORMAL || t->mode == TUI_WEIGHTS)) {
 		const char *why = tui_why_readonly(t);
 		if (why) {
 			/* the key's help without its aside: "cannot edit the

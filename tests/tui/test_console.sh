@@ -381,6 +381,16 @@ ok_screen "-r: the header says read-only" 'LIVE.*read-only'
 tm_keys j ']'
 ok_screen "-r: a change is refused, saying why" 'cannot raise the priority.*read-only mode \(-r\)'
 ok_sql "-r: nothing changed" "SELECT priority FROM crawltop.jobs WHERE name = 'beta'" 4
+# a refused boost still opens its line, so that what is typed next goes
+# there, not to the dashboard's keys (a: audit panel, i: sort order)
+tm_keys b
+ok_screen "-r: the boost line opens, saying it is refused now" \
+	'Boost beta: refused now \(read-only mode \(-r\)\); path prefix'
+tm_keys a i
+ok_screen "-r: the keys typed go into the line" 'path prefix \[points\]: /ai'
+tm_keys Enter
+ok_screen "-r: Enter refuses it" 'cannot change anything: read-only mode \(-r\)'
+ok_eq "-r: the keys changed nothing (no audit panel)" "$(printf '%s' "$SCREEN" | grep -c 'Audit log')" 0
 tm_keys '?'
 ok_screen "-r: help greys out the changes and says why" 'refused: read-only mode \(-r\)'
 tm_keys x C-c
