@@ -33,7 +33,7 @@ static int run(int argc, char **argv)
 
 	struct ct_store *s;
 	struct ct_error err;
-	if (ct_store_open(dsn, &s, &err) != CT_OK) {
+	if (ct_store_open_as(dsn, "crawltop migrate", &s, &err) != CT_OK) {
 		cli_error("migrate", "%s", err.msg);
 		return 1;
 	}

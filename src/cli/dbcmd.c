@@ -23,7 +23,9 @@ const char *db_default_dsn(void)
 int db_open(const char *cmd, const char *dsn, struct ct_store **s)
 {
 	struct ct_error err;
-	if (ct_store_open(dsn, s, &err) != CT_OK) {
+	char app[64];
+	snprintf(app, sizeof app, "crawltop %s", cmd);
+	if (ct_store_open_as(dsn, app, s, &err) != CT_OK) {
 		cli_error(cmd, "%s", err.msg);
 		return -1;
 	}

@@ -314,7 +314,7 @@ void *sim_worker_main(void *arg)
 	char worker[64], msg[600];
 	snprintf(worker, sizeof worker, "simulate-%ld-%d", (long)getpid(),
 		 w->index);
-	if (ct_store_open(s->dsn, &st, &err) != CT_OK) {
+	if (ct_store_open_as(s->dsn, "crawltop simulate", &st, &err) != CT_OK) {
 		worker_error(s, w->index, err.msg);
 		goto out;
 	}

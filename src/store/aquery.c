@@ -63,6 +63,7 @@ struct aq_opener {
 	PGconn *conn;
 	int pipe[2];   /* the thread writes a byte when done */
 	char *dsn;
+	char app[64];  /* fallback application_name ("" = "crawltop") */
 };
 
 /* A finished query waiting for ct_aconn_take. */
@@ -78,6 +79,7 @@ struct aq_note {
 
 struct ct_aconn {
 	char *dsn;
+	char app[64];        /* ct_aconn_opts.app_name, "" when none */
 	int timeout_ms;
 	double grace_s;      /* see ct_aconn_opts.answer_grace_s */
 	char **listen;       /* NULL-terminated copy */
@@ -278,7 +280,7 @@ static void opener_free(struct aq_opener *o)
 static void *opener_run(void *arg)
 {
 	struct aq_opener *o = arg;
-	PGconn *conn = st_connect(o->dsn);
+	PGconn *conn = st_connect(o->dsn, o->app);
 	pthread_mutex_lock(&o->lock);
 	o->conn = conn;
 	o->done = 1;
@@ -366,6 +368,7 @@ ct_status ct_aconn_new(const struct ct_aconn_opts *opts,
 	if (!c)
 		return ct_error_set(err, CT_ENOMEM, "connect: out of memory");
 	c->dsn = strdup(opts->dsn ? opts->dsn : "");
+	snprintf(c->app, sizeof c->app, "%s", opts->app_name ? opts->app_name : "");
 	c->timeout_ms = opts->statement_timeout_ms > 0 ?
 			opts->statement_timeout_ms : 5000;
 	c->grace_s = opts->answer_grace_s > 0 ? opts->answer_grace_s :
@@ -443,6 +446,7 @@ ct_status ct_aconn_connect(struct ct_aconn *c, struct ct_error *err)
 	pthread_attr_t attr;
 	pthread_t th;
 	int rc = -1;
+	snprintf(o->app, sizeof o->app, "%s", c->app);
 	if ((o->dsn = strdup(c->dsn)) && pthread_attr_init(&attr) == 0) {
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		rc = pthread_create(&th, &attr, opener_run, o);

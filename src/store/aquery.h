@@ -51,6 +51,7 @@ enum ct_aconn_state {
 
 struct ct_aconn_opts {
 	const char *dsn;              /* libpq string or URI; NULL or "" = PG* defaults */
+	const char *app_name;         /* fallback application_name; NULL: "crawltop" */
 	int statement_timeout_ms;     /* > 0; every statement of the session */
 	const char *const *listen;    /* NULL-terminated channel names, or NULL */
 	double answer_grace_s;        /* a query unanswered for the statement

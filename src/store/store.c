@@ -25,7 +25,7 @@ static void notice_receiver(void *arg, const PGresult *r)
 	s->notice(s->notice_ctx, sev ? sev : "NOTICE", msg ? msg : "");
 }
 
-PGconn *st_connect(const char *dsn)
+PGconn *st_connect(const char *dsn, const char *app)
 {
 	/* libpq reads the keywords in order and the last value of one
 	 * wins: connect_timeout before dbname (expand_dbname: a connection
@@ -35,7 +35,8 @@ PGconn *st_connect(const char *dsn)
 	const char *const keys[] = {"connect_timeout", "dbname",
 				    "fallback_application_name",
 				    "client_encoding", NULL};
-	const char *const vals[] = {"10", dsn ? dsn : "", "crawltop", "UTF8",
+	const char *const vals[] = {"10", dsn ? dsn : "",
+				    app && *app ? app : "crawltop", "UTF8",
 				    NULL};
 	return PQconnectdbParams(keys, vals, 1);
 }
@@ -43,11 +44,17 @@ PGconn *st_connect(const char *dsn)
 ct_status ct_store_open(const char *dsn, struct ct_store **out,
 			struct ct_error *err)
 {
+	return ct_store_open_as(dsn, NULL, out, err);
+}
+
+ct_status ct_store_open_as(const char *dsn, const char *app,
+			   struct ct_store **out, struct ct_error *err)
+{
 	*out = NULL;
 	struct ct_store *s = calloc(1, sizeof *s);
 	if (!s)
 		return ct_error_set(err, CT_ENOMEM, "connect: out of memory");
-	s->conn = st_connect(dsn);
+	s->conn = st_connect(dsn, app);
 	if (!s->conn) {
 		free(s);
 		return ct_error_set(err, CT_ENOMEM, "connect: out of memory");

@@ -33,8 +33,12 @@ struct ct_store;
 
 /* Connect. dsn is a libpq connection string or URI; NULL or "" uses the
  * libpq defaults (PGHOST, PGDATABASE, ...). The session uses UTF8 and, when
- * the DSN names none, application_name "crawltop". On success *out is a
- * new handle the caller frees with ct_store_close. */
+ * neither the DSN nor PGAPPNAME names one, application_name "crawltop"
+ * (ct_store_open_as: app, such as "crawltop console", which audit rows
+ * then record). On success *out is a new handle the caller frees with
+ * ct_store_close. */
+ct_status ct_store_open_as(const char *dsn, const char *app,
+			   struct ct_store **out, struct ct_error *err);
 ct_status ct_store_open(const char *dsn, struct ct_store **out,
 			struct ct_error *err);
 /* Close the connection and free the handle (NULL is fine). */

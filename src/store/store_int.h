@@ -20,7 +20,8 @@
  * UTF8 always, and a connect timeout of 10 s unless dsn sets one, so that a
  * server that does not answer fails the connect instead of hanging it.
  * NULL only when out of memory. */
-PGconn *st_connect(const char *dsn);
+/* app: the fallback application_name, NULL for "crawltop". */
+PGconn *st_connect(const char *dsn, const char *app);
 
 struct ct_store {
 	PGconn *conn;

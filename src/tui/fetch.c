@@ -105,6 +105,7 @@ int tf_start(struct tui *t, struct ct_error *err)
 {
 	struct ct_aconn_opts o = {
 		.dsn = t->opts.dsn,
+		.app_name = TUI_APP_NAME,
 		.statement_timeout_ms = t->opts.statement_timeout_ms,
 		.listen = listen_channels,
 	};

@@ -798,7 +798,10 @@ static void draw_audit(struct tui *t, int y, int h, double now)
 	for (int i = 0; i < t->model.n_audit && i < h - 2; i++) {
 		const struct tm_audit *a = &t->model.audit[i];
 		char who[160], job[24];
-		FMT(who, "%s/%s", a->role, a->app);
+		/* "crawltop console", "crawltop job": the part after
+		 * "crawltop " tells them apart in 18 columns */
+		FMT(who, "%s/%s", a->role, strncmp(a->app, "crawltop ", 9) == 0 ?
+		    a->app + 9 : a->app);
 		if (a->job_id)
 			FMT(job, "%" PRId64, a->job_id);
 		else

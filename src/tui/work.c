@@ -300,7 +300,7 @@ static void *run(void *arg)
 	res->kind = w->req.kind;
 	res->tag = w->req.tag;
 	res->job = w->req.job;
-	res->st = ct_store_open(w->dsn, &s, &err);
+	res->st = ct_store_open_as(w->dsn, TUI_APP_NAME, &s, &err);
 	if (res->st == CT_OK) {
 		char sql[64];
 		snprintf(sql, sizeof sql, "SET statement_timeout = %d",

@@ -15,6 +15,10 @@
 #ifndef CT_TUI_WORK_H
 #define CT_TUI_WORK_H
 
+/* The console's application_name, which the audit rows of its changes
+ * record (unless the DSN or PGAPPNAME names another). */
+#define TUI_APP_NAME "crawltop console"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

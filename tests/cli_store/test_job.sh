@@ -45,6 +45,8 @@ ok_eq "set-priority: exit 0" "$RC" 0
 ok_match "set-priority: before, after and tasks" "$OUT" \
 	'^job news \(1\): priority 3 -> 2; 4 pending tasks follow$'
 ok_eq "set-priority: tasks follow" "$(q "SELECT DISTINCT job_priority FROM crawltop.tasks")" 2
+ok_eq "set-priority: the audit row names the command as the application" \
+	"$(q "SELECT application_name FROM crawltop.audit_log WHERE action = 'job.priority' ORDER BY id DESC LIMIT 1")" "crawltop job"
 audit=$(q "SELECT count(*) FROM crawltop.audit_log")
 run job set-priority news 2
 ok_eq "set-priority to the same: exit 0" "$RC" 0

@@ -126,7 +126,10 @@ ok_screen "the jobs row shows priority 4" '▶ +2 beta +beta\.example\.org +fifo
 tm_keys a
 ok_screen "audit panel: the change, who, rows, before and after" \
 	'job\.priority +2 +5 +priority 5 → 4'
-ok_match "audit panel: role and application" "$SCREEN" 'postgres/crawltop +job\.priority'
+ok_match "audit panel: role and application (the console's own name)" "$SCREEN" 'postgres/console +job\.priority'
+ok_sql "audit log: the console's change is recorded as its" \
+	"SELECT application_name FROM crawltop.audit_log WHERE action = 'job.priority' ORDER BY id DESC LIMIT 1" \
+	'crawltop console'
 tm_keys p
 ok_screen "p pauses beta" 'job beta: pause: done'
 ok_sql "beta is paused in the database" \
@@ -220,12 +223,12 @@ LOCKER=$!
 # the console's refresh waits on the lock (seen from the server) ...
 tm_keys r
 ok_sql "a refresh of the console waits on the lock" "SELECT count(*) > 0 FROM \
-pg_stat_activity WHERE application_name = 'crawltop' AND wait_event_type = 'Lock'" t
+pg_stat_activity WHERE application_name = 'crawltop console' AND wait_event_type = 'Lock'" t
 # ... and a key is answered all the same, before the lock goes
 tm_keys '?'
 tm_wait 'Help \(any key closes\)' 10
 held=$(psql -qAtd "$DB" -c "SELECT CASE WHEN count(*) > 0 THEN 'held' ELSE \
-'released' END FROM pg_stat_activity WHERE application_name = 'crawltop' AND \
+'released' END FROM pg_stat_activity WHERE application_name = 'crawltop console' AND \
 wait_event_type = 'Lock'")
 ok_key_answered "? answered while a query waits on a lock" \
 	"$TM_HOME/keylog" 63 "$held"
@@ -259,7 +262,7 @@ read_keys() { tail -n +$((logged + 1)) "$TM_HOME/keylog" | awk '$1 ~ /^(93|112|6
 for _ in $(seq 100); do
 	[ "$(read_keys)" -ge 5 ] &&
 		[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE \
-application_name = 'crawltop' AND state <> 'idle'")" = 0 ] && break
+application_name = 'crawltop console' AND state <> 'idle'")" = 0 ] && break
 	sleep 0.05
 done
 ok_eq "60x15: the console read the five keys" "$(read_keys)" 5
@@ -316,9 +319,9 @@ pg_stat_activity a USING (pid) WHERE a.application_name = 'ct_jobs_locker' \
 AND l.mode = 'AccessExclusiveLock' AND l.granted" 1
 tm_keys ']'
 ok_sql "the change waits on the lock" "SELECT count(*) > 0 FROM pg_stat_activity \
-WHERE application_name = 'crawltop' AND wait_event_type = 'Lock' AND query LIKE \
+WHERE application_name = 'crawltop console' AND wait_event_type = 'Lock' AND query LIKE \
 '%set_job_priority%'" t
-psql -qAtd "$DB" -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'crawltop'" >/dev/null
+psql -qAtd "$DB" -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'crawltop console'" >/dev/null
 ok_screen "a change in flight when the connection went: not confirmed" \
 	'raise the priority.*not confirmed: the connection was lost|priority .* not confirmed: the connection was lost'
 psql -qAtd "$DB" -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE \
