@@ -323,7 +323,7 @@ static void verdicts_agree(void **state)
 	/* by design stricter: the top level holds settings and the store's */
 	verdict(&v, "bogus", "1", 1);
 	pgt_exec(v.s, "ROLLBACK");
-	print_message("%d documents, %d refused by both\n", v.cases, v.refused);
+	print_message("# %d documents, %d refused by both\n", v.cases, v.refused);
 	assert_true(v.cases > 300);
 	assert_true(v.refused > 100 && v.refused < v.cases - 100);
 	free(v.base);
