@@ -32,6 +32,11 @@ for j in 2 3 5; do
 done
 sql "SELECT crawltop.create_job('empty', 'empty.example.org', 9, 'fifo')" >/dev/null
 sql "SELECT count(*) FROM crawltop.complete('w1', ARRAY(SELECT id FROM crawltop.tasks WHERE lease_owner = 'w1'))" >/dev/null
+# the seed's two leases (30 s) may have run out during the enqueues on a
+# busy machine: complete was then refused, and alpha must still have two
+# completions in the last minute (the claim takes the expired ones back)
+left=$((2 - $(sql "SELECT count(*) FROM crawltop.tasks WHERE job_id = 1 AND status = 'completed'")))
+[ "$left" -gt 0 ] && sql "SELECT count(*) FROM crawltop.complete('w1', ARRAY(SELECT task_id FROM crawltop.claim('w1', $left, 1)))" >/dev/null
 sql "SELECT count(*) FROM crawltop.complete('w3', ARRAY(SELECT task_id FROM crawltop.claim('w3', 20, 4)))" >/dev/null
 ok_eq "seeded: 300,780 pending in job 4, 1012 skipped" \
 	"$(sql "SELECT count(*) FILTER (WHERE job_id = 4 AND status = 'pending') || ' ' || count(*) FILTER (WHERE job_id IN (2, 3, 5)) FROM crawltop.tasks")" \
