@@ -306,10 +306,12 @@ void tm_totals(const struct tm_model *m, int64_t job, struct tm_totals *t)
 		t->skipped += j->skipped;
 		t->claims_s += j->claims_s;
 		t->completions_s += j->completions_s;
-		/* done, paused, or only retries waiting for their backoff:
+		/* done, paused, cancelled (its running tasks are only
+		 * finishing), or only retries waiting for their backoff:
 		 * none of them is progressing */
 		if (j->pending + j->running == 0 ||
-		    strcmp(j->status, "paused") == 0)
+		    strcmp(j->status, "paused") == 0 ||
+		    strcmp(j->status, "cancelled") == 0)
 			continue;
 		progressing = 1;
 		double e = tm_job_eta(j);

@@ -257,6 +257,14 @@ static void model_jobs_sort_filter_totals(void **state)
 	assert_true(t.eta_s < 0); /* only paused jobs have work */
 	tm_job_changed(m, 1, 0, "running");
 	tm_job_changed(m, 3, 0, "pending");
+	/* a cancelled job whose running tasks are finishing (beta: 2 running
+	 * after the cancel) does not make the header's ETA unknown */
+	tm_job_changed(m, 2, 0, "cancelled");
+	struct tm_job *beta = (struct tm_job *)tm_job_by_id(m, 2);
+	beta->running = 2;
+	tm_totals(m, 0, &t);
+	assert_true(fabs(t.eta_s - 1800) < 1e-9);
+	beta->running = 0;
 	/* no estimate (-, not 0s): a cancelled job, a job without tasks, a
 	 * job whose only work is a retry waiting for its backoff; a job
 	 * whose tasks are all finished is done (0) */
