@@ -96,9 +96,12 @@ void tui_msg(struct tui *t, int err, const char *fmt, ...)
 	va_end(ap);
 	t->message_err = err;
 	t->message_at = tui_now();
-	/* said while the connection is down: a refusal for want of it, a
-	 * reconnect that failed; the reconnect clears it */
-	t->message_conn = t->ever_connected && !t->connected;
+	/* a refusal for want of the connection (tui_why_readonly's "not
+	 * connected") or a reconnect that failed (tf_step): the reconnect
+	 * clears it. Other messages said meanwhile, such as the result of a
+	 * rescore on the worker's own connection, stay. */
+	t->message_conn = t->ever_connected && !t->connected &&
+			  strstr(t->message, "not connected") != NULL;
 }
 
 int tf_start(struct tui *t, struct ct_error *err)
