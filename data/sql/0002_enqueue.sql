@@ -298,7 +298,10 @@ BEGIN
 		JOIN crawltop.pages p ON p.domain_id = d.id
 		 AND p.path = crawltop.url_page_path(p_source_url)
 		WHERE d.id = j.domain_id
-		  AND lower(d.name) = crawltop.url_authority(p_source_url);
+		  -- a domain may be written with the scheme's default port
+		  AND regexp_replace(lower(d.name), CASE WHEN lower(p_source_url)
+			LIKE 'https:%' THEN ':443$' ELSE ':80$' END, '')
+		      = crawltop.url_authority(p_source_url);
 	END IF;
 	IF cardinality(p_paths) = 0 THEN
 		RETURN;

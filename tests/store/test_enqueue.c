@@ -144,6 +144,25 @@ static void source_page_found_by_url(void **state)
 		assert_string_equal(src, cases[i].source ? cases[i].source : "-");
 		free(src);
 	}
+	/* a domain written with the default port is the same host */
+	int64_t pj = pgt_job(s, "byport", "byport.example:443", 5, "hierarchy");
+	const char *root[] = {"/"};
+	pgt_enqueue_from(s, pj, root, 1, NULL, CT_SRC_MANUAL, 0);
+	static const char *const port_urls[] = {"https://byport.example/",
+		"https://byport.example:443/"};
+	for (int i = 0; i < 2; i++) {
+		struct ct_enqueue_batch pb = CT_ENQUEUE_BATCH_INIT;
+		const char *pp[] = {i ? "/p1" : "/p0"};
+		pb.job_id = pj;
+		pb.paths = pp;
+		pb.n = 1;
+		pb.source = CT_SRC_LINK;
+		pb.source_url = port_urls[i];
+		pgt_enqueue_batch(s, &pb);
+		if (fabs(page_score(s, page(s, pj, pp[0])) - 0.8) > 1e-12)
+			fail_msg("%s from %s on byport.example:443: %.17g, want 0.8",
+				 pp[0], port_urls[i], page_score(s, page(s, pj, pp[0])));
+	}
 	/* a page id given wins over the URL */
 	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
 	const char *p[] = {"/h"};
