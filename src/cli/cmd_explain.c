@@ -182,16 +182,25 @@ static int discovery_reasons(struct ct_store *s, const struct ct_task_view *t,
 	return 0;
 }
 
-/* The line `crawltop score MODEL` would read for task id: its stored
- * score inputs with its URL and (frontier) its type, depth (0 when
- * unknown) and discovery method, the columns a rescore scores it with. */
+/* The line `crawltop score MODEL` would read for task id: its URL and the
+ * model's own keys of its stored score inputs (the inputs may hold other
+ * models' keys too: a job that changed mode keeps them), with (frontier)
+ * its type, depth (0 when unknown) and discovery method, the columns a
+ * rescore scores it with. */
 static const char model_line_sql[] =
-	"SELECT jsonb_strip_nulls(coalesce(t.score_inputs::jsonb, '{}') || "
-	"jsonb_build_object('url', $2::text) || CASE WHEN $3 = 'frontier' THEN "
-	"jsonb_build_object('type', t.type, 'depth', coalesce(t.depth, 0), "
-	"'meta', coalesce(t.score_inputs::jsonb->'meta', '{}') || "
-	"jsonb_build_object('discoveryMethod', t.discovery_method)) ELSE '{}' "
-	"END)::text FROM crawltop.tasks t WHERE t.id = $1::bigint";
+	"SELECT jsonb_strip_nulls(jsonb_build_object('url', $2::text) || "
+	"CASE WHEN $3 = 'frontier' THEN jsonb_build_object("
+	"'bias', i->'bias', 'clusterOccurrences', i->'clusterOccurrences', "
+	"'classification', i->'classification', 'gap', i->'gap', "
+	"'type', t.type, 'depth', coalesce(t.depth, 0), 'meta', "
+	"jsonb_build_object('knowledgeReuse', i->'meta'->'knowledgeReuse', "
+	"'estimatedCostMs', i->'meta'->'estimatedCostMs', "
+	"'discoveryMethod', t.discovery_method)) "
+	"ELSE jsonb_build_object('visits', i->'visits', 'lastVisited', "
+	"i->'lastVisited', 'lastChanged', i->'lastChanged', 'topicRelevance', "
+	"i->'topicRelevance', 'hubDepth', i->'hubDepth', 'isHub', i->'isHub') "
+	"END)::text FROM crawltop.tasks t CROSS JOIN LATERAL "
+	"coalesce(t.score_inputs::jsonb, '{}') AS i WHERE t.id = $1::bigint";
 
 /* The reasons of a frontier or freshness task: its stored inputs scored
  * by the engine now, as `crawltop score MODEL` scores them (freshness: at

@@ -310,6 +310,13 @@ ok_match "explain (freshness): recomputed now, with seed 004's reasons" "$(flat)
 	'Recomputed: +38 \(P3\) from the stored inputs now .*Reasons: +- Recently visited \(<1h\) +- Is a hub page'
 run explain https://fs.example/n
 ok_match "explain (freshness): no inputs: never visited" "$(flat)" 'Recomputed: +73 \(P1\) .*Reasons: +- Never visited'
+# inputs holding another model's keys too (a job that changed mode keeps
+# them): each model reads its own
+q "SELECT crawltop.set_score_inputs((SELECT id FROM crawltop.jobs WHERE name = 'fs'),
+	ARRAY['/n'], ARRAY['{\"bias\": 2, \"isHub\": true}'::jsonb])" >/dev/null
+run explain https://fs.example/n
+ok_match "explain (freshness): another model's keys in the inputs are left aside" "$(flat)" \
+	'Recomputed: +83 \(P0\) .*Reasons: +- Never visited +- Is a hub page'
 run explain https://d.example/nosuch
 ok_eq "explain an unknown URL: exit 1" "$RC" 1
 ok_eq "explain an unknown URL: says so" "$OUT" "crawltop explain: no job has a task for https://d.example/nosuch"
