@@ -154,7 +154,10 @@ $$;
 --    over one domain cannot deadlock on them.
 --  * jobs.total_pages grows by the number of new tasks. Enqueues into one
 --    job are serialised on the job's row. One call takes at most 100,000
---    paths (22023 beyond), so that it holds the row for seconds at most.
+--    paths (22023 beyond), a few seconds of work; the row is held until
+--    the caller's transaction ends, so a client that sends many calls in
+--    one transaction (`crawltop enqueue` does, for all or nothing) holds
+--    it that long.
 --  * Locks: the job's row, pages in id order, then (after the insert,
 --    which holds no task while its unique check may wait for a
 --    transaction updating a task of the same page) the tasks whose score
