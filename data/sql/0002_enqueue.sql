@@ -33,6 +33,24 @@ CREATE FUNCTION crawltop.shown(p text) RETURNS text
 			 octet_length(p) || ' bytes)' END
 $$;
 
+-- Refuse a score that is NULL, NaN or outside 0..100 (22003), naming the
+-- first such element of p_scores: enqueue's and rescore_apply's check.
+CREATE FUNCTION crawltop.check_scores(p_scores double precision[])
+	RETURNS void LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+	v_i bigint;
+	v_bad double precision;
+BEGIN
+	SELECT u.i, u.s INTO v_i, v_bad
+	FROM unnest(p_scores) WITH ORDINALITY AS u(s, i)
+	WHERE u.s IS NULL OR NOT (u.s >= 0 AND u.s <= 100)
+	ORDER BY u.i LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'scores[%] = %: a score must be a finite number in 0..100',
+			v_i, coalesce(v_bad::text, 'NULL') USING ERRCODE = '22003';
+	END IF;
+END $$;
+
 -- Refuse a priority outside 1..10 (seed 001: never clamped).
 CREATE FUNCTION crawltop.check_priority(p_priority integer) RETURNS void
 	LANGUAGE plpgsql IMMUTABLE AS $$
@@ -197,7 +215,6 @@ DECLARE
 	v_created bigint;         -- of them, pages this call created
 	v_i bigint;
 	v_bad text;
-	v_badf double precision;
 	v_new_ids bigint[];       -- the pages this call created: ids,
 	v_new_paths text[];       -- paths
 	v_new_scores double precision[]; -- and hierarchy scores
@@ -277,14 +294,7 @@ BEGIN
 				coalesce(cardinality(p_scores), 0), cardinality(p_paths)
 				USING ERRCODE = '22023';
 		END IF;
-		SELECT u.i, u.s INTO v_i, v_badf
-		FROM unnest(p_scores) WITH ORDINALITY AS u(s, i)
-		WHERE u.s IS NULL OR NOT (u.s >= 0 AND u.s <= 100)
-		ORDER BY u.i LIMIT 1;
-		IF FOUND THEN
-			RAISE EXCEPTION 'scores[%] = %: a score must be a finite number in 0..100',
-				v_i, coalesce(v_badf::text, 'NULL') USING ERRCODE = '22003';
-		END IF;
+		PERFORM crawltop.check_scores(p_scores);
 	END IF;
 	IF p_source_page_id IS NOT NULL THEN
 		SELECT priority_score INTO v_src FROM crawltop.pages

@@ -144,6 +144,26 @@ BEGIN
 	RETURN v_id;
 END $$;
 
+-- A rescore batch's first step, in rescore_fetch and rescore_apply: lock
+-- job p_job_id FOR SHARE (its mode cannot change under the batch), P0002
+-- when there is none, 55000 when its mode is no longer p_mode.
+CREATE FUNCTION crawltop.rescore_lock_job(p_job_id bigint, p_mode text)
+	RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	v_mode text;
+BEGIN
+	SELECT j.prioritization_mode INTO v_mode FROM crawltop.jobs j
+	WHERE j.id = p_job_id FOR SHARE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'job % does not exist', coalesce(p_job_id::text, 'NULL')
+			USING ERRCODE = 'P0002';
+	END IF;
+	IF v_mode IS DISTINCT FROM p_mode THEN
+		RAISE EXCEPTION 'job % is now in % mode, not %: this rescore stops (the mode change runs its own)',
+			p_job_id, v_mode, crawltop.shown(p_mode) USING ERRCODE = '55000';
+	END IF;
+END $$;
+
 -- One batch: lock job p_job_id (FOR SHARE; 55000 when its mode is no
 -- longer p_mode) and its next p_n (1..100000) unfinished tasks with a
 -- page id above p_after_page, and return them in task id order with every
@@ -189,23 +209,13 @@ CREATE FUNCTION crawltop.rescore_fetch(p_job_id bigint, p_mode text,
 	LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
-	v_mode text;
 	v_ids bigint[];
 BEGIN
 	IF p_n IS NULL OR p_n NOT BETWEEN 1 AND 100000 THEN
 		RAISE EXCEPTION 'rescore batch size % is outside 1..100000',
 			coalesce(p_n::text, 'NULL') USING ERRCODE = '22003';
 	END IF;
-	SELECT j.prioritization_mode INTO v_mode FROM crawltop.jobs j
-	WHERE j.id = p_job_id FOR SHARE;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION 'job % does not exist', coalesce(p_job_id::text, 'NULL')
-			USING ERRCODE = 'P0002';
-	END IF;
-	IF v_mode IS DISTINCT FROM p_mode THEN
-		RAISE EXCEPTION 'job % is now in % mode, not %: this rescore stops (the mode change runs its own)',
-			p_job_id, v_mode, crawltop.shown(p_mode) USING ERRCODE = '55000';
-	END IF;
+	PERFORM crawltop.rescore_lock_job(p_job_id, p_mode);
 	-- The batch: one range scan of UNIQUE (job_id, page_id), first, so
 	-- that what follows reads these rows only (by primary key).
 	SELECT coalesce(array_agg(b.id), '{}') INTO v_ids FROM (
@@ -245,25 +255,14 @@ CREATE FUNCTION crawltop.rescore_apply(p_job_id bigint, p_mode text,
 		p_note jsonb DEFAULT '{}')
 	RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
-	v_mode text;
 	v_i bigint;
-	v_badf double precision;
 	v_disc boolean;
 	v_p0 double precision;
 	v_p1 double precision;
 	v_p2 double precision;
 	n bigint;
 BEGIN
-	SELECT j.prioritization_mode INTO v_mode FROM crawltop.jobs j
-	WHERE j.id = p_job_id FOR SHARE;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION 'job % does not exist', coalesce(p_job_id::text, 'NULL')
-			USING ERRCODE = 'P0002';
-	END IF;
-	IF v_mode IS DISTINCT FROM p_mode THEN
-		RAISE EXCEPTION 'job % is now in % mode, not %: this rescore stops',
-			p_job_id, v_mode, crawltop.shown(p_mode) USING ERRCODE = '55000';
-	END IF;
+	PERFORM crawltop.rescore_lock_job(p_job_id, p_mode);
 	IF p_ids IS NULL OR p_scores IS NULL OR p_classes IS NULL
 	   OR cardinality(p_ids) <> cardinality(p_scores)
 	   OR cardinality(p_ids) <> cardinality(p_classes) THEN
@@ -271,14 +270,7 @@ BEGIN
 			coalesce(cardinality(p_ids), 0), coalesce(cardinality(p_scores), 0),
 			coalesce(cardinality(p_classes), 0) USING ERRCODE = '22023';
 	END IF;
-	SELECT u.i, u.s INTO v_i, v_badf
-	FROM unnest(p_scores) WITH ORDINALITY AS u(s, i)
-	WHERE u.s IS NULL OR NOT (u.s >= 0 AND u.s <= 100)
-	ORDER BY u.i LIMIT 1;
-	IF FOUND THEN
-		RAISE EXCEPTION 'scores[%] = %: a score must be a finite number in 0..100',
-			v_i, coalesce(v_badf::text, 'NULL') USING ERRCODE = '22003';
-	END IF;
+	PERFORM crawltop.check_scores(p_scores);
 	SELECT u.i INTO v_i FROM unnest(p_classes) WITH ORDINALITY AS u(c, i)
 	WHERE u.c IS NULL OR u.c NOT BETWEEN 0 AND 3 ORDER BY u.i LIMIT 1;
 	IF FOUND THEN

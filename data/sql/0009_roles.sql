@@ -96,6 +96,7 @@ GRANT EXECUTE ON FUNCTION
 	crawltop.class_of(double precision, double precision, double precision,
 		double precision),
 	crawltop.shown(text), crawltop.check_priority(integer),
+	crawltop.check_scores(double precision[]),
 	crawltop.check_mode(text), crawltop.check_worker(text),
 	crawltop.check_job(bigint), crawltop.score_bucket(double precision),
 	crawltop.counter_shards(), crawltop.rate_retention_seconds(),

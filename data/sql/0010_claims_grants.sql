@@ -25,6 +25,7 @@ GRANT EXECUTE ON FUNCTION
 GRANT EXECUTE ON FUNCTION
 	crawltop.set_job_mode(bigint, text),
 	crawltop.rescore_start(bigint),
+	crawltop.rescore_lock_job(bigint, text),
 	crawltop.rescore_fetch(bigint, text, bigint, integer),
 	crawltop.rescore_apply(bigint, text, bigint[], double precision[],
 		smallint[], jsonb)
