@@ -2,6 +2,7 @@
 #ifndef CRAWLTOP_CLI_H
 #define CRAWLTOP_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 struct ct_settings;
@@ -38,6 +39,9 @@ void cli_error(const char *cmd, const char *fmt, ...)
  * another client wrote cannot drive the terminal. A new string (free it);
  * NULL when out of memory. */
 char *cli_shown(const char *s);
+
+/* The wall clock in epoch milliseconds (freshness's default `now`). */
+int64_t cli_now_ms(void);
 
 /* 0 when s (an argument of cmd: `what`) is UTF-8 text without control
  * characters; else -1 with the reason printed, the text escaped, and

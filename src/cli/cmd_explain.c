@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "cli.h"
 #include "crawltop/discovery.h"
@@ -243,9 +242,7 @@ static int model_reasons(struct ct_store *s, const struct ct_task_view *t,
 		struct ct_freshness_input fi;
 		struct ct_freshness_result r;
 		const char *u;
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		int64_t now = cli_now_ms();
 		ok = freshness_input_read(d, &fi, &u, jerr) == 0;
 		if (ok && (st = ct_freshness_score(&set->freshness, &set->classes,
 						   &fi, now, &r, &err)) == CT_OK) {

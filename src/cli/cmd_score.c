@@ -103,14 +103,6 @@ static int ranked_cmp(const void *pa, const void *pb)
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-/* The wall clock in epoch milliseconds. */
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* `crawltop score`: options, settings, then line after line from stdin;
  * returns the exit status (0, 1 some line failed, 2 usage/config/IO). */
 static int run(int argc, char **argv)
@@ -162,7 +154,7 @@ static int run(int argc, char **argv)
 	}
 	if (cli_load_settings("score", config, &ctx.settings) != 0)
 		return 2;
-	ctx.now_ms = now_ms();
+	ctx.now_ms = cli_now_ms();
 	if (now) {
 		struct ct_error e;
 		if (ct_time_parse(now, &ctx.now_ms, &e) != CT_OK) {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "config.h"
@@ -60,6 +61,13 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	free(shown);
 	if (msg != small)
 		free(msg);
+}
+
+int64_t cli_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 char *cli_shown(const char *s)

@@ -6,6 +6,7 @@
 #include "crawltop/freshness.h"
 #include "crawltop/frontier.h"
 #include "dbcmd.h"
+#include "cli.h"
 #include "urlscore.h"
 
 int urlscore_init(struct urlscore *u, const char *cmd, struct ct_store *s,
@@ -19,9 +20,7 @@ int urlscore_init(struct urlscore *u, const char *cmd, struct ct_store *s,
 		    strcmp(mode, "freshness") == 0;
 	if (!u->needed)
 		return 0;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	u->now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	u->now_ms = cli_now_ms();
 	return db_settings(cmd, s, &u->st, NULL, NULL, 0);
 }
 
