@@ -65,6 +65,25 @@ ok_eq "a planted public.format: migrate exits 0" "$rc" 0
 ok_eq "a planted public.format: never run (its role is no superuser)" \
 	"$(psql -qAtc "SELECT rolsuper FROM pg_roles WHERE rolname = 'ct_planter'")" f
 
+# the same database, after migrating: a function planted where a trigger
+# function calls a built-in. jsonb_build_object(text, bigint, text, text,
+# text, jsonb) matches notify_jobs's call better than pg_catalog's
+# VARIADIC one; a superuser's plain UPDATE of crawltop.jobs, with the
+# default search_path, fires notify_jobs and must not run it (0015)
+psql -qAtd cli_plant -U ct_planter -c 'CREATE FUNCTION public.jsonb_build_object(a text, b bigint, c text, d text, e text, f jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+BEGIN
+	IF current_setting($q$is_superuser$q$) = $q$on$q$ THEN
+		EXECUTE $q$ALTER ROLE ct_planter SUPERUSER$q$;
+	END IF;
+	RETURN pg_catalog.jsonb_build_object(a, b, c, d, e, f);
+END $$' >/dev/null
+out=$(psql -qAtd cli_plant -c "SELECT crawltop.create_job('plant', 'plant.example', 5, 'fifo')" 2>&1); rc=$?
+ok_eq "a planted public.jsonb_build_object: a job made" "$rc" 0
+out=$(psql -qAtd cli_plant -c "SET search_path = \"\$user\", public; UPDATE crawltop.jobs SET priority = 4 WHERE name = 'plant'" 2>&1); rc=$?
+ok_eq "a planted public.jsonb_build_object: a superuser's UPDATE of jobs goes through" "$rc" 0
+ok_eq "a planted public.jsonb_build_object: never run by the trigger (its role is no superuser)" \
+	"$(psql -qAtc "SELECT rolsuper FROM pg_roles WHERE rolname = 'ct_planter'")" f
+
 # a schema crawltop that an ordinary role made is not taken over
 psql -qAtc "CREATE DATABASE cli_adopt" >/dev/null
 psql -qAtc "DROP ROLE IF EXISTS ct_squatter; CREATE ROLE ct_squatter LOGIN" >/dev/null
