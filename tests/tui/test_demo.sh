@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# test_demo.sh DEV BUILD: `./dev demo` in tmux, as the README's first
+# command runs it, with its state in a temporary folder (CT_DEMO_STATE)
+# and this build's binaries (CT_DEMO_BUILD: no packages, no build step).
+# It must start its own cluster, show a live console, and stop everything
+# it started however it ends: q; q with the terminal closed at once (the
+# SIGHUP came while it was stopping, and the server was left running);
+# the terminal closed with the console up. The second and third runs
+# reuse the cluster.
+set -u
+DEV=$1
+BUILD=$2
+HERE=$(dirname "$0")
+. "$HERE/../cli/tap.sh"
+. "$HERE/tmux.sh"
+
+# the cluster runs as postgres when we are root: it must reach its folder
+STATE=$(mktemp -d "${TMPDIR:-/tmp}/ct-demo.XXXXXX")
+chmod 755 "$STATE"
+
+# no test cluster here: the demo makes its own, and tmux.sh passes these
+# on (an empty PGPORT would stop its initdb)
+PGHOST=$STATE PGPORT=5432 PGUSER=postgres PGDATABASE=postgres
+tm_start 100 32
+trap 'tm kill-server 2>/dev/null; stop_all; rm -rf "$TM_SOCK" "$TM_HOME" "$STATE"' EXIT
+
+# What a demo left running: its server (postgres -D STATE/demo/data) and
+# its workers and console (crawltop ... host=STATE/demo).
+left() { pgrep -fa -- "$STATE/demo" | grep -v pgrep || true; }
+stop_all() {
+	pkill -f -- "host=$STATE/demo" 2>/dev/null
+	if [ -f "$STATE/demo/data/postmaster.pid" ]; then
+		if [ "$(id -u)" -eq 0 ]; then
+			runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl \
+				-D "$STATE/demo/data" -m immediate -w stop >/dev/null 2>&1
+		else
+			/usr/lib/postgresql/15/bin/pg_ctl -D "$STATE/demo/data" \
+				-m immediate -w stop >/dev/null 2>&1
+		fi
+	fi
+	return 0
+}
+# ok_nothing_left NAME: within 30 s nothing of the demo runs and its lock
+# and pid files are gone.
+ok_nothing_left() {
+	local deadline=$(($(date +%s) + 30)) l
+	while :; do
+		l=$(left)
+		[ -z "$l" ] && [ ! -e "$STATE/demo.lock" ] && [ ! -e "$STATE/demo.pids" ] && break
+		[ "$(date +%s)" -ge "$deadline" ] && break
+		sleep 0.1
+	done
+	ok_eq "$1: nothing left running" "$l" ""
+	ok_eq "$1: lock and pid files removed" \
+		"$(ls "$STATE" | grep -c 'demo\.\(lock\|pids\)')" 0
+}
+# demo_up SESSION: a new terminal running ./dev demo; the console shows
+# its three jobs, live.
+demo_up() {
+	TM_T=$1
+	[ "$1" = ct ] || tm_session "$1" 100 32
+	tm_run "CT_DEMO_STATE='$STATE' CT_DEMO_BUILD='$BUILD' '$DEV' demo; echo demo-exit=\$?"
+	ok_screen "$1: the console is live" '^ crawltop +LIVE ' 60
+	# the workers make their jobs as they start, maybe after the console
+	tm_wait 'postgres-fifo' 30
+	ok_match "$1: the three jobs" "$SCREEN" 'postgres-manu.*'$'\n''.*python-docs.*'$'\n''.*postgres-fifo'
+	ok_eq "$1: a server and three workers run" \
+		"$(left | grep -c -e 'postgres -D' -e 'crawltop simulate')" 4
+}
+
+# ---- q -------------------------------------------------------------------
+demo_up ct
+tm_keys q
+ok_screen "q: the demo ends with status 0" '^demo-exit=0$' 30
+ok_nothing_left "q"
+
+# ---- q, then the terminal closed at once ---------------------------------
+touch "$STATE/demo/kept" # gone if the cluster were made again
+demo_up second
+ok_eq "second run: the cluster is reused" "$(ls "$STATE/demo/kept" 2>&1)" "$STATE/demo/kept"
+tm send-keys -t second q
+tm kill-session -t second
+ok_nothing_left "q and the terminal closed"
+
+# ---- the terminal closed with the console up -----------------------------
+demo_up third
+tm kill-session -t third
+ok_nothing_left "terminal closed"
+
+done_testing
