@@ -15,20 +15,26 @@ CREATE FUNCTION crawltop.max_url_bytes() RETURNS integer
 -- space, no control characters, no fragment ('#'), and no '.' or '..'
 -- segment before the query (RFC 3986 resolves them: "/a/../b" is "/b",
 -- and one page has one path; crawltop enqueue resolves them first).
+-- The check runs inlined into whoever writes the column (the domain below),
+-- with that writer's search_path, so every function and operator in it is
+-- pg_catalog's by name: a superuser writing pages with public searched
+-- before pg_catalog ran a public.octet_length(text) that anyone could make
+-- there (0015 pins the PL/pgSQL functions; these two must stay inlinable).
 CREATE FUNCTION crawltop.path_ok(p text) RETURNS boolean
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 	SELECT p IS NOT NULL
-	   AND octet_length(p) <= crawltop.max_url_bytes()
-	   AND p ~ '^/[^[:space:][:cntrl:]#]*$'
-	   AND p !~ '^[^?]*/\.\.?(/|\?|$)'
+	   AND pg_catalog.octet_length(p) OPERATOR(pg_catalog.<=) crawltop.max_url_bytes()
+	   AND p OPERATOR(pg_catalog.~) '^/[^[:space:][:cntrl:]#]*$'
+	   AND p OPERATOR(pg_catalog.!~) '^[^?]*/\.\.?(/|\?|$)'
 $$;
 
--- An absolute http(s) URL: scheme, host, optional path; same limits.
+-- An absolute http(s) URL: scheme, host, optional path; same limits, and
+-- the same pg_catalog names.
 CREATE FUNCTION crawltop.url_ok(u text) RETURNS boolean
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 	SELECT u IS NOT NULL
-	   AND octet_length(u) <= crawltop.max_url_bytes()
-	   AND u ~ '^https?://[^[:space:][:cntrl:]/?#]+(/[^[:space:][:cntrl:]]*)?$'
+	   AND pg_catalog.octet_length(u) OPERATOR(pg_catalog.<=) crawltop.max_url_bytes()
+	   AND u OPERATOR(pg_catalog.~) '^https?://[^[:space:][:cntrl:]/?#]+(/[^[:space:][:cntrl:]]*)?$'
 $$;
 
 -- The two checks above as domains, for the columns that hold paths and URLs

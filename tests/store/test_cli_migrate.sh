@@ -84,6 +84,21 @@ ok_eq "a planted public.jsonb_build_object: a superuser's UPDATE of jobs goes th
 ok_eq "a planted public.jsonb_build_object: never run by the trigger (its role is no superuser)" \
 	"$(psql -qAtc "SELECT rolsuper FROM pg_roles WHERE rolname = 'ct_planter'")" f
 
+# the domains' checks run inlined into whoever writes the column: a
+# superuser writing a page with public searched first must not run a
+# planted public.octet_length(text) (path_ok names pg_catalog's)
+psql -qAtd cli_plant -U ct_planter -c 'CREATE FUNCTION public.octet_length(t text) RETURNS integer LANGUAGE plpgsql AS $$
+BEGIN
+	IF current_setting($q$is_superuser$q$) = $q$on$q$ THEN
+		EXECUTE $q$ALTER ROLE ct_planter SUPERUSER$q$;
+	END IF;
+	RETURN pg_catalog.octet_length(t);
+END $$' >/dev/null
+out=$(psql -qAtd cli_plant -c "SET search_path = public, pg_catalog; INSERT INTO crawltop.pages (domain_id, path) SELECT id, '/planted' FROM crawltop.domains LIMIT 1; INSERT INTO crawltop.tasks (job_id, page_id, job_priority, score, base_score, class, source_type, source_url) SELECT j.id, p.id, 5, 0, 0, 3, 'link', 'https://plant.example/a' FROM crawltop.jobs j, crawltop.pages p WHERE p.path = '/planted' LIMIT 1" 2>&1); rc=$?
+ok_eq "a planted public.octet_length: a superuser's page and task go in" "$rc" 0
+ok_eq "a planted public.octet_length: never run by the domains' checks" \
+	"$(psql -qAtc "SELECT rolsuper FROM pg_roles WHERE rolname = 'ct_planter'")" f
+
 # a schema crawltop that an ordinary role made is not taken over
 psql -qAtc "CREATE DATABASE cli_adopt" >/dev/null
 psql -qAtc "DROP ROLE IF EXISTS ct_squatter; CREATE ROLE ct_squatter LOGIN" >/dev/null
