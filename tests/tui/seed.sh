@@ -5,9 +5,14 @@
 #                   test, create jobs alpha (priority 3, hierarchy),
 #                   beta (5, fifo) and gamma (7, hierarchy), enqueue 14
 #                   tasks and claim 2 of alpha's. Exits the test (bail
-#                   out) when any step fails.
+#                   out) when any step fails. Sets DB (NAME) and DSN
+#                   (its connection string) for the test.
+#   sql SQL         run SQL in $DB, print the rows unaligned
+#   ok_sql NAME SQL WANT [SECS]   TAP: poll until SQL returns WANT
 seed_db() {
 	local db=$1
+	DB=$db
+	DSN="$CT_TEST_DSN dbname=$db"
 	psql -qAtc "CREATE DATABASE $db" >/dev/null || {
 		echo "Bail out! cannot create database $db"
 		exit 1
@@ -33,4 +38,17 @@ EOF
 		echo "Bail out! seeding the database failed"
 		exit 1
 	}
+}
+
+sql() { psql -qAtd "$DB" -c "$1"; }
+
+ok_sql() { # NAME SQL WANT [SECS]
+	local deadline=$(($(date +%s%N) + ${4:-10} * 1000000000)) got
+	while :; do
+		got=$(sql "$2" 2>&1)
+		[ "$got" = "$3" ] && break
+		[ "$(date +%s%N)" -ge "$deadline" ] && break
+		sleep 0.05
+	done
+	ok_eq "$1" "$got" "$3"
 }

@@ -7,9 +7,7 @@ HERE=$(dirname "$0")
 . "$HERE/../cli/tap.sh"
 . "$HERE/seed.sh"
 
-DB=tui_batch
-seed_db "$DB"
-DSN="$CT_TEST_DSN dbname=$DB"
+seed_db tui_batch
 
 out=$("$CT" top -b -n 2 -i 0.5 -d "$DSN password=s3cr3t" 2>&1); rc=$?
 ok_eq "-b -n 2: exit 0" "$rc" 0

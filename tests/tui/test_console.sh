@@ -15,21 +15,7 @@ HERE=$(dirname "$0")
 . "$HERE/tmux.sh"
 . "$HERE/seed.sh"
 
-DB=tui_console
-seed_db "$DB"
-DSN="$CT_TEST_DSN dbname=$DB"
-sql() { psql -qAtd "$DB" -c "$1"; }
-# ok_sql NAME SQL WANT [SECS]: poll until the query returns WANT.
-ok_sql() {
-	local deadline=$(($(date +%s%N) + ${4:-10} * 1000000000)) got
-	while :; do
-		got=$(sql "$2" 2>&1)
-		[ "$got" = "$3" ] && break
-		[ "$(date +%s%N)" -ge "$deadline" ] && break
-		sleep 0.05
-	done
-	ok_eq "$1" "$got" "$3"
-}
+seed_db tui_console
 
 tm_start 100 30
 tm_run "stty -g > $TM_HOME/stty.before"

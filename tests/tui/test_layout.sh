@@ -11,10 +11,7 @@ HERE=$(dirname "$0")
 . "$HERE/tmux.sh"
 . "$HERE/seed.sh"
 
-DB=tui_layout
-seed_db "$DB"
-DSN="$CT_TEST_DSN dbname=$DB"
-sql() { psql -qAtd "$DB" -c "$1"; }
+seed_db tui_layout
 
 # job 4: 100,800 pending tasks (one class, one heatmap cell); job 5 with
 # 1005 tasks, cancelled, and beta and gamma cancelled too (1012 skipped);

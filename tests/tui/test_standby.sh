@@ -15,8 +15,7 @@ HERE=$(dirname "$0")
 PG_BINDIR=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
 as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 
-DB=tui_standby
-seed_db "$DB"
+seed_db tui_standby
 PRIMARY="$CT_TEST_DSN dbname=$DB"
 
 # The standby: a base backup with standby.signal (-R), its own socket dir

@@ -18,20 +18,7 @@ GOLDEN=$HERE/golden
 . "$HERE/tmux.sh"
 . "$HERE/seed.sh"
 
-DB=tui_weights
-seed_db "$DB"
-DSN="$CT_TEST_DSN dbname=$DB"
-sql() { psql -qAtd "$DB" -c "$1"; }
-ok_sql() { # NAME SQL WANT [SECS]: poll until the query returns WANT
-	local deadline=$(($(date +%s%N) + ${4:-10} * 1000000000)) got
-	while :; do
-		got=$(sql "$2" 2>&1)
-		[ "$got" = "$3" ] && break
-		[ "$(date +%s%N)" -ge "$deadline" ] && break
-		sleep 0.05
-	done
-	ok_eq "$1" "$got" "$3"
-}
+seed_db tui_weights
 # A fourth job, frontier, with 15,000 tasks: three rescore batches.
 sql "SELECT crawltop.create_job('delta', 'delta.example.org', 8, 'frontier')" >/dev/null
 sql "SELECT crawltop.enqueue(4, (SELECT array_agg('/d/' || i) FROM generate_series(1, 15000) i), 'link', NULL, 2, 'article', 'link', NULL, (SELECT array_agg((i % 100)::float8) FROM generate_series(1, 15000) i))" >/dev/null
