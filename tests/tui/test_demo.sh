@@ -29,15 +29,7 @@ trap 'tm kill-server 2>/dev/null; stop_all; rm -rf "$TM_SOCK" "$TM_HOME" "$STATE
 left() { pgrep -fa -- "$STATE/demo" | grep -v pgrep || true; }
 stop_all() {
 	pkill -f -- "host=$STATE/demo" 2>/dev/null
-	if [ -f "$STATE/demo/data/postmaster.pid" ]; then
-		if [ "$(id -u)" -eq 0 ]; then
-			runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl \
-				-D "$STATE/demo/data" -m immediate -w stop >/dev/null 2>&1
-		else
-			/usr/lib/postgresql/15/bin/pg_ctl -D "$STATE/demo/data" \
-				-m immediate -w stop >/dev/null 2>&1
-		fi
-	fi
+	"$HERE/../store/pg-cluster.sh" stop "$STATE/demo" >/dev/null 2>&1
 	return 0
 }
 # ok_nothing_left NAME: within 30 s nothing of the demo runs and its lock
