@@ -10,7 +10,8 @@
 --   55000  a job whose state forbids the change (cancelled, completed)
 -- A refused call changes nothing (it is one statement, hence atomic).
 
--- The current value of one setting, e.g. crawltop.setting('{store,lease_seconds}').
+-- The current value of one setting, e.g. crawltop.setting('{store,lease_seconds}')
+-- (0014 fills in the defaults of keys the current version leaves out).
 CREATE FUNCTION crawltop.setting(p_path text[]) RETURNS jsonb
 	LANGUAGE sql STABLE AS $$
 	SELECT value #> p_path FROM crawltop.settings ORDER BY version DESC LIMIT 1

@@ -40,7 +40,8 @@ BEGIN
 END $$;
 
 -- Complete the tasks of p_task_ids that run under a live lease of
--- p_worker; returns the ids completed. Any other id (completed already,
+-- p_worker (a name check_worker allows: 22023 otherwise, as in claim);
+-- returns the ids completed. Any other id (completed already,
 -- leased to someone else, lease expired, unknown) is left alone: a task is
 -- never completed twice. The worker's rows are locked in task id order
 -- first (a single UPDATE would lock them in whatever order its plan met
@@ -52,6 +53,7 @@ END $$;
 CREATE FUNCTION crawltop.complete(p_worker text, p_task_ids bigint[])
 	RETURNS SETOF bigint LANGUAGE plpgsql AS $$
 BEGIN
+	PERFORM crawltop.check_worker(p_worker);
 	RETURN QUERY
 	WITH mine AS (
 		SELECT t.id FROM crawltop.tasks t
@@ -84,6 +86,7 @@ DECLARE
 	v_max double precision := coalesce(
 		(crawltop.setting('{store,retry_max_seconds}'))::double precision, 600);
 BEGIN
+	PERFORM crawltop.check_worker(p_worker);
 	PERFORM 1 FROM crawltop.tasks t
 	WHERE t.id = ANY (p_task_ids) AND t.status = 'running'
 	  AND t.lease_owner = p_worker AND t.lease_expires_at > now()

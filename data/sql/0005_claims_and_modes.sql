@@ -177,23 +177,27 @@ END $$;
 
 -- Give tasks leased to p_worker back without counting an attempt: they are
 -- pending again at once (skipped if their job was cancelled), with
--- pending_since now. They are locked in task id order first (see complete,
--- 0003; PL/pgSQL for its cached plan, as complete). Returns the ids
--- released.
+-- pending_since now. Only under a live lease, as complete and fail: a
+-- lease that ran out is the reaper's, which counts the attempt (a worker
+-- that overran and then released would otherwise never use up its
+-- retries). They are locked in task id order first (see complete, 0003;
+-- PL/pgSQL for its cached plan, as complete). Returns the ids released.
 CREATE FUNCTION crawltop.release(p_worker text, p_task_ids bigint[])
 	RETURNS SETOF bigint LANGUAGE plpgsql AS $$
 BEGIN
+	PERFORM crawltop.check_worker(p_worker);
 	-- the jobs first, held until commit (see the top)
 	PERFORM 1 FROM crawltop.jobs j
 	WHERE j.id IN (SELECT t.job_id FROM crawltop.tasks t
 		       WHERE t.id = ANY (p_task_ids) AND t.status = 'running'
-			 AND t.lease_owner = p_worker)
+			 AND t.lease_owner = p_worker
+			 AND t.lease_expires_at > now())
 	ORDER BY j.id FOR KEY SHARE;
 	RETURN QUERY
 	WITH mine AS (
 		SELECT t.id FROM crawltop.tasks t
 		WHERE t.id = ANY (p_task_ids) AND t.status = 'running'
-		  AND t.lease_owner = p_worker
+		  AND t.lease_owner = p_worker AND t.lease_expires_at > now()
 		ORDER BY t.id
 		FOR NO KEY UPDATE
 	)

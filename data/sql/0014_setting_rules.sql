@@ -261,6 +261,25 @@ CREATE FUNCTION crawltop.setting_or_default(p_doc jsonb, p text)
 			crawltop.settings_defaults() #> string_to_array(p, '.'))
 $$;
 
+-- crawltop.setting (0002) from here on: a key the current version leaves
+-- out reads as its default, as it does for the C layer and for the rules
+-- above (a version may leave keys out: settings_check_row checks what it
+-- has). A group comes back with its absent keys filled in, one level deep:
+-- the store reads flat groups ({hierarchy}, {classes}, {store}) and single
+-- keys. Before, enqueue read an absent hierarchy.decay as NULL (a child
+-- page scored the floor) and an absent classes.p0 put a score of 100 in
+-- P1. The store keys have no entry in the defaults: their readers give
+-- their own (coalesce(..., 3)). Not inlinable (FROM, LIMIT), so its path
+-- is pinned like the PL/pgSQL functions' (0015).
+CREATE OR REPLACE FUNCTION crawltop.setting(p_path text[]) RETURNS jsonb
+	LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+	SELECT CASE WHEN jsonb_typeof(x.v) = 'object' AND jsonb_typeof(x.d) = 'object'
+		    THEN x.d || x.v ELSE coalesce(x.v, x.d) END
+	FROM (SELECT s.value #> p_path AS v,
+		     crawltop.settings_defaults() #> p_path AS d
+	      FROM crawltop.settings s ORDER BY s.version DESC LIMIT 1) x
+$$;
+
 CREATE FUNCTION crawltop.settings_check_row() RETURNS trigger
 	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE

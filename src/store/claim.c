@@ -137,28 +137,36 @@ static ct_status run_ids(struct ct_store *s, const char *what, const char *sql,
 	if (handled)
 		*handled = got;
 	if (got < n) {
-		int64_t *done = malloc((got ? got : 1) * sizeof *done);
+		/* an id given twice is handled once: compare distinct ids */
+		int64_t *done = malloc((got + n) * sizeof *done);
 		if (!done) {
 			PQclear(r);
 			return ct_error_set(err, CT_ENOMEM, "%s: out of memory", what);
 		}
+		int64_t *want = done + got;
 		for (size_t i = 0; i < got; i++)
 			done[i] = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
+		memcpy(want, ids, n * sizeof *want);
 		qsort(done, got, sizeof *done, id_cmp);
+		qsort(want, n, sizeof *want, id_cmp);
 		char list[200] = "";
-		size_t shown = 0, len = 0;
+		size_t distinct = 0, refused = 0, len = 0;
 		for (size_t i = 0; i < n; i++) {
-			if (bsearch(&ids[i], done, got, sizeof *done, id_cmp))
+			if (i && want[i] == want[i - 1])
 				continue;
-			if (shown++ < 10 && len < sizeof list)
+			distinct++;
+			if (bsearch(&want[i], done, got, sizeof *done, id_cmp))
+				continue;
+			if (refused++ < 10 && len < sizeof list)
 				len += (size_t)snprintf(list + len, sizeof list - len,
-					"%s%" PRId64, len ? ", " : "", ids[i]);
+					"%s%" PRId64, len ? ", " : "", want[i]);
 		}
 		free(done);
-		st = ct_error_set(err, CT_EINVAL, "%s: %zu of %zu tasks are not "
-				  "running under a live lease of worker '%.128s': "
-				  "%s%s", what, n - got, n, worker, list,
-				  shown > 10 ? ", ..." : "");
+		if (refused)
+			st = ct_error_set(err, CT_EINVAL, "%s: %zu of %zu tasks are "
+					  "not running under a live lease of worker "
+					  "'%.128s': %s%s", what, refused, distinct,
+					  worker, list, refused > 10 ? ", ..." : "");
 	}
 	if (res)
 		*res = r;

@@ -301,13 +301,31 @@ static void complete_twice_refused(void **state)
 	if (!strstr(err.msg, "2 of 3 tasks") || !strstr(err.msg, "987654321"))
 		fail_msg("unclear: %s", err.msg);
 	complete_ok(s, "w1", ids[2]);
+	/* an id given twice is one task: completed, and no refusal */
+	const char *p2[] = {"/dup"};
+	enq(s, job, p2, 1, NULL);
+	struct ct_claim kd = pgt_claim(s, "w1", job, 1, 0);
+	assert_int_equal(kd.n, 1);
+	int64_t dup[2] = {kd.tasks[0].id, kd.tasks[0].id};
+	done = 9;
+	if (ct_store_complete(s, "w1", dup, 2, &done, &err) != CT_OK)
+		fail_msg("the same id twice: %s", err.msg);
+	assert_int_equal(done, 1);
+	/* ... and refused twice, it is counted once */
+	assert_int_equal(ct_store_complete(s, "w1", dup, 2, &done, &err), CT_EINVAL);
+	assert_int_equal(done, 0);
+	snprintf(want, sizeof want, "1 of 1 tasks are not running under a live "
+		 "lease of worker 'w1': %lld", (long long)dup[0]);
+	if (!strstr(err.msg, want))
+		fail_msg("unclear: %s", err.msg);
+	ct_claim_free(&kd);
 	char jb[24];
 	snprintf(jb, sizeof jb, "%lld", (long long)job);
 	const char *pj[] = {jb};
 	char *c = pgt_text(s, "SELECT count(*) FILTER (WHERE status = 'completed') "
 			   "|| '/' || count(*) FROM crawltop.tasks WHERE job_id = $1",
 			   1, pj);
-	assert_string_equal(c, "3/3");
+	assert_string_equal(c, "4/4");
 	free(c);
 	ct_claim_free(&k);
 }
@@ -383,6 +401,19 @@ static void fail_retries_then_failed(void **state)
 	ct_claim_free(&k);
 }
 
+/* worker's next claim of job is task id after `retries` failed attempts;
+ * it completes it. */
+static void next_is(struct ct_store *s, const char *worker, int64_t job,
+		    int64_t id, int retries)
+{
+	struct ct_claim k = pgt_claim(s, worker, job, 1, 0);
+	assert_int_equal(k.n, 1);
+	assert_int_equal(k.tasks[0].id, id);
+	assert_int_equal(k.tasks[0].retry_count, retries);
+	ct_claim_free(&k);
+	complete_ok(s, worker, id);
+}
+
 static void release_returns_task(void **state)
 {
 	struct ct_store *s = *state;
@@ -397,12 +428,24 @@ static void release_returns_task(void **state)
 	assert_int_equal(ct_store_release(s, "w1", &id, 1, &done, &err), CT_OK);
 	assert_int_equal(done, 1);
 	ct_claim_free(&k);
-	k = pgt_claim(s, "w2", job, 1, 0);
+	next_is(s, "w2", job, id, 0);
+
+	/* A lease that ran out is not the worker's to give back: the next
+	 * claim counts the attempt (else a worker that overran and released
+	 * would never use up its retries). */
+	const char *q[] = {"/late"};
+	enq(s, job, q, 1, NULL);
+	k = pgt_claim(s, "w1", job, 1, 0);
 	assert_int_equal(k.n, 1);
-	assert_int_equal(k.tasks[0].id, id);
-	assert_int_equal(k.tasks[0].retry_count, 0);
-	complete_ok(s, "w2", id);
+	id = k.tasks[0].id;
 	ct_claim_free(&k);
+	expire(s, id);
+	done = 9;
+	assert_int_equal(ct_store_release(s, "w1", &id, 1, &done, &err), CT_EINVAL);
+	assert_int_equal(done, 0);
+	if (!strstr(err.msg, "not running under a live lease of worker 'w1'"))
+		fail_msg("unclear: %s", err.msg);
+	next_is(s, "w2", job, id, 1);
 }
 
 static void bad_claim_refused(void **state)
@@ -443,6 +486,21 @@ static void bad_claim_refused(void **state)
 			fail_msg("case %zu: got %s/%s: %s", i, ct_status_str(st),
 				 ct_store_sqlstate(s), err.msg);
 		assert_int_equal(k.n, 0);
+	}
+	/* complete, fail and release check the name as claim does */
+	static const char *const bad_workers[] = {"w'; --", "", NULL};
+	int64_t any = 1;
+	for (size_t i = 0; i < 3; i++) {
+		for (int op = 0; op < 3; op++) {
+			size_t done = 9;
+			ct_status st = op == 0 ? ct_store_complete(s, bad_workers[i], &any, 1, &done, &err)
+				: op == 1 ? ct_store_fail(s, bad_workers[i], &any, 1, "x", NULL, NULL, &err)
+				: ct_store_release(s, bad_workers[i], &any, 1, &done, &err);
+			if (st != CT_EINVAL || strcmp(ct_store_sqlstate(s), "22023") ||
+			    !strstr(err.msg, "is not allowed"))
+				fail_msg("worker %zu, op %d: got %s/%s: %s", i, op,
+					 ct_status_str(st), ct_store_sqlstate(s), err.msg);
+		}
 	}
 	/* the reaper refuses a negative limit, also when nothing expired */
 	assert_int_not_equal(ct_store_exec(s, "test", "SELECT "

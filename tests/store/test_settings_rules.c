@@ -329,12 +329,52 @@ static void verdicts_agree(void **state)
 	free(v.base);
 }
 
+/* A version may leave keys out (the rules above check what it has); the
+ * store's own SQL then reads their defaults, as the C layer does: enqueue
+ * scores and classes with them. */
+static void absent_keys_read_as_defaults(void **state)
+{
+	struct ct_store *s = *state;
+	pgt_exec(s, "INSERT INTO crawltop.settings (value, note) "
+		 "SELECT value #- '{classes,p0}' #- '{hierarchy,decay}', 'test' "
+		 "FROM crawltop.settings ORDER BY version DESC LIMIT 1");
+	char *v = pgt_text(s, "SELECT crawltop.setting('{classes,p0}')::text || ' ' "
+			   "|| (crawltop.setting('{hierarchy}')->>'decay')", 0, NULL);
+	assert_string_equal(v, "80 0.8");
+	free(v);
+	int64_t job = pgt_job(s, "absent", "absent.example", 5, "hierarchy");
+	char sql[512];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%lld, "
+		 "ARRAY['/'], 'manual')", (long long)job);
+	pgt_exec(s, sql);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%lld, "
+		 "ARRAY['/kid'], 'link', crawltop.page_id(%lld, '/'))",
+		 (long long)job, (long long)job);
+	pgt_exec(s, sql);
+	/* whole groups left out */
+	pgt_exec(s, "INSERT INTO crawltop.settings (value, note) "
+		 "SELECT value - 'hierarchy' - 'classes', 'test' "
+		 "FROM crawltop.settings ORDER BY version DESC LIMIT 1");
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%lld, "
+		 "ARRAY['/kid/deeper'], 'link', crawltop.page_id(%lld, '/kid'))",
+		 (long long)job, (long long)job);
+	pgt_exec(s, sql);
+	snprintf(sql, sizeof sql, "SELECT string_agg(p.path || ' ' || round(t.score::numeric, 6) || "
+		 "' P' || t.class, ', ' ORDER BY p.path) FROM crawltop.tasks t "
+		 "JOIN crawltop.pages p ON p.id = t.page_id WHERE t.job_id = %lld",
+		 (long long)job);
+	v = pgt_text(s, sql, 0, NULL);
+	assert_string_equal(v, "/ 100.000000 P0, /kid 80.000000 P0, /kid/deeper 64.000000 P1");
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(rows_match_the_key_table, fresh, close_store),
 		cmocka_unit_test_setup_teardown(defaults_are_the_engines, fresh, close_store),
 		cmocka_unit_test_setup_teardown(verdicts_agree, fresh, close_store),
+		cmocka_unit_test_setup_teardown(absent_keys_read_as_defaults, fresh, close_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
