@@ -69,30 +69,48 @@ BEGIN
 END $$;
 
 -- Add p_delta (-100..100, finite) to the operator adjustment of job
--- p_job_id's pending tasks whose path starts with p_prefix (compared as a
--- plain string: no wildcards); a positive delta boosts, a negative one
--- demotes. The adjustment is the sum of every boost and demotion, kept in
--- -100..100, and the score is derived from it and the score the job's
--- mode gives the task: least(100, greatest(0, base_score + adjustment))
--- (0001), the class follows. A rescore rewrites base_score only, so the
--- adjustment outlives it; and because the sum is kept, the clamp loses
--- nothing: +30 on 90 gives 100, a later -30 gives 90 again. Only the
--- tasks whose adjustment changes (none for a delta of 0, none already at
--- the -100..100 bound the delta points to) are locked, in task id order
--- first, and written, a change that keeps the score at 0 or 100
--- included; the audit row is written when any was. Returns the tasks
--- changed.
+-- p_job_id's pending tasks whose path matches p_match; a positive delta
+-- boosts, a negative one demotes. p_match is a path prefix ('/docs/',
+-- compared as a plain string: '%', '_' and '*' are characters like any
+-- other), or with p_pattern a pattern the whole path must match, in which
+-- '*' stands for any run of characters, '/' included, and every other
+-- character for itself ('/docs/*/print', '*.pdf'). Both become one LIKE
+-- with '\', '%' and '_' escaped. The adjustment is the sum of every boost
+-- and demotion, kept in -100..100, and the score is derived from it and
+-- the score the job's mode gives the task: least(100, greatest(0,
+-- base_score + adjustment)) (0001), the class follows. A rescore rewrites
+-- base_score only, so the adjustment outlives it; and because the sum is
+-- kept, the clamp loses nothing: +30 on 90 gives 100, a later -30 gives 90
+-- again. Only the tasks whose adjustment changes (none for a delta of 0,
+-- none already at the -100..100 bound the delta points to) are locked, in
+-- task id order first, and written, a change that keeps the score at 0 or
+-- 100 included; the audit row (before and after name the prefix or the
+-- pattern) is written when any was. Returns the tasks changed.
 CREATE FUNCTION crawltop.adjust_scores(p_job_id bigint,
-		p_prefix text, p_delta double precision)
+		p_match text, p_delta double precision,
+		p_pattern boolean DEFAULT false)
 	RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
 	j crawltop.jobs;
 	c jsonb := crawltop.setting('{classes}');
+	v_like text;
+	v_what jsonb;
 	n bigint;
 BEGIN
-	IF p_prefix IS NULL OR left(p_prefix, 1) <> '/' OR NOT crawltop.path_ok(p_prefix) THEN
+	IF p_pattern IS NULL THEN
+		RAISE EXCEPTION 'whether % is a pattern is NULL: pass true or false',
+			crawltop.shown(p_match) USING ERRCODE = '22023';
+	END IF;
+	IF p_pattern THEN
+		IF p_match IS NULL OR p_match !~ '^[/*][^[:space:][:cntrl:]]*$'
+		   OR octet_length(p_match) > crawltop.max_url_bytes() THEN
+			RAISE EXCEPTION 'path pattern % is not a pattern of page paths: it must start with ''/'' or ''*'' (any characters), have no spaces or control characters, and be at most % bytes',
+				crawltop.shown(p_match), crawltop.max_url_bytes()
+				USING ERRCODE = '22023';
+		END IF;
+	ELSIF p_match IS NULL OR left(p_match, 1) <> '/' OR NOT crawltop.path_ok(p_match) THEN
 		RAISE EXCEPTION 'path prefix % is not a page path prefix: like a path, it must start with ''/'', have no spaces, control characters, ''#'' or ''.'' and ''..'' segments, and be at most % bytes',
-			crawltop.shown(p_prefix), crawltop.max_url_bytes()
+			crawltop.shown(p_match), crawltop.max_url_bytes()
 			USING ERRCODE = '22023';
 	END IF;
 	IF p_delta IS NULL OR NOT (p_delta >= -100 AND p_delta <= 100) THEN
@@ -103,10 +121,16 @@ BEGIN
 	IF p_delta = 0 THEN
 		RETURN 0;
 	END IF;
+	v_like := replace(replace(replace(p_match, E'\\', E'\\\\'), '%', E'\\%'),
+		'_', E'\\_');
+	v_like := CASE WHEN p_pattern THEN replace(v_like, '*', '%')
+		       ELSE v_like || '%' END;
+	v_what := jsonb_build_object(CASE WHEN p_pattern THEN 'pattern'
+				      ELSE 'prefix' END, p_match);
 	PERFORM 1 FROM crawltop.tasks t
 	JOIN crawltop.pages p ON p.id = t.page_id
 	WHERE t.job_id = j.id AND t.status = 'pending'
-	  AND left(p.path, length(p_prefix)) = p_prefix
+	  AND p.path::text LIKE v_like
 	  AND least(100, greatest(-100, t.adjustment + p_delta)) <> t.adjustment
 	ORDER BY t.id FOR NO KEY UPDATE OF t;
 	UPDATE crawltop.tasks t
@@ -119,15 +143,14 @@ BEGIN
 		(c->>'p2')::double precision)
 	FROM crawltop.pages p
 	WHERE t.job_id = j.id AND t.status = 'pending' AND p.id = t.page_id
-	  AND left(p.path, length(p_prefix)) = p_prefix
+	  AND p.path::text LIKE v_like
 	  AND least(100, greatest(-100, t.adjustment + p_delta)) <> t.adjustment;
 	GET DIAGNOSTICS n = ROW_COUNT;
 	IF n > 0 THEN
 		INSERT INTO crawltop.audit_log (action, job_id, before, after,
 			rows_affected)
 		VALUES (CASE WHEN p_delta >= 0 THEN 'tasks.boost' ELSE 'tasks.demote' END,
-			j.id, jsonb_build_object('prefix', p_prefix),
-			jsonb_build_object('prefix', p_prefix, 'delta', p_delta), n);
+			j.id, v_what, v_what || jsonb_build_object('delta', p_delta), n);
 	END IF;
 	RETURN n;
 END $$;

@@ -122,7 +122,7 @@ GRANT EXECUTE ON FUNCTION
 	crawltop.lock_job(bigint),
 	crawltop.set_job_priority(bigint, integer),
 	crawltop.set_job_state(bigint, text),
-	crawltop.adjust_scores(bigint, text, double precision),
+	crawltop.adjust_scores(bigint, text, double precision, boolean),
 	crawltop.apply_sitemap_priorities(bigint),
 	crawltop.record_run_manifest(bigint, timestamptz, text, integer),
 	crawltop.compact_counts(), crawltop.rebuild_counts(),

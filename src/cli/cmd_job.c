@@ -36,15 +36,15 @@ static const struct job_sub {
 	{"pause", 1, "JOB", 0, job_pause},
 	{"resume", 1, "JOB", 0, job_resume},
 	{"cancel", 1, "JOB", JOB_OPT_YES, job_cancel},
-	{"boost", 1, "JOB", JOB_OPT_PREFIX | JOB_OPT_BY | JOB_OPT_DEMOTE,
-	 job_boost},
+	{"boost", 1, "JOB", JOB_OPT_PREFIX | JOB_OPT_PATTERN | JOB_OPT_BY |
+	 JOB_OPT_DEMOTE, job_boost},
 };
 #define N_SUBS (sizeof subs / sizeof subs[0])
 
 /* The long names of the options, in enum job_opt bit order. */
 static const char *const opt_names[] = {"--domain", "--priority", "--mode",
 					"--yes", "--prefix", "--by",
-					"--demote"};
+					"--demote", "--pattern"};
 
 /* `job list`: one line per job with its task counts. */
 static int job_list(const struct job_args *a)
@@ -164,6 +164,7 @@ static int parse(int argc, char **argv, struct job_args *a)
 		{"prefix", required_argument, NULL, 'P'},
 		{"by", required_argument, NULL, 'b'},
 		{"demote", no_argument, NULL, 'x'},
+		{"pattern", required_argument, NULL, 'G'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -179,6 +180,7 @@ static int parse(int argc, char **argv, struct job_args *a)
 		case 'P': a->prefix = optarg; a->given |= JOB_OPT_PREFIX; break;
 		case 'b': a->by = optarg; a->given |= JOB_OPT_BY; break;
 		case 'x': a->demote = 1; a->given |= JOB_OPT_DEMOTE; break;
+		case 'G': a->pattern = optarg; a->given |= JOB_OPT_PATTERN; break;
 		default:
 			return -1;
 		}
@@ -196,7 +198,9 @@ static int parse(int argc, char **argv, struct job_args *a)
 	if ((a->domain && cli_text_ok("job", "--domain", a->domain,
 				      "a host name") != 0) ||
 	    (a->prefix && cli_text_ok("job", "--prefix", a->prefix,
-				      "a path starting with '/'") != 0))
+				      "a path starting with '/'") != 0) ||
+	    (a->pattern && cli_text_ok("job", "--pattern", a->pattern,
+				       "a path pattern starting with '/' or '*'") != 0))
 		return -2;
 	return 0;
 }
@@ -272,10 +276,13 @@ const struct cli_cmd cli_cmd_job = {
 		"  job cancel JOB --yes       skip its pending tasks for good;\n"
 		"                             without --yes, says how many and\n"
 		"                             changes nothing\n"
-		"  job boost JOB --prefix /PATH --by N [--demote]\n"
+		"  job boost JOB (--prefix /PATH | --pattern GLOB) --by N [--demote]\n"
 		"                             add (or with --demote subtract) N\n"
 		"                             points (0..100) to the score of the\n"
-		"                             pending tasks under /PATH\n"
+		"                             pending tasks under /PATH, or whose\n"
+		"                             whole path matches GLOB: '*' any\n"
+		"                             characters ('/' too), all else as\n"
+		"                             is ('*.pdf', '/docs/*/print')\n"
 		DB_HELP_DSN
 		"\nTasks: running ones are leased to a worker; retrying ones\n"
 		"failed and wait for their retry backoff (nobody fetches them;\n"

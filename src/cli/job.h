@@ -13,13 +13,14 @@ enum job_opt {
 	JOB_OPT_PREFIX = 1u << 4,
 	JOB_OPT_BY = 1u << 5,
 	JOB_OPT_DEMOTE = 1u << 6,
+	JOB_OPT_PATTERN = 1u << 7,
 };
 
 /* The parsed command line: option values (NULL when absent) and the
  * positional arguments after the subcommand. Borrowed from argv. */
 struct job_args {
 	const char *dsn;
-	const char *domain, *priority, *mode, *prefix, *by;
+	const char *domain, *priority, *mode, *prefix, *by, *pattern;
 	int yes, demote;
 	unsigned given;       /* enum job_opt bits seen */
 	char **pos;

@@ -148,18 +148,26 @@ int job_cancel(const struct job_args *a)
 	return act(a, CT_JOB_CANCEL, "cancelled", "skipped");
 }
 
-/* `job boost JOB --prefix /PATH --by N [--demote]`: N in 0..100 points,
- * subtracted with --demote; the store keeps every score within 0..100. */
+/* `job boost JOB (--prefix /PATH | --pattern GLOB) --by N [--demote]`: N
+ * in 0..100 points, subtracted with --demote; the store keeps every score
+ * within 0..100. */
 int job_boost(const struct job_args *a)
 {
 	double by;
-	if (!a->prefix || !a->by) {
-		cli_error("job", "boost needs --prefix /PATH and --by N");
+	const char *match = a->prefix ? a->prefix : a->pattern;
+	if (!match || (a->prefix && a->pattern) || !a->by) {
+		cli_error("job", "boost needs --by N and one of --prefix /PATH "
+			  "and --pattern GLOB");
 		return DB_EXIT_USAGE;
 	}
-	if (a->prefix[0] != '/') {
+	if (a->prefix && a->prefix[0] != '/') {
 		cli_error("job", "--prefix '%s' is not a path prefix: it starts "
 			  "with '/'", a->prefix);
+		return DB_EXIT_USAGE;
+	}
+	if (a->pattern && a->pattern[0] != '/' && a->pattern[0] != '*') {
+		cli_error("job", "--pattern '%s' is not a path pattern: it starts "
+			  "with '/' or '*'", a->pattern);
 		return DB_EXIT_USAGE;
 	}
 	if (db_parse_double("job", "--by", a->by, 0, 100, &by) != 0)
@@ -170,13 +178,16 @@ int job_boost(const struct job_args *a)
 	long rows;
 	if (open_job(a, &s, &j) != 0)
 		return DB_EXIT_FAIL;
-	if (ct_store_adjust_scores(s, j.id, a->prefix, a->demote ? -by : by,
-				   &rows, &err) != CT_OK)
+	double delta = a->demote ? -by : by;
+	ct_status st = a->prefix
+		? ct_store_adjust_scores(s, j.id, match, delta, &rows, &err)
+		: ct_store_adjust_matching(s, j.id, match, delta, &rows, &err);
+	if (st != CT_OK)
 		return refused(s, &err);
 	ct_store_close(s);
-	printf("job %s (%" PRId64 "): %ld pending task%s under %s %s by %g "
+	printf("job %s (%" PRId64 "): %ld pending task%s %s %s %s by %g "
 	       "point%s\n", j.name, j.id, rows, rows == 1 ? "" : "s",
-	       a->prefix, a->demote ? "demoted" : "boosted", by,
-	       by == 1 ? "" : "s");
+	       a->prefix ? "under" : "matching", match,
+	       a->demote ? "demoted" : "boosted", by, by == 1 ? "" : "s");
 	return DB_EXIT_OK;
 }

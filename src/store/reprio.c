@@ -2,6 +2,7 @@
  * calls of data/sql/0004_reprioritise.sql. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -69,9 +70,10 @@ ct_status ct_store_job_act(struct ct_store *s, int64_t job_id,
 			 2, params, rows, err);
 }
 
-ct_status ct_store_adjust_scores(struct ct_store *s, int64_t job_id,
-				 const char *prefix, double delta, long *rows,
-				 struct ct_error *err)
+/* adjust_scores with p_pattern = pattern. */
+static ct_status adjust(struct ct_store *s, int64_t job_id, const char *match,
+			bool pattern, double delta, long *rows,
+			struct ct_error *err)
 {
 	char job[24], d[40];
 	snprintf(job, sizeof job, "%" PRId64, job_id);
@@ -81,8 +83,23 @@ ct_status ct_store_adjust_scores(struct ct_store *s, int64_t job_id,
 		snprintf(d, sizeof d, delta > 0 ? "Infinity" : "-Infinity");
 	else
 		snprintf(d, sizeof d, "%.17g", delta);
-	const char *params[] = {job, prefix, d};
+	const char *params[] = {job, match, d, pattern ? "true" : "false"};
 	return call_rows(s, delta < 0 ? "demote tasks" : "boost tasks",
 			 "SELECT crawltop.adjust_scores($1::bigint, $2, "
-			 "$3::double precision)", 3, params, rows, err);
+			 "$3::double precision, $4::boolean)", 4, params, rows,
+			 err);
+}
+
+ct_status ct_store_adjust_scores(struct ct_store *s, int64_t job_id,
+				 const char *prefix, double delta, long *rows,
+				 struct ct_error *err)
+{
+	return adjust(s, job_id, prefix, false, delta, rows, err);
+}
+
+ct_status ct_store_adjust_matching(struct ct_store *s, int64_t job_id,
+				   const char *pattern, double delta,
+				   long *rows, struct ct_error *err)
+{
+	return adjust(s, job_id, pattern, true, delta, rows, err);
 }

@@ -268,6 +268,13 @@ ct_status ct_store_job_act(struct ct_store *s, int64_t job_id,
 ct_status ct_store_adjust_scores(struct ct_store *s, int64_t job_id,
 				 const char *prefix, double delta, long *rows,
 				 struct ct_error *err);
+/* The same for the pending tasks whose whole path matches pattern: '*'
+ * stands for any run of characters ('/' included), every other character
+ * for itself ("*.pdf", "/docs*print"). A pattern starts with '/' or
+ * '*'. */
+ct_status ct_store_adjust_matching(struct ct_store *s, int64_t job_id,
+				   const char *pattern, double delta,
+				   long *rows, struct ct_error *err);
 
 /* ---- job modes and rescoring (rescore.c) ------------------------------
  * A rescore recomputes the score and class of a job's unfinished (pending

@@ -500,11 +500,13 @@ void tf_act(struct tui *t, enum tui_action a, int64_t job, int arg,
 		snprintf(desc, sizeof t->act_desc[0], "job %.40s: %s %.*s %+g",
 			 name, delta < 0 ? "demote" : "boost", 100, prefix, delta);
 		snprintf(ab, sizeof ab, "%.17g", delta);
-		const char *p[] = {jb, prefix, ab};
+		/* a text with '*' is a pattern of the whole path */
+		const char *p[] = {jb, prefix, ab,
+				   strchr(prefix, '*') ? "true" : "false"};
 		st = ct_aconn_send(t->ac, Q_ACT + slot,
 				   delta < 0 ? "demote tasks" : "boost tasks",
 				   "SELECT crawltop.adjust_scores($1::bigint, $2, "
-				   "$3::double precision)", 3, p, &err);
+				   "$3::double precision, $4::boolean)", 4, p, &err);
 		break;
 	}
 	default:

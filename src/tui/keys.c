@@ -347,11 +347,11 @@ static int k_adjust(struct tui *t, int key)
 	const char *why = tui_why_readonly(t);
 	if (why)
 		snprintf(t->prompt, sizeof t->prompt, "%s %.64s: refused now "
-			 "(%.60s); path prefix [points]: ", key == 'b' ?
+			 "(%.60s); path prefix or pattern [points]: ", key == 'b' ?
 			 "Boost" : "Demote", j->name, why);
 	else
 		snprintf(t->prompt, sizeof t->prompt, "%s pending tasks of "
-			 "%.64s, path prefix [points, default 10]: ",
+			 "%.64s, path prefix or pattern (*) [points, default 10]: ",
 			 key == 'b' ? "Boost" : "Demote", j->name);
 	snprintf(t->input, sizeof t->input, "/");
 	t->mode = TUI_PROMPT;
@@ -460,21 +460,22 @@ static int k_prompt_abort(struct tui *t, int key)
 	return TUI_REDRAW;
 }
 
-/* Check "PREFIX [POINTS]" and send the boost or demotion. */
+/* Check "PREFIX [POINTS]" or "PATTERN [POINTS]" (a text with '*': '*'
+ * any characters) and send the boost or demotion. */
 static int k_prompt_submit(struct tui *t, int key)
 {
 	char prefix[256], extra[64] = "", more[2];
 	double points = 10;
 	int n = sscanf(t->input, "%255s %63s %1s", prefix, extra, more);
 	leave(t);
-	if (n < 1 || prefix[0] != '/') {
+	if (n < 1 || (prefix[0] != '/' && prefix[0] != '*')) {
 		tui_msg(t, 1, "path prefix '%.100s' refused: it must start "
-			"with '/'", n < 1 ? "" : prefix);
+			"with '/' (a pattern with '/' or '*')", n < 1 ? "" : prefix);
 		return TUI_REDRAW;
 	}
 	if (n == 3) {
-		tui_msg(t, 1, "'%.100s' refused: give a path prefix and at "
-			"most a number of points", t->input);
+		tui_msg(t, 1, "'%.100s' refused: give a path prefix or pattern "
+			"and at most a number of points", t->input);
 		return TUI_REDRAW;
 	}
 	if (n == 2) {
@@ -813,9 +814,9 @@ static const struct tui_key key_table[] = {
 	{TUI_NORMAL, {'C'}, "C", "Cancel",
 	 "cancel the selected job (asks first)", 1, k_cancel},
 	{TUI_NORMAL, {'b'}, "b", "Boost",
-	 "boost pending tasks by path prefix", 1, k_adjust},
+	 "boost pending tasks by path prefix or pattern", 1, k_adjust},
 	{TUI_NORMAL, {'d'}, "d", "Demote",
-	 "demote pending tasks by path prefix", 1, k_adjust},
+	 "demote pending tasks by path prefix or pattern", 1, k_adjust},
 
 	{TUI_HELP, {TK_UP, 'k', TK_DOWN, 'j'}, "Up Down", NULL,
 	 "scroll the help", 0, k_help_scroll},

@@ -1090,7 +1090,7 @@ static void draw_help(struct tui *t, int y, int h)
 		[TUI_NORMAL] = "Keys (generated from the table that binds them)",
 		[TUI_HELP] = "In this help",
 		[TUI_FILTER] = "While typing a filter (/)",
-		[TUI_PROMPT] = "While typing a path prefix (b, d)",
+		[TUI_PROMPT] = "While typing a path prefix or pattern (b, d)",
 		[TUI_CONFIRM] = "When asked to confirm (C, A, U)",
 		[TUI_MODESEL] = "While choosing a job's mode (m)",
 		[TUI_WEIGHTS] = "In the weights panel (w)",

@@ -66,14 +66,19 @@ ok_eq "boost: scores" "$(q "SELECT string_agg(t.score::text, ' ' ORDER BY p.path
 	"100 20 20 10"
 run job boost news --prefix /a/1 --by 5 --demote
 ok_match "demote" "$OUT" '1 pending task under /a/1 demoted by 5 points'
+run job boost news --pattern '*/1' --by 2
+ok_match "boost by a pattern: the whole path matches" "$OUT" '2 pending tasks matching \*/1 boosted by 2 points'
+ok_eq "boost by a pattern: its audit row" \
+	"$(q "SELECT after->>'pattern' FROM crawltop.audit_log WHERE action = 'tasks.boost' ORDER BY id DESC LIMIT 1")" '*/1'
 
 run job set-mode news fifo
 ok_eq "set-mode: exit 0" "$RC" 0
 ok_match "set-mode: tasks rescored" "$OUT" 'mode hierarchy -> fifo; 4 unfinished tasks rescored'
 # fifo scores 0 unless an operator boosted the task (SPEC.md): the points
-# of the boost (+10 under /a) and the demotion (-5 of /a/1) are kept
+# of the boost (+10 under /a), the demotion (-5 of /a/1) and the pattern's
+# (+2 of */1) are kept
 ok_eq "set-mode: fifo scores are 0 plus the operators' points" "$(scores news)" \
-	"/ 0.0000 P3; /a/1 5.0000 P3; /a/2 10.0000 P3; /b/1 0.0000 P3"
+	"/ 0.0000 P3; /a/1 7.0000 P3; /a/2 10.0000 P3; /b/1 2.0000 P3"
 
 # ---- bad input: message, exit status, nothing changed -------------------
 before=$(state)
@@ -154,6 +159,15 @@ run job boost news --prefix /a --by 101
 ok_match "boost --by 101: the range" "$OUT" 'must be a number in 0\.\.100'
 run job boost news --prefix a --by 1
 ok_match "boost --prefix without /: the rule" "$OUT" "starts with '/'"
+run job boost news --pattern 'a*' --by 1
+ok_eq "boost --pattern without / or *: exit 2" "$RC" 2
+ok_match "boost --pattern without / or *: the rule" "$OUT" "starts with '/' or '\*'"
+run job boost news --prefix /a --pattern '/b*' --by 1
+ok_eq "boost with --prefix and --pattern: exit 2" "$RC" 2
+ok_match "boost with --prefix and --pattern: one of them" "$OUT" 'one of --prefix /PATH and --pattern GLOB'
+run job boost news --pattern '/a *' --by 1
+ok_eq "boost --pattern with a space: refused by the store, exit 1" "$RC" 1
+ok_match "boost --pattern with a space: the store's rule" "$OUT" "is not a pattern of page paths"
 run job list --yes
 ok_match "an option of another subcommand" "$OUT" '--yes does not apply to job list'
 run job frobnicate

@@ -231,6 +231,83 @@ static void boost_and_demote_by_prefix(void **state)
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log"), audit);
 }
 
+/* A pattern matches the whole path: '*' any run of characters ('/' too),
+ * every other character itself ('%' and '_' included); no '*' is one path
+ * exactly. The audit row names the pattern. */
+static void boost_and_demote_by_pattern(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t j = pgt_job(s, "pat", "pat.example", 5, "frontier");
+	const char *p[] = {"/docs/a/print", "/docs/b/print", "/docs/b/view",
+			   "/docs/b/view2", "/files/x.pdf", "/x_y.pdf",
+			   "/xay.pdf"};
+	double sc[] = {10, 10, 10, 10, 10, 10, 10};
+	pgt_enqueue(s, j, p, 7, sc);
+	static const struct {
+		const char *pattern;
+		double delta;
+		long rows;
+	} step[] = {
+		{"/docs/*/print", 10, 2},
+		{"*.pdf", 5, 3},
+		{"/x_y.pdf", 1, 1},  /* '_' is itself: not /xay.pdf */
+		{"/docs/b/view", 1, 1}, /* no '*': that path alone */
+		{"/docs/*", -3, 4},
+		{"/nothing*", 7, 0},
+		{"*", 0, 0},
+	};
+	long rows, audit0 = pgt_int(s, "SELECT count(*) FROM crawltop.audit_log");
+	for (size_t i = 0; i < sizeof step / sizeof step[0]; i++) {
+		if (ct_store_adjust_matching(s, j, step[i].pattern, step[i].delta,
+					     &rows, &err) != CT_OK)
+			fail_msg("%s: %s", step[i].pattern, err.msg);
+		if (rows != step[i].rows)
+			fail_msg("%s: %ld rows, want %ld", step[i].pattern, rows,
+				 step[i].rows);
+	}
+	const char *pj[] = {"pat"};
+	char *t = pgt_text(s, "SELECT string_agg(p.path || ' ' || t.adjustment, "
+		"',' ORDER BY p.path) FROM crawltop.tasks t JOIN crawltop.pages p "
+		"ON p.id = t.page_id JOIN crawltop.jobs j ON j.id = t.job_id "
+		"WHERE j.name = $1", 1, pj);
+	assert_string_equal(t, "/docs/a/print 7,/docs/b/print 7,/docs/b/view -2,"
+			    "/docs/b/view2 -3,/files/x.pdf 5,/x_y.pdf 6,/xay.pdf 5");
+	free(t);
+	t = pgt_text(s, "SELECT string_agg(action || ' ' || (before->>'pattern') "
+		"|| ' ' || (after->>'delta') || ' ' || rows_affected, ',' ORDER BY "
+		"id) FROM crawltop.audit_log WHERE action LIKE 'tasks.%'", 0, NULL);
+	assert_string_equal(t, "tasks.boost /docs/*/print 10 2,tasks.boost *.pdf "
+			    "5 3,tasks.boost /x_y.pdf 1 1,tasks.boost /docs/b/view 1 1,"
+			    "tasks.demote /docs/* -3 4");
+	free(t);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log"),
+			 audit0 + 5);
+	static const struct {
+		const char *pattern, *frag;
+	} bad[] = {
+		{"docs/*", "path pattern 'docs/*' is not a pattern of page paths: "
+		 "it must start with '/' or '*'"},
+		{"/a *", "path pattern '/a *' is not a pattern"},
+		{"", "path pattern '' is not a pattern"},
+		{"/\t*", "is not a pattern"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ct_status st = ct_store_adjust_matching(s, j, bad[i].pattern, 5,
+							&rows, &err);
+		if (st != CT_EINVAL || !strstr(err.msg, bad[i].frag))
+			fail_msg("case %zu: %s: %s", i, ct_status_str(st), err.msg);
+	}
+	char sql[128];
+	snprintf(sql, sizeof sql, "SELECT crawltop.adjust_scores(%lld, '/docs/', "
+		 "5, NULL)", (long long)j);
+	assert_int_not_equal(ct_store_exec(s, "test", sql, &err), CT_OK);
+	if (!strstr(err.msg, "whether '/docs/' is a pattern is NULL"))
+		fail_msg("%s", err.msg);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log"),
+			 audit0 + 5);
+}
+
 /* The points operators add are kept as a sum in -100..100 and the score
  * is derived from it, clamped to 0..100: the clamp loses nothing. +30 on
  * 90 gives 100, then -30 gives 90 again (not 70); a demotion below 0 and
@@ -288,6 +365,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(set_priority_reorders, fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(boost_and_demote_by_pattern, fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(pause_resume_cancel, fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(boost_and_demote_by_prefix, fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(adjustments_add_up_and_clamp, fresh, pgt_close),

@@ -159,7 +159,7 @@ ok_screen "the header counts the skipped tasks, so its counts add up" \
 	'failed 0  skipped 2 '
 
 tm_keys g b
-ok_screen "b prompts for a path prefix" 'Boost pending tasks of alpha, path prefix \[points, default 10\]: /_'
+ok_screen "b prompts for a path prefix" 'Boost pending tasks of alpha, path prefix or pattern \(\*\) \[points, default 10\]: /_'
 tm_keys -l 'blog 20'
 tm_keys Enter
 ok_screen "boost done" 'job alpha: boost /blog \+20: done \(4 tasks changed\)'
@@ -167,6 +167,17 @@ ok_sql "the scores under /blog rose by 20" \
 	"SELECT string_agg(score::text, ',' ORDER BY score DESC) FROM crawltop.tasks WHERE job_id = 1 AND status = 'pending'" \
 	'70,70,60,60,40'
 ok_screen "the audit row of the boost" 'tasks\.boost +1 +4 +delta 20, prefix /blog' 5
+# a text with '*' is a pattern of the whole path: /*s/x is /news/x alone
+tm_keys d
+tm_keys -l '*s/x 5'
+tm_keys Enter
+ok_screen "demote by a pattern" 'job alpha: demote /\*s/x -5: done \(1 task changed\)'
+ok_sql "only the path the pattern matches went down" \
+	"SELECT string_agg(p.path || ' ' || t.adjustment, ',' ORDER BY p.path) FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE t.job_id = 1 AND t.status = 'pending' AND t.adjustment < 0" \
+	'/news/x -5'
+ok_sql "its audit row names the pattern" \
+	"SELECT after->>'pattern' || ' ' || (after->>'delta') FROM crawltop.audit_log WHERE action = 'tasks.demote' ORDER BY id DESC LIMIT 1" \
+	'/*s/x -5'
 tm_keys d
 tm_keys -l 'x 500'
 tm_keys Enter
@@ -374,9 +385,9 @@ ok_sql "-r: nothing changed" "SELECT priority FROM crawltop.jobs WHERE name = 'b
 # there, not to the dashboard's keys (a: audit panel, i: sort order)
 tm_keys b
 ok_screen "-r: the boost line opens, saying it is refused now" \
-	'Boost beta: refused now \(read-only mode \(-r\)\); path prefix'
+	'Boost beta: refused now \(read-only mode \(-r\)\); path prefix or pattern'
 tm_keys a i
-ok_screen "-r: the keys typed go into the line" 'path prefix \[points\]: /ai'
+ok_screen "-r: the keys typed go into the line" 'path prefix or pattern \[points\]: /ai'
 tm_keys Enter
 ok_screen "-r: Enter refuses it" 'cannot change anything: read-only mode \(-r\)'
 ok_eq "-r: the keys changed nothing (no audit panel)" "$(printf '%s' "$SCREEN" | grep -c 'Audit log')" 0

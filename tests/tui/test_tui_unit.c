@@ -435,7 +435,7 @@ static void keys_interrupt_asks_for_a_draft(void **state)
 	free(t);
 }
 
-/* The boost prompt takes a path prefix and at most a plain decimal number
+/* The boost prompt takes a path prefix (or pattern) and at most a plain decimal number
  * of points: extra words and other spellings of numbers are refused,
  * before anything is sent. */
 static void keys_boost_prompt_refusals(void **state)
@@ -444,12 +444,13 @@ static void keys_boost_prompt_refusals(void **state)
 	static const struct {
 		const char *input, *frag;
 	} bad[] = {
-		{"/blog 5 oops", "give a path prefix and at most a number of points"},
+		{"/blog 5 oops", "give a path prefix or pattern and at most a number of points"},
 		{"/blog 0x10", "points '0x10' refused"},
 		{"/blog +5", "points '+5' refused"},
 		{"/blog inf", "points 'inf' refused"},
 		{"/blog 0", "points '0' refused"},
 		{"blog 5", "must start with '/'"},
+		{"?blog 5", "must start with '/' (a pattern with '/' or '*')"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		struct tui *t = new_tui();
