@@ -456,42 +456,60 @@ END $$;
 -- Seed 000's batch update after a sitemap was processed: '/' gets the root
 -- score and every page the job enqueued from a sitemap at least the
 -- sitemap score; the job's pending tasks' base scores are raised to
--- match (hierarchy mode), keeping their operator adjustments. Enqueue already does this as it goes; this repairs a job after a
--- settings change. Returns the number of tasks raised.
+-- match (hierarchy mode), keeping their operator adjustments, locked in
+-- task id order first (0004). Enqueue already does this as it goes; this
+-- repairs a job after a settings change (crawltop job sitemap-priorities).
+-- One audit row (tasks.sitemap: the scores used, the pages and tasks
+-- raised) when anything was raised. Returns the number of tasks raised.
 CREATE FUNCTION crawltop.apply_sitemap_priorities(p_job_id bigint)
 	RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
 	j crawltop.jobs;
 	h jsonb := crawltop.setting('{hierarchy}');
 	c jsonb := crawltop.setting('{classes}');
-	n integer;
+	v_root double precision := (h->>'root')::double precision;
+	v_sitemap double precision := (h->>'sitemap')::double precision;
+	n integer := 0;
+	n_root integer;
+	n_pages integer;
 BEGIN
 	SELECT * INTO j FROM crawltop.jobs WHERE id = p_job_id FOR NO KEY UPDATE;
 	IF NOT FOUND THEN
-		RAISE EXCEPTION 'job % does not exist', p_job_id USING ERRCODE = 'P0002';
+		RAISE EXCEPTION 'job % does not exist', coalesce(p_job_id::text, 'NULL')
+			USING ERRCODE = 'P0002';
 	END IF;
-	UPDATE crawltop.pages SET priority_score = (h->>'root')::double precision
-	WHERE domain_id = j.domain_id AND path = '/'
-	  AND priority_score < (h->>'root')::double precision;
-	UPDATE crawltop.pages pg SET priority_score = (h->>'sitemap')::double precision
+	UPDATE crawltop.pages SET priority_score = v_root
+	WHERE domain_id = j.domain_id AND path = '/' AND priority_score < v_root;
+	GET DIAGNOSTICS n_root = ROW_COUNT;
+	UPDATE crawltop.pages pg SET priority_score = v_sitemap
 	FROM crawltop.tasks t
 	WHERE t.job_id = j.id AND t.page_id = pg.id AND t.source_type = 'sitemap'
-	  AND pg.priority_score < (h->>'sitemap')::double precision;
-	IF j.prioritization_mode <> 'hierarchy' THEN
-		RETURN 0;
+	  AND pg.priority_score < v_sitemap;
+	GET DIAGNOSTICS n_pages = ROW_COUNT;
+	IF j.prioritization_mode = 'hierarchy' THEN
+		PERFORM 1 FROM crawltop.tasks t
+		JOIN crawltop.pages pg ON pg.id = t.page_id
+		WHERE t.job_id = j.id AND t.status = 'pending'
+		  AND t.base_score < pg.priority_score * 100
+		ORDER BY t.id FOR NO KEY UPDATE OF t;
+		-- the base score rises; the score follows with the task's
+		-- operator adjustment (0001)
+		UPDATE crawltop.tasks t
+		SET base_score = pg.priority_score * 100,
+		    score = least(100, greatest(0, pg.priority_score * 100 + t.adjustment)),
+		    class = crawltop.class_of(least(100, greatest(0,
+			pg.priority_score * 100 + t.adjustment)),
+			(c->>'p0')::double precision, (c->>'p1')::double precision,
+			(c->>'p2')::double precision)
+		FROM crawltop.pages pg
+		WHERE t.job_id = j.id AND t.status = 'pending' AND pg.id = t.page_id
+		  AND t.base_score < pg.priority_score * 100;
+		GET DIAGNOSTICS n = ROW_COUNT;
 	END IF;
-	-- the base score rises; the score follows with the task's operator
-	-- adjustment (0001)
-	UPDATE crawltop.tasks t
-	SET base_score = pg.priority_score * 100,
-	    score = least(100, greatest(0, pg.priority_score * 100 + t.adjustment)),
-	    class = crawltop.class_of(least(100, greatest(0,
-		pg.priority_score * 100 + t.adjustment)),
-		(c->>'p0')::double precision, (c->>'p1')::double precision,
-		(c->>'p2')::double precision)
-	FROM crawltop.pages pg
-	WHERE t.job_id = j.id AND t.status = 'pending' AND pg.id = t.page_id
-	  AND t.base_score < pg.priority_score * 100;
-	GET DIAGNOSTICS n = ROW_COUNT;
+	IF n + n_root + n_pages > 0 THEN
+		INSERT INTO crawltop.audit_log (action, job_id, after, rows_affected)
+		VALUES ('tasks.sitemap', j.id, jsonb_build_object('root', v_root,
+			'sitemap', v_sitemap, 'pages_raised', n_root + n_pages), n);
+	END IF;
 	RETURN n;
 END $$;

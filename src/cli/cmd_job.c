@@ -38,6 +38,7 @@ static const struct job_sub {
 	{"cancel", 1, "JOB", JOB_OPT_YES, job_cancel},
 	{"boost", 1, "JOB", JOB_OPT_PREFIX | JOB_OPT_PATTERN | JOB_OPT_BY |
 	 JOB_OPT_DEMOTE, job_boost},
+	{"sitemap-priorities", 1, "JOB", 0, job_sitemap_priorities},
 };
 #define N_SUBS (sizeof subs / sizeof subs[0])
 
@@ -251,8 +252,7 @@ static int run(int argc, char **argv)
 const struct cli_cmd cli_cmd_job = {
 	.name = "job",
 	.usage = "list|show|create|set-priority|set-mode|pause|resume|cancel|"
-		 "boost "
-		 "[ARGS] [-d DSN]",
+		 "boost|sitemap-priorities [ARGS] [-d DSN]",
 	.summary = "List, create and steer crawl jobs in the task store",
 	.help = "  job list                   one line per job: id, name, domain,\n"
 		"                             mode, priority, status, pages and\n"
@@ -283,6 +283,11 @@ const struct cli_cmd cli_cmd_job = {
 		"                             whole path matches GLOB: '*' any\n"
 		"                             characters ('/' too), all else as\n"
 		"                             is ('*.pdf', '/docs/*/print')\n"
+		"  job sitemap-priorities JOB raise '/' to the root score and\n"
+		"                             the job's sitemap pages to the\n"
+		"                             sitemap score (seed 000's update\n"
+		"                             after a sitemap; enqueue does it as\n"
+		"                             it goes: for after a settings change)\n"
 		DB_HELP_DSN
 		"\nTasks: running ones are leased to a worker; retrying ones\n"
 		"failed and wait for their retry backoff (nobody fetches them;\n"

@@ -35,5 +35,6 @@ int job_pause(const struct job_args *a);
 int job_resume(const struct job_args *a);
 int job_cancel(const struct job_args *a);
 int job_boost(const struct job_args *a);
+int job_sitemap_priorities(const struct job_args *a);
 
 #endif

@@ -1,5 +1,5 @@
 /* job_change.c: the `crawltop job` subcommands that change a job:
- * set-priority, pause, resume, cancel and boost. Each is one store call,
+ * set-priority, pause, resume, cancel, boost and sitemap-priorities. Each is one store call,
  * hence one transaction with its audit_log row; values are checked here
  * before anything is sent, and the server checks them again. */
 #include <inttypes.h>
@@ -189,5 +189,24 @@ int job_boost(const struct job_args *a)
 	       "point%s\n", j.name, j.id, rows, rows == 1 ? "" : "s",
 	       a->prefix ? "under" : "matching", match,
 	       a->demote ? "demoted" : "boosted", by, by == 1 ? "" : "s");
+	return DB_EXIT_OK;
+}
+
+/* `job sitemap-priorities JOB`: seed 000's batch update after a sitemap,
+ * with the store's current hierarchy.root and hierarchy.sitemap. */
+int job_sitemap_priorities(const struct job_args *a)
+{
+	struct ct_store *s;
+	struct ct_job_info j;
+	struct ct_error err;
+	long rows;
+	if (open_job(a, &s, &j) != 0)
+		return DB_EXIT_FAIL;
+	if (ct_store_apply_sitemap(s, j.id, &rows, &err) != CT_OK)
+		return refused(s, &err);
+	ct_store_close(s);
+	printf("job %s (%" PRId64 "): '/' and the sitemap's pages raised to "
+	       "the root and sitemap scores; %ld pending task%s raised\n",
+	       j.name, j.id, rows, rows == 1 ? "" : "s");
 	return DB_EXIT_OK;
 }

@@ -103,3 +103,14 @@ ct_status ct_store_adjust_matching(struct ct_store *s, int64_t job_id,
 {
 	return adjust(s, job_id, pattern, true, delta, rows, err);
 }
+
+ct_status ct_store_apply_sitemap(struct ct_store *s, int64_t job_id,
+				 long *rows, struct ct_error *err)
+{
+	char job[24];
+	snprintf(job, sizeof job, "%" PRId64, job_id);
+	const char *params[] = {job};
+	return call_rows(s, "apply sitemap priorities",
+			 "SELECT crawltop.apply_sitemap_priorities($1::bigint)",
+			 1, params, rows, err);
+}

@@ -276,6 +276,16 @@ ct_status ct_store_adjust_matching(struct ct_store *s, int64_t job_id,
 				   const char *pattern, double delta,
 				   long *rows, struct ct_error *err);
 
+/* Seed 000's batch update after a sitemap: the job's domain's '/' gets
+ * at least the settings' hierarchy.root score and every page the job took
+ * from a sitemap at least hierarchy.sitemap; in a hierarchy job the
+ * pending tasks' mode scores rise to match (operator adjustments kept).
+ * Enqueue does this as it goes: this repairs a job after those settings
+ * changed. One transaction, one tasks.sitemap audit row when anything
+ * rose; *rows: the tasks raised. */
+ct_status ct_store_apply_sitemap(struct ct_store *s, int64_t job_id,
+				 long *rows, struct ct_error *err);
+
 /* ---- job modes and rescoring (rescore.c) ------------------------------
  * A rescore recomputes the score and class of a job's unfinished (pending
  * and running) tasks with the engine, in batches: each batch is one

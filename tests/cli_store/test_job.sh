@@ -313,7 +313,12 @@ ok_eq "retrying: claimed again: running (pending running retrying)" \
 
 run job --help
 ok_match "--help lists every subcommand" "$OUT" \
-	'list\|show\|create\|set-priority\|set-mode\|pause\|resume\|cancel\|boost'
+	'list\|show\|create\|set-priority\|set-mode\|pause\|resume\|cancel\|boost\|sitemap-priorities'
+run job sitemap-priorities news
+ok_eq "sitemap-priorities: exit 0" "$RC" 0
+ok_match "sitemap-priorities: what it did" "$OUT" 'job news \(1\): .* [0-9]+ pending tasks? raised'
+run job sitemap-priorities nosuch
+ok_eq "sitemap-priorities of an unknown job: exit 1" "$RC" 1
 
 # ---- operator adjustments outlive rescores -------------------------------
 # The review's case: /library of a freshness job boosted by 20 (73 -> 93),

@@ -308,6 +308,50 @@ static void boost_and_demote_by_pattern(void **state)
 			 audit0 + 5);
 }
 
+/* Seed 000's update after a sitemap, after hierarchy.sitemap rose: the
+ * sitemap pages and their pending tasks rise, adjustments kept, with one
+ * audit row; again, nothing rises and no row is written. */
+static void sitemap_priorities_after_a_settings_change(void **state)
+{
+	struct ct_store *s = *state;
+	struct ct_error err = {{0}};
+	int64_t j = pgt_job(s, "sm", "sm.example", 5, "hierarchy");
+	const char *p[] = {"/s1", "/s2"};
+	pgt_enqueue(s, j, p, 2, NULL);
+	long rows;
+	assert_int_equal(ct_store_adjust_scores(s, j, "/s1", 5, &rows, &err), CT_OK);
+	pgt_exec(s, "INSERT INTO crawltop.settings (value, note) SELECT "
+		 "jsonb_set(value, '{hierarchy,sitemap}', '0.7'), 'test' FROM "
+		 "crawltop.settings ORDER BY version DESC LIMIT 1");
+	const char *pj[] = {"sm"};
+	static const char q[] = "SELECT string_agg(p.path || ' ' || round("
+		"t.score::numeric, 3) || ' P' || t.class, ',' ORDER BY p.path) FROM "
+		"crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id JOIN "
+		"crawltop.jobs j ON j.id = t.job_id WHERE j.name = $1";
+	char *t = pgt_text(s, q, 1, pj);
+	assert_string_equal(t, "/s1 55.000 P2,/s2 50.000 P2");
+	free(t);
+	long audit = pgt_int(s, "SELECT count(*) FROM crawltop.audit_log");
+	if (ct_store_apply_sitemap(s, j, &rows, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+	assert_int_equal(rows, 2);
+	t = pgt_text(s, q, 1, pj);
+	assert_string_equal(t, "/s1 75.000 P1,/s2 70.000 P1");
+	free(t);
+	t = pgt_text(s, "SELECT action || ' ' || (after->>'sitemap') || ' ' || "
+		     "(after->>'pages_raised') || ' ' || rows_affected FROM "
+		     "crawltop.audit_log ORDER BY id DESC LIMIT 1", 0, NULL);
+	assert_string_equal(t, "tasks.sitemap 0.7 2 2");
+	free(t);
+	assert_int_equal(ct_store_apply_sitemap(s, j, &rows, &err), CT_OK);
+	assert_int_equal(rows, 0);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log"),
+			 audit + 1);
+	assert_int_equal(ct_store_apply_sitemap(s, 987654, &rows, &err), CT_ENOENT);
+	if (!strstr(err.msg, "job 987654 does not exist"))
+		fail_msg("%s", err.msg);
+}
+
 /* The points operators add are kept as a sum in -100..100 and the score
  * is derived from it, clamped to 0..100: the clamp loses nothing. +30 on
  * 90 gives 100, then -30 gives 90 again (not 70); a demotion below 0 and
@@ -366,6 +410,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(set_priority_reorders, fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(boost_and_demote_by_pattern, fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(sitemap_priorities_after_a_settings_change, fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(pause_resume_cancel, fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(boost_and_demote_by_prefix, fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(adjustments_add_up_and_clamp, fresh, pgt_close),
