@@ -3,8 +3,8 @@
  * hence one transaction with its audit_log row; values are checked here
  * before anything is sent, and the server checks them again. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
-
 #include <string.h>
 
 #include "cli.h"
@@ -33,21 +33,43 @@ static int refused(struct ct_store *s, const struct ct_error *err)
 	return DB_EXIT_FAIL;
 }
 
+/* One change of job j; arg is the subcommand's own. */
+typedef ct_status (*job_call)(struct ct_store *s, const struct ct_job_info *j,
+			      const void *arg, long *rows,
+			      struct ct_error *err);
+
+/* Open the store, read job a->pos[0] into *j, make the change and close:
+ * 0 with *rows, or DB_EXIT_FAIL (printed). */
+static int with_job(const struct job_args *a, job_call call, const void *arg,
+		    struct ct_job_info *j, long *rows)
+{
+	struct ct_store *s;
+	struct ct_error err;
+	if (open_job(a, &s, j) != 0)
+		return DB_EXIT_FAIL;
+	if (call(s, j, arg, rows, &err) != CT_OK)
+		return refused(s, &err);
+	ct_store_close(s);
+	return 0;
+}
+
+static ct_status call_priority(struct ct_store *s, const struct ct_job_info *j,
+			       const void *arg, long *rows,
+			       struct ct_error *err)
+{
+	return ct_store_job_set_priority(s, j->id, *(const int *)arg, rows, err);
+}
+
 /* `job set-priority JOB P`: P is checked (1..10) before connecting. */
 int job_set_priority(const struct job_args *a)
 {
 	int prio;
 	if (db_parse_priority("job", a->pos[1], &prio) != 0)
 		return DB_EXIT_USAGE;
-	struct ct_store *s;
 	struct ct_job_info j;
-	struct ct_error err;
 	long rows;
-	if (open_job(a, &s, &j) != 0)
+	if (with_job(a, call_priority, &prio, &j, &rows) != 0)
 		return DB_EXIT_FAIL;
-	if (ct_store_job_set_priority(s, j.id, prio, &rows, &err) != CT_OK)
-		return refused(s, &err);
-	ct_store_close(s);
 	if (rows == 0 && j.priority == prio) {
 		printf("job %s (%" PRId64 "): priority %d already; nothing "
 		       "changed\n", j.name, j.id, prio);
@@ -105,27 +127,33 @@ int job_set_mode(const struct job_args *a)
 	return DB_EXIT_OK;
 }
 
+struct act_arg {
+	ct_job_action action;
+	int yes;
+};
+
+static ct_status call_act(struct ct_store *s, const struct ct_job_info *j,
+			  const void *arg, long *rows, struct ct_error *err)
+{
+	const struct act_arg *x = arg;
+	if (x->action == CT_JOB_CANCEL && !x->yes)
+		return ct_error_set(err, CT_EINVAL, "cancelling job %s (%" PRId64
+				    ") would skip its %" PRId64 " pending "
+				    "task%s for good: add --yes to cancel it "
+				    "(nothing was changed)", j->name, j->id,
+				    j->pending, j->pending == 1 ? "" : "s");
+	return ct_store_job_act(s, j->id, x->action, rows, err);
+}
+
 /* Pause, resume or cancel job a->pos[0]; what_done names the outcome. */
 static int act(const struct job_args *a, ct_job_action action,
 	       const char *what_done, const char *tasks_done)
 {
-	struct ct_store *s;
+	struct act_arg x = {action, a->yes};
 	struct ct_job_info j;
-	struct ct_error err;
 	long rows;
-	if (open_job(a, &s, &j) != 0)
+	if (with_job(a, call_act, &x, &j, &rows) != 0)
 		return DB_EXIT_FAIL;
-	if (action == CT_JOB_CANCEL && !a->yes) {
-		ct_store_close(s);
-		cli_error("job", "cancelling job %s (%" PRId64 ") would skip "
-			  "its %" PRId64 " pending task%s for good: add --yes "
-			  "to cancel it (nothing was changed)", j.name, j.id,
-			  j.pending, j.pending == 1 ? "" : "s");
-		return DB_EXIT_FAIL;
-	}
-	if (ct_store_job_act(s, j.id, action, &rows, &err) != CT_OK)
-		return refused(s, &err);
-	ct_store_close(s);
 	printf("job %s (%" PRId64 "): %s (was %s); %ld pending task%s %s\n",
 	       j.name, j.id, what_done, j.status, rows, rows == 1 ? "" : "s",
 	       tasks_done);
@@ -146,6 +174,21 @@ int job_resume(const struct job_args *a)
 int job_cancel(const struct job_args *a)
 {
 	return act(a, CT_JOB_CANCEL, "cancelled", "skipped");
+}
+
+struct boost_arg {
+	const char *match;
+	bool pattern;
+	double delta;
+};
+
+static ct_status call_boost(struct ct_store *s, const struct ct_job_info *j,
+			    const void *arg, long *rows, struct ct_error *err)
+{
+	const struct boost_arg *x = arg;
+	return x->pattern
+		? ct_store_adjust_matching(s, j->id, x->match, x->delta, rows, err)
+		: ct_store_adjust_scores(s, j->id, x->match, x->delta, rows, err);
 }
 
 /* `job boost JOB (--prefix /PATH | --pattern GLOB) --by N [--demote]`: N
@@ -172,19 +215,11 @@ int job_boost(const struct job_args *a)
 	}
 	if (db_parse_double("job", "--by", a->by, 0, 100, &by) != 0)
 		return DB_EXIT_USAGE;
-	struct ct_store *s;
+	struct boost_arg x = {match, a->pattern != NULL, a->demote ? -by : by};
 	struct ct_job_info j;
-	struct ct_error err;
 	long rows;
-	if (open_job(a, &s, &j) != 0)
+	if (with_job(a, call_boost, &x, &j, &rows) != 0)
 		return DB_EXIT_FAIL;
-	double delta = a->demote ? -by : by;
-	ct_status st = a->prefix
-		? ct_store_adjust_scores(s, j.id, match, delta, &rows, &err)
-		: ct_store_adjust_matching(s, j.id, match, delta, &rows, &err);
-	if (st != CT_OK)
-		return refused(s, &err);
-	ct_store_close(s);
 	printf("job %s (%" PRId64 "): %ld pending task%s %s %s %s by %g "
 	       "point%s\n", j.name, j.id, rows, rows == 1 ? "" : "s",
 	       a->prefix ? "under" : "matching", match,
@@ -194,17 +229,20 @@ int job_boost(const struct job_args *a)
 
 /* `job sitemap-priorities JOB`: seed 000's batch update after a sitemap,
  * with the store's current hierarchy.root and hierarchy.sitemap. */
+static ct_status call_sitemap(struct ct_store *s, const struct ct_job_info *j,
+			      const void *arg, long *rows,
+			      struct ct_error *err)
+{
+	(void)arg;
+	return ct_store_apply_sitemap(s, j->id, rows, err);
+}
+
 int job_sitemap_priorities(const struct job_args *a)
 {
-	struct ct_store *s;
 	struct ct_job_info j;
-	struct ct_error err;
 	long rows;
-	if (open_job(a, &s, &j) != 0)
+	if (with_job(a, call_sitemap, NULL, &j, &rows) != 0)
 		return DB_EXIT_FAIL;
-	if (ct_store_apply_sitemap(s, j.id, &rows, &err) != CT_OK)
-		return refused(s, &err);
-	ct_store_close(s);
 	printf("job %s (%" PRId64 "): '/' and the sitemap's pages raised to "
 	       "the root and sitemap scores; %ld pending task%s raised\n",
 	       j.name, j.id, rows, rows == 1 ? "" : "s");
