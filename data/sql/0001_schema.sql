@@ -12,7 +12,12 @@ CREATE FUNCTION crawltop.max_url_bytes() RETURNS integer
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT 2048';
 
 -- A page path: starts with '/', at most max_url_bytes() bytes, no white
--- space, no control characters, no fragment ('#'), and no '.' or '..'
+-- space, no control characters, no invisible characters (Unicode's
+-- Default_Ignorable_Code_Point and format characters: a zero-width space
+-- or a right-to-left override shown in a path makes it read as another;
+-- crawltop enqueue keeps them escaped, as %E2%80%AE; the C side is
+-- ct_char_invisible, src/engine/text.c, and test_pathrule holds the two
+-- together), no fragment ('#'), and no '.' or '..'
 -- segment before the query (RFC 3986 resolves them: "/a/../b" is "/b",
 -- and one page has one path; crawltop enqueue resolves them first).
 -- The check runs inlined into whoever writes the column (the domain below),
@@ -24,17 +29,17 @@ CREATE FUNCTION crawltop.path_ok(p text) RETURNS boolean
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 	SELECT p IS NOT NULL
 	   AND pg_catalog.octet_length(p) OPERATOR(pg_catalog.<=) crawltop.max_url_bytes()
-	   AND p OPERATOR(pg_catalog.~) '^/[^[:space:][:cntrl:]#]*$'
+	   AND p OPERATOR(pg_catalog.~) '^/[^[:space:][:cntrl:]#\u00AD\u034F\u0600-\u0605\u061C\u06DD\u070F\u0890-\u0891\u08E2\u115F-\u1160\u17B4-\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFFB\U000110BD\U000110CD\U00013430-\U0001343F\U0001BCA0-\U0001BCA3\U0001D173-\U0001D17A\U000E0000-\U000E0FFF]*$'
 	   AND p OPERATOR(pg_catalog.!~) '^[^?]*/\.\.?(/|\?|$)'
 $$;
 
--- An absolute http(s) URL: scheme, host, optional path; same limits, and
--- the same pg_catalog names.
+-- An absolute http(s) URL: scheme, host, optional path; same limits and
+-- characters, and the same pg_catalog names.
 CREATE FUNCTION crawltop.url_ok(u text) RETURNS boolean
 	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 	SELECT u IS NOT NULL
 	   AND pg_catalog.octet_length(u) OPERATOR(pg_catalog.<=) crawltop.max_url_bytes()
-	   AND u OPERATOR(pg_catalog.~) '^https?://[^[:space:][:cntrl:]/?#]+(/[^[:space:][:cntrl:]]*)?$'
+	   AND u OPERATOR(pg_catalog.~) '^https?://[^[:space:][:cntrl:]/?#\u00AD\u034F\u0600-\u0605\u061C\u06DD\u070F\u0890-\u0891\u08E2\u115F-\u1160\u17B4-\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFFB\U000110BD\U000110CD\U00013430-\U0001343F\U0001BCA0-\U0001BCA3\U0001D173-\U0001D17A\U000E0000-\U000E0FFF]+(/[^[:space:][:cntrl:]\u00AD\u034F\u0600-\u0605\u061C\u06DD\u070F\u0890-\u0891\u08E2\u115F-\u1160\u17B4-\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFFB\U000110BD\U000110CD\U00013430-\U0001343F\U0001BCA0-\U0001BCA3\U0001D173-\U0001D17A\U000E0000-\U000E0FFF]*)?$'
 $$;
 
 -- The two checks above as domains, for the columns that hold paths and URLs

@@ -24,6 +24,7 @@
 #include "scale.h"
 #include "settings.h"
 #include "status.h"
+#include "text.h"
 #include "tier.h"
 #include "timestamp.h"
 

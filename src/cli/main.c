@@ -91,10 +91,10 @@ int cli_text_ok(const char *cmd, const char *what, const char *s,
 		return -1;
 	}
 	for (size_t i = 0; i < len; i++)
-		if (urlpath_control_at(s, i, len, 1)) {
+		if (urlpath_hidden_at(s, i, len, 1)) {
 			urlpath_shown(s, len, shown);
-			cli_error(cmd, "%s '%s' holds control characters: "
-				  "refused", what, shown);
+			cli_error(cmd, "%s '%s' holds control or invisible "
+				  "characters: refused", what, shown);
 			return -1;
 		}
 	return 0;

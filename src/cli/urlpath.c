@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "crawltop/text.h"
 #include "urlpath.h"
 
 int urlpath_utf8_ok(const char *s, size_t len, size_t *bad)
@@ -40,6 +41,21 @@ bad:
 	if (bad)
 		*bad = i;
 	return 0;
+}
+
+/* The code point of the well-formed UTF-8 character at s (n bytes). */
+static unsigned long decode(const unsigned char *s, size_t n)
+{
+	unsigned long cp = n == 1 ? s[0] : s[0] & (0x3F >> (n - 1));
+	for (size_t k = 1; k < n; k++)
+		cp = cp << 6 | (s[k] & 0x3F);
+	return cp;
+}
+
+/* Bytes of the UTF-8 sequence whose lead byte is c. */
+static size_t seq_len(unsigned char c)
+{
+	return c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
 }
 
 /* Is the code point c one of urlpath_space_or_control's (urlpath.h)? */
@@ -114,6 +130,13 @@ int urlpath_check(const char *p, size_t len, size_t max, char *why,
 			 "character: byte %zu is one", at + 1);
 		return -1;
 	}
+	for (at = 0; at < len; at++)
+		if (urlpath_hidden_at(p, at, len, 1)) {
+			snprintf(why, whylen, "a path holds no invisible character "
+				 "(a zero-width space, a bidi control; escape it "
+				 "as %%XX): byte %zu is one", at + 1);
+			return -1;
+		}
 	const char *hash = memchr(p, '#', len);
 	if (hash) {
 		snprintf(why, whylen, "a path holds no '#' (byte %zu)",
@@ -227,8 +250,9 @@ static int hexval(char c)
 /* RFC 3986 6.2.2 and RFC 3987's IRI form, in place (never longer): an
  * escape of an unreserved character is that character ("%7E" is "~", "%2e"
  * is "."), escapes that spell a UTF-8 character are that character
- * ("caf%C3%A9" is "café", as the raw text is), other escapes stay, in
- * upper case ("%2f" is "%2F"). So the spellings of one page give one
+ * ("caf%C3%A9" is "café", as the raw text is) unless it is invisible
+ * (ct_char_invisible: "%E2%80%AE" stays, as RFC 3987 keeps bidi controls
+ * out of IRIs), other escapes stay, in upper case ("%2f" is "%2F"). So the spellings of one page give one
  * path. A '%' without two hex digits after it is refused (-1, why). */
 static int unescape(char *path, char *why, size_t whylen)
 {
@@ -267,7 +291,8 @@ static int unescape(char *path, char *why, size_t whylen)
 		size_t len = (unsigned char)ch[0] >= 0xF0 ? 4
 			     : (unsigned char)ch[0] >= 0xE0 ? 3 : 2;
 		if (k >= len && urlpath_utf8_ok(ch, len, NULL) &&
-		    urlpath_space_or_control(ch, len) == len) {
+		    urlpath_space_or_control(ch, len) == len &&
+		    !ct_char_invisible(decode((const unsigned char *)ch, len))) {
 			memcpy(path + w, ch, len);
 			w += len;
 			r += 3 * len;
@@ -287,15 +312,32 @@ static enum urlpath_result put_path(const char *prefix, const char *s, size_t n,
 				    size_t max, char *path, size_t cap,
 				    char *why, size_t whylen)
 {
-	size_t pl = strlen(prefix);
-	if (pl + n > max || pl + n + 1 > cap) {
+	size_t pl = strlen(prefix), out = pl;
+	/* an invisible character written as it is becomes its escapes, as
+	 * unescape keeps them: one path for both spellings */
+	for (size_t i = 0; i < n; i++) {
+		size_t h = urlpath_hidden_at(s, i, n, 1);
+		out += h ? 3 * h : 1;
+		i += h ? h - 1 : 0;
+	}
+	if (out > max || out + 1 > cap) {
 		snprintf(why, whylen, "its path is %zu bytes, longer than the "
-			 "store's limit of %zu bytes", pl + n, max);
+			 "store's limit of %zu bytes", out, max);
 		return URLPATH_TOO_LONG;
 	}
 	memcpy(path, prefix, pl);
-	memcpy(path + pl, s, n);
-	path[pl + n] = '\0';
+	size_t w = pl;
+	for (size_t i = 0; i < n; i++) {
+		size_t h = urlpath_hidden_at(s, i, n, 1);
+		if (!h) {
+			path[w++] = s[i];
+			continue;
+		}
+		for (size_t b = 0; b < h; b++)
+			w = put_escape(path, w, (unsigned char)s[i + b]);
+		i += h - 1;
+	}
+	path[w] = '\0';
 	if (unescape(path, why, whylen) != 0)
 		return URLPATH_INVALID;
 	remove_dots(path);
@@ -392,6 +434,18 @@ size_t urlpath_control_at(const char *s, size_t i, size_t len, int utf8)
 	return 0;
 }
 
+size_t urlpath_hidden_at(const char *s, size_t i, size_t len, int utf8)
+{
+	size_t n = urlpath_control_at(s, i, len, utf8);
+	if (n || !utf8)
+		return n;
+	n = seq_len((unsigned char)s[i]);
+	if (n > 1 && i + n <= len &&
+	    ct_char_invisible(decode((const unsigned char *)s + i, n)))
+		return n;
+	return 0;
+}
+
 void urlpath_escape(const char *text, size_t len, size_t max,
 		    int keep_newlines, char *out, size_t cap)
 {
@@ -408,13 +462,13 @@ void urlpath_escape(const char *text, size_t len, size_t max,
 	size_t i = 0;
 	for (; i < lim; i++) {
 		unsigned char c = (unsigned char)text[i];
-		size_t ctl = urlpath_control_at(text, i, lim, utf8);
+		size_t ctl = urlpath_hidden_at(text, i, lim, utf8);
 		if (c == '\n' && keep_newlines)
 			ctl = 0;
 		if (!ctl && c >= 0x80 && !utf8)
 			ctl = 1;
-		/* room for this (8 bytes at most), "..." and the NUL */
-		if (k + 8 + 4 > cap)
+		/* room for this (16 bytes at most), "..." and the NUL */
+		if (k + 16 + 4 > cap)
 			break;
 		if (ctl) {
 			for (size_t b = 0; b < ctl; b++)

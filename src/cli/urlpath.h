@@ -32,8 +32,9 @@ enum urlpath_result urlpath_of(const char *text, size_t len, const char *domain,
  * they are: the C side of SQL crawltop.path_ok() (data/sql/0001_schema.sql),
  * the one check `crawltop enqueue` and `crawltop simulate` make before
  * anything is written. A path starts with '/', is UTF-8, is at most max
- * bytes (crawltop.max_url_bytes()), holds no '#' and no white space or
- * control character (urlpath_space_or_control), and has no '.' or '..'
+ * bytes (crawltop.max_url_bytes()), holds no '#', no white space or
+ * control character (urlpath_space_or_control) and no invisible one
+ * (urlpath_hidden_at), and has no '.' or '..'
  * segment before its query. On a refusal (-1) why (whylen bytes) says
  * what is wrong, with the byte for a bad character. */
 int urlpath_check(const char *p, size_t len, size_t max, char *why,
@@ -58,12 +59,17 @@ int urlpath_utf8_ok(const char *s, size_t len, size_t *bad);
  * text (utf8 1), the C1 controls U+0080..U+009F (0xC2 0x80..0x9F). */
 size_t urlpath_control_at(const char *s, size_t i, size_t len, int utf8);
 
+/* The same, and in UTF-8 text also the length (2 to 4) of an invisible
+ * character at s[i] (ct_char_invisible: a zero-width space, a bidi
+ * override, ...): what a terminal must not be given as it is. */
+size_t urlpath_hidden_at(const char *s, size_t i, size_t len, int utf8);
+
 /* Bytes urlpath_shown writes at most, terminator included. */
 #define URLPATH_SHOWN 256
 
 /* text (len bytes) made safe to print in a message: at most max bytes of
- * it, control characters (C1 ones as their UTF-8 bytes; newlines too
- * unless keep_newlines) and (when the text is not UTF-8) bytes above 0x7f
+ * it, control and invisible characters (urlpath_hidden_at; C1 and
+ * invisible ones as their UTF-8 bytes; newlines too unless keep_newlines) and (when the text is not UTF-8) bytes above 0x7f
  * as \xNN, "..." when cut or when out (cap bytes) is full. A terminal
  * then shows the text and obeys none of it. */
 void urlpath_escape(const char *text, size_t len, size_t max,

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "crawltop/text.h"
 #include "text.h"
 
 void tx_locale(void)
@@ -243,7 +244,9 @@ static int char_cols(long cp, int utf8, int *as_is)
 		*as_is = 1;
 		return 1;
 	}
-	if (!utf8 || (cp >= 0x80 && cp < 0xa0))
+	/* a character that draws nothing or turns the text around (a
+	 * right-to-left override) is shown as '?', as a control is */
+	if (!utf8 || (cp >= 0x80 && cp < 0xa0) || ct_char_invisible((unsigned long)cp))
 		return 1;
 	int w = wcwidth((wchar_t)cp);
 	if (w < 0)

@@ -133,6 +133,14 @@ printf '/pc/caf\303\251\n/pc/caf%%C3%%A9\n/pc/caf%%c3%%a9\n/pc/%%7Euser\n/pc/~us
 ok_eq "--urls: escapes normalised, one page per path" \
 	"$(q "SELECT string_agg(path, ' ' ORDER BY path COLLATE \"C\") FROM crawltop.pages WHERE path LIKE '/pc/%'")" \
 	"/pc/b /pc/bad%FF /pc/caf$(printf '\303\251') /pc/nb%C2%A0sp /pc/nul%00.html /pc/sp%20ace /pc/x%2Fy /pc/~user"
+# invisible characters (a right-to-left override, a zero-width space, a
+# byte order mark) stay escaped, and written raw are escaped: one path,
+# which no terminal turns around
+printf '/iv/a%%E2%%80%%AEb\n/iv/a\342\200\256b\n/iv/z%%e2%%80%%8bw\n/iv/\357\273\277bom\n' |
+	"$CT" enqueue --job site --urls - >/dev/null
+ok_eq "--urls: invisible characters kept escaped, one page per path" \
+	"$(q "SELECT string_agg(path, ' ' ORDER BY path COLLATE \"C\") FROM crawltop.pages WHERE path LIKE '/iv/%'")" \
+	"/iv/%EF%BB%BFbom /iv/a%E2%80%AEb /iv/z%E2%80%8Bw"
 run enqueue --job site --urls <(printf '/pc/ok\n/pc/50%%\n')
 ok_eq "--urls: a '%' that starts no escape: exit 1" "$RC" 1
 ok_match "--urls: a '%' that starts no escape: line and byte" "$OUT" \

@@ -121,12 +121,12 @@ run job create "bad name;" --domain example.com
 ok_match "create a bad name: the rule" "$OUT" "is not allowed: use 1 to 64 of"
 run job create "$(printf 'a\033[31mRED')" --domain example.com
 ok_match "a name with an ESC sequence: refused, the ESC shown as \\x1b" "$OUT" \
-	"name 'a\\\\x1b\\[31mRED' holds control characters: refused"
+	"name 'a\\\\x1b\\[31mRED' holds control or invisible characters: refused"
 ok_eq "... and no ESC byte reaches the terminal" "$(printf '%s' "$OUT" | tr -cd '\033' | wc -c)" 0
 run job boost news --prefix "$(printf '/a\302\205b')" --by 5
 ok_eq "a --prefix with a C1 control (U+0085): exit 1" "$RC" 1
 ok_match "a --prefix with a C1 control: refused, shown as its bytes" "$OUT" \
-	"--prefix '/a\\\\xc2\\\\x85b' holds control characters: refused"
+	"--prefix '/a\\\\xc2\\\\x85b' holds control or invisible characters: refused"
 run job create "$(printf 'n\377')" --domain example.com
 ok_eq "a name that is not UTF-8: exit 1" "$RC" 1
 ok_match "a name that is not UTF-8: named, the byte, the rule" "$OUT" \
@@ -421,7 +421,11 @@ ok_match "unknown long option: named as typed" "$OUT" "'--bogus'"
 # escape sequence was shown raw by settings history), UTF-8
 run settings set default_priority 4 --note "$(printf 'a\033[31mred')"
 ok_eq "note with an escape: exit 2" "$RC" 2
-ok_match "note with an escape: says why" "$OUT" "note 'a.x1b\[31mred' holds control characters"
+ok_match "note with an escape: says why" "$OUT" "note 'a.x1b\[31mred' holds control or invisible characters"
+run settings set default_priority 4 --note "$(printf 'x \342\200\256 y')"
+ok_eq "note with a right-to-left override: exit 2" "$RC" 2
+ok_match "note with a right-to-left override: escaped, says why" "$OUT" \
+	"note 'x .xe2.x80.xae y' holds control or invisible characters"
 run settings set default_priority 4 --note "$(printf 'caf\xe9')"
 ok_eq "note not UTF-8: exit 2" "$RC" 2
 ok_match "note not UTF-8: says which argument" "$OUT" "note 'caf.*' is not UTF-8 text"

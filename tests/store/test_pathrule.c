@@ -2,16 +2,17 @@
  * urlpath_check) against the store's (SQL crawltop.path_ok, 0001), which
  * `crawltop enqueue` and `crawltop simulate` rely on to refuse a bad path
  * while reading, with file:line, before anything is written. Code point
- * by code point over U+0001..U+33FF (ASCII, Latin-1, the C1 controls, the
- * Unicode spaces up to U+3000), and a list of dot-segment, '#' and length
- * cases:
+ * by code point over U+0001..U+FFFF (ASCII, Latin-1, the C1 controls, the
+ * Unicode spaces, the invisible characters of the BMP), and a list of
+ * dot-segment, '#' and length cases:
  *   - what the C check accepts, the store accepts (else enqueue would
  *     fail mid-file and name a batch index, not a line);
  *   - below U+0100 (the ASCII and C1 controls, space, DEL) the two
  *     agree exactly, but for NBSP (U+00A0, a space under ICU);
  *   - the C check refuses the Unicode spaces the store refuses in some
  *     locale (C.utf8, ICU) even where this cluster's C locale accepts
- *     them: those it alone refuses are all in that list. */
+ *     them: those it alone refuses are all in that list;
+ *   - both refuse every invisible character (ct_char_invisible). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,10 +23,11 @@
 
 #include <cmocka.h>
 
+#include "crawltop/text.h"
 #include "pgtest.h"
 #include "urlpath.h"
 
-#define LAST 0x33ff
+#define LAST 0xffff
 
 /* The UTF-8 bytes of code point c into out (at least 5 bytes). */
 static void utf8(unsigned c, char *out)
@@ -88,11 +90,15 @@ static void every_code_point(void **state)
 			fail_msg("U+%04X: the CLI %s it, the store %s it", c,
 				 c_ok ? "accepts" : "refuses",
 				 sql_ok ? "accepts" : "refuses");
+		if (ct_char_invisible(c) && (c_ok || sql_ok))
+			fail_msg("U+%04X is invisible: the CLI %s it, the store %s it",
+				 c, c_ok ? "accepts" : "refuses",
+				 sql_ok ? "accepts" : "refuses");
 		if (!c_ok && sql_ok && !unicode_space(c))
 			fail_msg("U+%04X: the CLI refuses it, and it is no "
 				 "Unicode space any locale refuses", c);
 	}
-	assert_true(checked > 13000);
+	assert_true(checked > 63000);
 }
 
 /* Paths that are not about characters: dot segments, '#', the query,

@@ -146,6 +146,11 @@ static void text_fit_utf8_and_ascii(void **state)
 	/* control characters and invalid UTF-8 never reach the terminal */
 	tx_fit(b, sizeof b, "a\x1b[2Jb\xff", 20, 1, &used);
 	assert_string_equal(b, "a?[2Jb?");
+	/* nor characters that draw nothing or turn the text around: a
+	 * right-to-left override, a zero-width space, a byte order mark */
+	tx_fit(b, sizeof b, "/a\u202eb\u200bc\ufeff", 20, 1, &used);
+	assert_string_equal(b, "/a?b?c?");
+	assert_int_equal(used, 7);
 	/* wide characters count two columns */
 	assert_int_equal(tx_width("\u6f22\u5b57", 1), 4);
 	tx_pad(b, sizeof b, "ab", 4, 1, 1);

@@ -1,0 +1,32 @@
+/* text.c: ct_char_invisible (text.h). */
+#include <stddef.h>
+
+#include "crawltop/text.h"
+
+/* Sorted, disjoint, inclusive ranges. */
+static const struct {
+	unsigned long lo, hi;
+} invisible[] = {
+	{0x00AD, 0x00AD}, {0x034F, 0x034F}, {0x0600, 0x0605}, {0x061C, 0x061C},
+	{0x06DD, 0x06DD}, {0x070F, 0x070F}, {0x0890, 0x0891}, {0x08E2, 0x08E2},
+	{0x115F, 0x1160}, {0x17B4, 0x17B5}, {0x180B, 0x180F}, {0x200B, 0x200F},
+	{0x202A, 0x202E}, {0x2060, 0x206F}, {0x3164, 0x3164}, {0xFE00, 0xFE0F},
+	{0xFEFF, 0xFEFF}, {0xFFA0, 0xFFA0}, {0xFFF0, 0xFFFB}, {0x110BD, 0x110BD},
+	{0x110CD, 0x110CD}, {0x13430, 0x1343F}, {0x1BCA0, 0x1BCA3},
+	{0x1D173, 0x1D17A}, {0xE0000, 0xE0FFF},
+};
+
+bool ct_char_invisible(unsigned long cp)
+{
+	size_t lo = 0, hi = sizeof invisible / sizeof invisible[0];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cp < invisible[mid].lo)
+			hi = mid;
+		else if (cp > invisible[mid].hi)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
