@@ -11,6 +11,7 @@
 #include "crawltop/settings.h"
 #include "dbcmd.h"
 #include "job.h"
+#include "urlpath.h"
 
 /* Open the store and read job spec; -1 (printed) on failure. */
 static int open_job(const struct job_args *a, struct ct_store **s,
@@ -215,6 +216,14 @@ int job_boost(const struct job_args *a)
 	}
 	if (db_parse_double("job", "--by", a->by, 0, 100, &by) != 0)
 		return DB_EXIT_USAGE;
+	/* spelt as enqueue spells paths: "/caf%C3%A9" finds "/café" */
+	char norm[8192], why[200];
+	if (urlpath_match(match, norm, sizeof norm, why, sizeof why) != 0) {
+		cli_error("job", "%s '%s' is refused: %s", a->prefix ? "--prefix"
+			  : "--pattern", match, why);
+		return DB_EXIT_USAGE;
+	}
+	match = norm;
 	struct boost_arg x = {match, a->pattern != NULL, a->demote ? -by : by};
 	struct ct_job_info j;
 	long rows;

@@ -15,6 +15,7 @@
 
 #include "app.h"
 #include "config_keys.h"
+#include "urlpath.h"
 #include "crawltop/number.h"
 #include "text.h"
 
@@ -478,6 +479,12 @@ static int k_prompt_submit(struct tui *t, int key)
 			"and at most a number of points", t->input);
 		return TUI_REDRAW;
 	}
+	/* spelt as enqueue spells paths: "/caf%C3%A9" finds "/café" */
+	char norm[1024], bad[160];
+	if (urlpath_match(prefix, norm, sizeof norm, bad, sizeof bad) != 0) {
+		tui_msg(t, 1, "'%.100s' refused: %s", prefix, bad);
+		return TUI_REDRAW;
+	}
 	if (n == 2) {
 		char *end;
 		points = strtod(extra, &end);
@@ -493,7 +500,7 @@ static int k_prompt_submit(struct tui *t, int key)
 		tui_msg(t, 1, "cannot change anything: %s", why);
 		return TUI_REDRAW;
 	}
-	tf_act(t, t->pending, t->pending_job, 0, prefix,
+	tf_act(t, t->pending, t->pending_job, 0, norm,
 	       t->pending == TUI_ACT_DEMOTE ? -points : points);
 	t->pending = TUI_ACT_NONE;
 	return TUI_REDRAW;

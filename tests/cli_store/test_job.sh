@@ -492,6 +492,25 @@ ok_eq "dead client: the server ends its statement while the lock is still held" 
 wait "$holder"
 ok_unchanged "dead client: after the lock is free" "$before"
 
+# ---- a boost's prefix or pattern is spelt as enqueue spells paths ------------
+"$CT" job create spelt --domain spelt.example --mode fifo >/dev/null
+printf '/caf\303\251/x\n/a%%1b\n/z%%E2%%80%%8Bw\n' | "$CT" enqueue --job spelt --urls - >/dev/null
+run job boost spelt --prefix /caf%C3%A9 --by 1
+ok_match "boost --prefix /caf%C3%A9 finds /café" "$OUT" '1 pending task under /caf.* boosted'
+run job boost spelt --prefix /a%1b --by 2
+ok_match "boost --prefix /a%1b finds /a%1B" "$OUT" '1 pending task under /a%1B boosted'
+run job boost spelt --pattern '*z%e2%80%8bw' --by 3
+ok_match "boost --pattern: a zero-width space's escapes in lower case find it" "$OUT" '1 pending task matching \*z%E2%80%8Bw boosted'
+run job boost spelt --pattern "$(printf '*z\342\200\213w')" --by 3
+ok_match "boost --pattern with a raw zero-width space: refused, escaped" "$OUT" "pattern '\*z.xe2.x80.x8bw' holds control or invisible characters"
+
+ok_eq "boost: each path got its points" \
+	"$(q "SELECT string_agg(p.path || ' ' || t.adjustment, ' ' ORDER BY p.path COLLATE \"C\") FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id JOIN crawltop.jobs j ON j.id = t.job_id WHERE j.name = 'spelt'")" \
+	"/a%1B 2 /caf$(printf '\303\251')/x 1 /z%E2%80%8Bw 3"
+run job boost spelt --prefix /50% --by 1
+ok_eq "boost --prefix /50%: exit 2" "$RC" 2
+ok_match "boost --prefix /50%: why" "$OUT" "does not start a %XX escape"
+
 # ---- a server that does not answer: the connect gives up (10 s, or the DSN's connect_timeout) ----
 pm=$(head -n1 "$PGHOST/data/postmaster.pid")
 kill -STOP "$pm"

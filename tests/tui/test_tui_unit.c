@@ -455,6 +455,7 @@ static void keys_boost_prompt_refusals(void **state)
 		{"/blog inf", "points 'inf' refused"},
 		{"/blog 0", "points '0' refused"},
 		{"blog 5", "must start with '/'"},
+		{"/50% 5", "does not start a %XX escape"},
 		{"?blog 5", "must start with '/' (a pattern with '/' or '*')"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

@@ -305,6 +305,51 @@ static int unescape(char *path, char *why, size_t whylen)
 	return 0;
 }
 
+/* Bytes the n bytes of s take with their invisible characters as escapes
+ * (put_escaped). */
+static size_t escaped_len(const char *s, size_t n)
+{
+	size_t out = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t h = urlpath_hidden_at(s, i, n, 1);
+		out += h ? 3 * h : 1;
+		i += h ? h - 1 : 0;
+	}
+	return out;
+}
+
+/* The n bytes of s into out (escaped_len + 1 bytes), an invisible
+ * character written as it is turned into its escapes, as unescape keeps
+ * them: one path for both spellings. */
+static void put_escaped(char *out, const char *s, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t h = urlpath_hidden_at(s, i, n, 1);
+		if (!h) {
+			out[w++] = s[i];
+			continue;
+		}
+		for (size_t b = 0; b < h; b++)
+			w = put_escape(out, w, (unsigned char)s[i + b]);
+		i += h - 1;
+	}
+	out[w] = '\0';
+}
+
+int urlpath_match(const char *text, char *out, size_t cap, char *why,
+		  size_t whylen)
+{
+	size_t n = strlen(text), need = escaped_len(text, n);
+	if (need + 1 > cap) {
+		snprintf(why, whylen, "it is %zu bytes, longer than the store's "
+			 "limit of %zu bytes", need, cap - 1);
+		return -1;
+	}
+	put_escaped(out, text, n);
+	return unescape(out, why, whylen);
+}
+
 /* Copy prefix (may be "") and then n bytes of s into path as the result,
  * escapes normalised (unescape), without dot segments; URLPATH_TOO_LONG
  * past max or cap. */
@@ -312,32 +357,14 @@ static enum urlpath_result put_path(const char *prefix, const char *s, size_t n,
 				    size_t max, char *path, size_t cap,
 				    char *why, size_t whylen)
 {
-	size_t pl = strlen(prefix), out = pl;
-	/* an invisible character written as it is becomes its escapes, as
-	 * unescape keeps them: one path for both spellings */
-	for (size_t i = 0; i < n; i++) {
-		size_t h = urlpath_hidden_at(s, i, n, 1);
-		out += h ? 3 * h : 1;
-		i += h ? h - 1 : 0;
-	}
+	size_t pl = strlen(prefix), out = pl + escaped_len(s, n);
 	if (out > max || out + 1 > cap) {
 		snprintf(why, whylen, "its path is %zu bytes, longer than the "
 			 "store's limit of %zu bytes", out, max);
 		return URLPATH_TOO_LONG;
 	}
 	memcpy(path, prefix, pl);
-	size_t w = pl;
-	for (size_t i = 0; i < n; i++) {
-		size_t h = urlpath_hidden_at(s, i, n, 1);
-		if (!h) {
-			path[w++] = s[i];
-			continue;
-		}
-		for (size_t b = 0; b < h; b++)
-			w = put_escape(path, w, (unsigned char)s[i + b]);
-		i += h - 1;
-	}
-	path[w] = '\0';
+	put_escaped(path + pl, s, n);
 	if (unescape(path, why, whylen) != 0)
 		return URLPATH_INVALID;
 	remove_dots(path);

@@ -1,5 +1,7 @@
 /* urlpath.h: turning a URL of a job's site into the page path the store
- * keeps (`crawltop enqueue`, `crawltop simulate`). No I/O, no allocation. */
+ * keeps (`crawltop enqueue`, `crawltop simulate`, `explain`, the prefixes
+ * and patterns of boosts in the CLI and the console), and the C side of
+ * the store's path rule (path_ok). No I/O, no allocation. */
 #ifndef CRAWLTOP_URLPATH_H
 #define CRAWLTOP_URLPATH_H
 
@@ -27,6 +29,16 @@ enum urlpath_result {
 enum urlpath_result urlpath_of(const char *text, size_t len, const char *domain,
 			       int allow_path, size_t max, char *path,
 			       size_t cap, char *why, size_t whylen);
+
+/* A boost's path prefix or pattern (text, NUL-terminated; a pattern's
+ * '*' stays) spelt as urlpath_of spells paths, so that it finds the paths
+ * enqueue made: escapes normalised ("/caf%C3%A9" is "/café", "%1b" is
+ * "%1B", "%7E" is "~"), invisible characters escaped ("%E2%80%8B"). Into
+ * out (cap bytes; never longer than text but for those escapes). 0, or -1
+ * with why when a '%' starts no %XX escape or out is too small. The
+ * store checks the rest (a leading '/', no white space, ...). */
+int urlpath_match(const char *text, char *out, size_t cap, char *why,
+		  size_t whylen);
 
 /* Why the len bytes at p are not a page path the store keeps, or 0 when
  * they are: the C side of SQL crawltop.path_ok() (data/sql/0001_schema.sql),
