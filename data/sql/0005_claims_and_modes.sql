@@ -237,7 +237,10 @@ BEGIN
 	IF (p_action = 'pause' AND j.status NOT IN ('pending', 'running'))
 	   OR (p_action = 'resume' AND j.status <> 'paused')
 	   OR (p_action = 'cancel' AND j.status IN ('completed', 'cancelled')) THEN
-		RAISE EXCEPTION 'job % (%) is %: cannot %', j.id, j.name, j.status,
+		-- a job not paused is not named by its stored status: pending
+		-- or running, as no worker may be on it (job_status_shown)
+		RAISE EXCEPTION 'job % (%) is %: cannot %', j.id, j.name,
+			CASE WHEN p_action = 'resume' THEN 'not paused' ELSE j.status END,
 			p_action USING ERRCODE = '55000';
 	END IF;
 	UPDATE crawltop.jobs SET status = v_to, updated_at = now() WHERE id = j.id;

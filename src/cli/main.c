@@ -47,6 +47,11 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	va_end(again);
 	if (!msg) /* out of memory: the message cut */
 		msg = small;
+	/* libpq indents a message's second line with a tab ("\n\tIs the
+	 * server running ..."): a space, not "\x09" */
+	for (char *c = msg; *c; c++)
+		if (*c == '\t')
+			*c = ' ';
 	size_t n = strlen(cmd);
 	const char *m = msg;
 	if (strncmp(m, cmd, n) == 0 && m[n] == ':' && m[n + 1] == ' ')

@@ -148,7 +148,7 @@ run job set-mode news bogus
 ok_eq "set-mode bogus: exit 2" "$RC" 2
 run job resume news
 ok_eq "resume a running job: exit 1" "$RC" 1
-ok_match "resume a running job: the transition is named" "$OUT" 'is running: cannot resume'
+ok_match "resume a running job: the transition is named" "$OUT" 'is not paused: cannot resume'
 run job cancel news
 ok_eq "cancel without --yes: exit 1" "$RC" 1
 ok_match "cancel without --yes: says how many tasks" "$OUT" \
@@ -177,6 +177,7 @@ ok_eq "extra argument: exit 2" "$RC" 2
 run job list -d "$NODB"
 ok_eq "unreachable server: exit 1" "$RC" 1
 ok_match "unreachable server: says so" "$OUT" '^crawltop job: connect: '
+ok_match "unreachable server: libpq's second line indented, no escaped tab" "$OUT" '^ Is the server running'
 ok_unchanged "bad input" "$before"
 
 # ---- a read-only role --------------------------------------------------
