@@ -267,6 +267,18 @@ int crt_init(struct tui *t, char *buf, size_t len)
 			 getenv("TERM") ? getenv("TERM") : "(unset)");
 		return -1;
 	}
+	/* a terminal that cannot move the cursor (TERM=dumb) would show the
+	 * last line only, and leave it where the shell then writes */
+	const char *cup = tigetstr("cup");
+	if (!cup || cup == (const char *)-1) {
+		endwin();
+		delscreen(screen);
+		screen = NULL;
+		snprintf(buf, len, "terminal type '%s' cannot move the cursor: "
+			 "the console needs one that can (use 'crawltop top -b' "
+			 "for text output)", getenv("TERM") ? getenv("TERM") : "(unset)");
+		return -1;
+	}
 	active = 1;
 	cbreak();
 	noecho();

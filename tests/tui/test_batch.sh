@@ -133,4 +133,10 @@ out=$("$CT" top -d "$DSN" </dev/null 2>&1); rc=$?
 ok_eq "the console without a terminal: exit 1" "$rc" 1
 ok_match "the console without a terminal: says to use -b" "$out" \
 	'needs a terminal.*crawltop top -b'
+# a terminal that cannot move the cursor: refused before anything is drawn
+# (TERM=dumb showed the key line only); script(1) gives it a terminal
+out=$(TERM=dumb script -qec "$CT top -d '$DSN'" /dev/null 2>&1 </dev/null); rc=$?
+ok_eq "TERM=dumb: exit 1" "$rc" 1
+ok_match "TERM=dumb: says why" "$out" \
+	"terminal type 'dumb' cannot move the cursor: the console needs one that can"
 done_testing
