@@ -56,7 +56,9 @@ int cli_text_ok(const char *cmd, const char *what, const char *s,
  * or '?' after printing why it stopped: an unknown option or one without
  * its value (named as typed, also inside a cluster such as -xyz), or an
  * option given twice (the second would silently win). The caller then
- * exits with status 2. */
+ * exits with status 2. -h and --help where an option may stand (not as
+ * another option's value: `--note -h` is a note) print the command's help
+ * and exit 0 (cli_help). */
 struct option;
 struct cli_getopt {
 	const char *cmd;
@@ -73,6 +75,10 @@ int cli_getopt(struct cli_getopt *g, int argc, char **argv);
 int cli_getopt_once(struct cli_getopt *g, int c);
 /* Print the usage and help of one command to f. */
 void cli_usage(FILE *f, const struct cli_cmd *c);
+/* Whether arg is -h or --help. */
+int cli_is_help(const char *arg);
+/* Print command cmd's usage and help to stdout and exit 0. */
+_Noreturn void cli_help(const char *cmd);
 /* Load the settings as the config layer finds them (--config FILE or the
  * lookup order); prints the error and returns -1 on failure. */
 int cli_load_settings(const char *cmd, const char *config_path,

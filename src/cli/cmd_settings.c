@@ -542,6 +542,8 @@ static int run(int argc, char **argv)
 			else
 				dsn = pos[i + 1];
 			i++;
+		} else if (cli_is_help(pos[i])) {
+			cli_help("settings");
 		} else if (nargs < 64) {
 			args[nargs++] = pos[i];
 		} else {

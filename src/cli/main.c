@@ -156,6 +156,8 @@ int cli_getopt(struct cli_getopt *g, int argc, char **argv)
 		return -1;
 	if (c == '?' || c == ':') {
 		typed_option(g, argc, argv, name, sizeof name);
+		if (cli_is_help(name))
+			cli_help(g->cmd);
 		cli_error(g->cmd, "unknown option, or an option without its "
 			  "value: '%s' (crawltop %s --help)", name, g->cmd);
 		return '?';
@@ -183,6 +185,19 @@ void cli_usage(FILE *f, const struct cli_cmd *c)
 	fprintf(f, "usage: crawltop %s %s\n%s\n", c->name, c->usage, c->summary);
 	if (c->help)
 		fprintf(f, "\n%s", c->help);
+}
+
+int cli_is_help(const char *arg)
+{
+	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+void cli_help(const char *cmd)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (strcmp(commands[i]->name, cmd) == 0)
+			cli_usage(stdout, commands[i]);
+	exit(fflush(stdout) == 0 ? 0 : 1);
 }
 
 int cli_load_settings(const char *cmd, const char *config_path,
@@ -232,11 +247,7 @@ int main(int argc, char **argv)
 		const struct cli_cmd *c = commands[i];
 		if (strcmp(argv[1], c->name) != 0)
 			continue;
-		for (int a = 2; a < argc; a++)
-			if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
-				cli_usage(stdout, c);
-				return 0;
-			}
+		/* -h and --help: the commands' option parsing (cli_getopt) */
 		return c->run(argc - 1, argv + 1);
 	}
 	fprintf(stderr, "crawltop: unknown command '%s'\n", argv[1]);

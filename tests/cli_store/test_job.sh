@@ -315,6 +315,15 @@ ok_eq "retrying: claimed again: running (pending running retrying)" \
 run job --help
 ok_match "--help lists every subcommand" "$OUT" \
 	'list\|show\|create\|set-priority\|set-mode\|pause\|resume\|cancel\|boost\|sitemap-priorities'
+run job show news --help
+ok_match "--help after the arguments: the help, exit 0" "$RC $OUT" '^0 usage: crawltop job '
+# -h as an option's value is that value, not a cry for help
+run enqueue --job news --urls -h
+ok_match "--urls -h: a file named -h" "$RC $OUT" "^1 crawltop enqueue: -h: cannot open"
+run settings set default_priority 6 --note -h
+ok_eq "--note -h: a note '-h', written" \
+	"$RC $(q "SELECT note FROM crawltop.settings ORDER BY version DESC LIMIT 1")" "0 -h"
+run settings set default_priority 5
 run job sitemap-priorities news
 ok_eq "sitemap-priorities: exit 0" "$RC" 0
 ok_match "sitemap-priorities: what it did" "$OUT" 'job news \(1\): .* [0-9]+ pending tasks? raised'
