@@ -1099,7 +1099,12 @@ static void draw_help(struct tui *t, int y, int h)
 	const char *why = tui_why_readonly(t);
 	/* lines: a title per mode, then its rows */
 	int line = 0, cols = W >= 150 ? 2 : 1, colw = W / cols;
-	int per = h - 1;
+	int per = h - 1, lw = 1;
+	/* the keys' column as wide as the widest label (at most 22) */
+	for (int i = 0; i < n; i++) {
+		int w = tx_width(k[i].label, U8);
+		lw = w > lw ? (w < 22 ? w : 22) : lw;
+	}
 	rule(y, 0, W, "Help (any key closes)", A(R_TITLE));
 	for (int m = 0; m < TUI_MODE_N; m++) {
 		for (int i = -1; i < n; i++) {
@@ -1117,10 +1122,10 @@ static void draw_help(struct tui *t, int y, int h)
 			int refused = k[i].changes && why &&
 				      (m == TUI_NORMAL || m == TUI_WEIGHTS);
 			attr_t a = refused ? A(R_DIM) : A_NORMAL;
-			putpad(yy, xx + 3, 14, refused ? a : A_BOLD, k[i].label, 0);
+			putpad(yy, xx + 3, lw, refused ? a : A_BOLD, k[i].label, 0);
 			FMT(b, "%s%s%s", k[i].help, refused ? " - refused: " : "",
 			    refused ? why : "");
-			put(yy, xx + 18, colw - 19, a, b);
+			put(yy, xx + lw + 4, colw - lw - 5, a, b);
 		}
 	}
 	if (cols == 1 && line - t->help_scroll > per)

@@ -473,6 +473,33 @@ static void keys_boost_prompt_refusals(void **state)
 	}
 }
 
+/* How help names key c ("" for the ones a label need not name: text and
+ * "any other" rows name themselves; Ctrl-C is the abort everywhere and Del
+ * Backspace's twin, as the help's foot and the man page say). */
+static const char *key_name(int c, char *buf)
+{
+	static const struct {
+		int c;
+		const char *name;
+	} named[] = {
+		{TK_UP, "Up"}, {TK_DOWN, "Down"}, {TK_LEFT, "Left"},
+		{TK_RIGHT, "Right"}, {TK_PGUP, "PgUp"}, {TK_PGDN, "PgDn"},
+		{TK_HOME, "Home"}, {TK_END, "End"}, {TK_ENTER, "Enter"},
+		{TK_ESC, "Esc"}, {TK_BACKSPACE, "Bksp"}, {TK_F1, "F1"},
+		{TK_F7, "F7"}, {TK_F8, "F8"}, {TK_TAB, "Tab"}, {TK_BTAB, "S-Tab"},
+		{' ', "Space"}, {TK_DEL, ""}, {TK_CTRL('c'), ""},
+	};
+	for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+		if (named[i].c == c)
+			return named[i].name;
+	if (c > ' ' && c < 127) {
+		buf[0] = (char)c;
+		buf[1] = '\0';
+		return buf;
+	}
+	return ""; /* K_TEXT, K_ANY */
+}
+
 static void keys_table_is_consistent(void **state)
 {
 	int n;
@@ -483,6 +510,18 @@ static void keys_table_is_consistent(void **state)
 		assert_true(k[i].help && k[i].help[0]);
 		assert_true(k[i].label && k[i].label[0]);
 		assert_true(k[i].keys[0] != 0);
+		/* help names every key the row binds, as a word of its label */
+		for (int a = 0; a < 4 && k[i].keys[a]; a++) {
+			char buf[2], padded[96], word[16];
+			const char *name = key_name(k[i].keys[a], buf);
+			if (!*name)
+				continue;
+			snprintf(padded, sizeof padded, " %s ", k[i].label);
+			snprintf(word, sizeof word, " %s ", name);
+			if (!strstr(padded, word))
+				fail_msg("'%s' binds %s, which its label '%s' does "
+					 "not name", k[i].help, name, k[i].label);
+		}
 		/* no key bound twice in one mode */
 		for (int j = i + 1; j < n; j++) {
 			if (k[j].mode != k[i].mode)
