@@ -414,15 +414,41 @@ static int contains(const char *hay, const char *needle)
 	return n == 0;
 }
 
+const char *tm_mode_short(const char *m)
+{
+	static const char *const full[] = {"hierarchy", "frontier", "discovery",
+					   "freshness", "importance"};
+	static const char *const abbr[] = {"hier", "front", "disc", "fresh",
+					   "impt"};
+	for (int i = 0; i < 5; i++)
+		if (strcmp(m, full[i]) == 0)
+			return abbr[i];
+	return m;
+}
+
+const char *tm_status_short(const char *s)
+{
+	if (strcmp(s, "completed") == 0)
+		return "done";
+	if (strcmp(s, "cancelled") == 0)
+		return "cancel";
+	if (strcmp(s, "retrying") == 0)
+		return "retry";
+	return s;
+}
+
 int tm_jobs_view(const struct tm_model *m, const char *filter,
 		 enum tm_col col, int desc, int *idx)
 {
 	int n = 0;
 	for (int i = 0; i < m->n_jobs; i++) {
 		const struct tm_job *j = &m->jobs[i];
+		/* a narrow table shows the short words: they match too */
 		if (filter && *filter && !contains(j->name, filter) &&
 		    !contains(j->domain, filter) && !contains(j->mode, filter) &&
-		    !contains(j->status, filter))
+		    !contains(j->status, filter) &&
+		    !contains(tm_mode_short(j->mode), filter) &&
+		    !contains(tm_status_short(j->status), filter))
 			continue;
 		idx[n++] = i;
 	}

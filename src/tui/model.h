@@ -163,9 +163,14 @@ const char *tm_col_name(enum tm_col c);
 /* The column with this name (case-insensitive), or -1. */
 int tm_col_by_name(const char *name);
 
+/* The short words a narrow job table shows for a mode ("impt") and a
+ * status ("done"); other words as they are. */
+const char *tm_mode_short(const char *mode);
+const char *tm_status_short(const char *status);
+
 /* Fill idx (capacity TM_MAX_JOBS) with the indexes of the jobs that match
- * filter (a case-insensitive substring of name, domain, mode or status;
- * NULL or "" = all), sorted by column col (desc: descending), ties by id.
+ * filter (a case-insensitive substring of name, domain, mode or status,
+ * or of their short words; NULL or "" = all), sorted by column col (desc: descending), ties by id.
  * Returns how many. */
 int tm_jobs_view(const struct tm_model *m, const char *filter,
 		 enum tm_col col, int desc, int *idx);

@@ -328,33 +328,6 @@ static void job_widths(int W, int name_w, int *w)
 		w[TM_COL_DOMAIN] += extra;
 }
 
-static const char *mode_short(const char *m, int w)
-{
-	if (w >= 10)
-		return m;
-	static const char *const full[] = {"hierarchy", "frontier", "discovery",
-					   "freshness", "importance"};
-	static const char *const abbr[] = {"hier", "front", "disc", "fresh",
-					   "impt"};
-	for (int i = 0; i < 5; i++)
-		if (strcmp(m, full[i]) == 0)
-			return abbr[i];
-	return m;
-}
-
-static const char *status_short(const char *s, int w)
-{
-	if (w >= 9)
-		return s;
-	if (strcmp(s, "completed") == 0)
-		return "done";
-	if (strcmp(s, "cancelled") == 0)
-		return "cancel";
-	if (strcmp(s, "retrying") == 0)
-		return "retry";
-	return s;
-}
-
 /* One cell of a job row. */
 static void job_cell(int y, int x, int w, enum tm_col c,
 		     const struct tm_job *j, attr_t a)
@@ -364,9 +337,9 @@ static void job_cell(int y, int x, int w, enum tm_col c,
 	case TM_COL_ID: FMT(b, "%" PRId64, j->id); break;
 	case TM_COL_NAME: FMT(b, "%s", j->name); break;
 	case TM_COL_DOMAIN: FMT(b, "%s", j->domain); break;
-	case TM_COL_MODE: FMT(b, "%s", mode_short(j->mode, w)); break;
+	case TM_COL_MODE: FMT(b, "%s", w >= 10 ? j->mode : tm_mode_short(j->mode)); break;
 	case TM_COL_PRI: FMT(b, "%d", j->priority); break;
-	case TM_COL_STATUS: FMT(b, "%s", status_short(j->status, w)); break;
+	case TM_COL_STATUS: FMT(b, "%s", w >= 9 ? j->status : tm_status_short(j->status)); break;
 	case TM_COL_PROGRESS: {
 		double f = j->total > 0 ? (double)j->completed / j->total : 0;
 		char bar[256];

@@ -230,6 +230,12 @@ static void model_jobs_sort_filter_totals(void **state)
 	assert_int_equal(tm_jobs_view(m, "EXAMPLE.ORG", TM_COL_ID, 0, idx), 1);
 	assert_int_equal(tm_jobs_view(m, "running", TM_COL_ID, 0, idx), 1);
 	assert_int_equal(tm_jobs_view(m, "pending", TM_COL_ID, 0, idx), 1);
+	/* ... and the short words a narrow table shows: "done" is completed */
+	snprintf(m->jobs[2].status, sizeof m->jobs[2].status, "completed");
+	assert_int_equal(tm_jobs_view(m, "done", TM_COL_ID, 0, idx), 1);
+	assert_int_equal(idx[0], 2);
+	assert_string_equal(tm_status_short("completed"), "done");
+	assert_string_equal(tm_mode_short("importance"), "impt");
 	/* RETRY sorts by the tasks waiting for a retry */
 	n = tm_jobs_view(m, NULL, TM_COL_RETRYING, 1, idx);
 	assert_string_equal(m->jobs[idx[0]].name, "alpha");
