@@ -635,10 +635,17 @@ ct_status ct_store_run_manifest(struct ct_store *s, int64_t job_id,
 		"ORDER BY m.run_at DESC, m.id DESC LIMIT 1", 2, p, &r, err);
 	if (st != CT_OK)
 		return st;
-	if (PQntuples(r) == 0)
-		st = ct_error_set(err, CT_ENOENT, "stats: no ranking run%s%s%s "
+	/* a run over every job has its manifest under no job: say where it
+	 * is, rather than ask for the run just made */
+	if (PQntuples(r) == 0 && job_id)
+		st = ct_error_set(err, CT_ENOENT, "stats: no ranking run of job "
+				  "%s alone is recorded%s%s (crawltop rank --job "
+				  "ranks one job; the runs over every job are "
+				  "shown without --job)", job, date ? " on " : "",
+				  date ? date : "");
+	else if (PQntuples(r) == 0)
+		st = ct_error_set(err, CT_ENOENT, "stats: no ranking run%s%s "
 				  "is recorded (run crawltop rank)",
-				  job_id ? " of that job" : "",
 				  date ? " on " : "", date ? date : "");
 	else
 		manifest_row(r, out);

@@ -250,6 +250,8 @@ run stats --ranking --date yesterday
 ok_eq "stats --date not a date: exit 2" "$RC" 2
 run stats --ranking --job hier
 ok_eq "stats --ranking of a job never ranked: exit 1" "$RC" 1
+ok_match "stats --ranking of a job never ranked alone: where the runs are" "$OUT" \
+	'no ranking run of job [0-9]+ alone is recorded \(crawltop rank --job ranks one job; the runs over every job are shown without --job\)'
 run stats
 ok_match "stats: totals by status" "$OUT" 'total +12 +12 +0 +0 +0 +0 +0$'
 run stats --job disc --json
