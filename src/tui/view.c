@@ -1262,14 +1262,30 @@ static void draw_keybar(struct tui *t, int y)
 
 /* ---- the whole screen ------------------------------------------------------------- */
 
+/* text centred on line y, when it fits and y is on the screen. */
+static int centred(int y, attr_t a, const char *text)
+{
+	int n = (int)strlen(text);
+	if (n > COLS || y < 0 || y >= LINES)
+		return 0;
+	put(y, (COLS - n) / 2, n, a, text);
+	return 1;
+}
+
+/* What the console needs, in the longest words that fit: at 20x5,
+ * "crawltop needs 80x24, have 20x5" was cut to "crawltop needs 80x2". */
 static void too_small(void)
 {
-	char b[96];
-	FMT(b, "crawltop needs 80x24, have %dx%d", COLS, LINES);
-	int y = LINES / 2, x = (COLS - (int)strlen(b)) / 2;
-	put(y, x < 0 ? 0 : x, COLS, A_BOLD, b);
-	if (LINES > 2)
-		put(y + 1, 0, COLS, A_NORMAL, "enlarge the terminal or press q");
+	char have[64], both[96];
+	FMT(have, "have %dx%d", COLS, LINES);
+	FMT(both, "crawltop needs 80x24, %s", have);
+	int y = LINES > 2 ? LINES / 2 - 1 : 0;
+	if (!centred(y, A_BOLD, both)) {
+		centred(y, A_BOLD, "needs 80x24");
+		centred(++y, A_BOLD, have);
+	}
+	if (!centred(y + 1, A_NORMAL, "enlarge the terminal or press q"))
+		centred(y + 1, A_NORMAL, "or press q");
 }
 
 void view_draw(struct tui *t, double now)

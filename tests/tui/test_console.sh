@@ -265,6 +265,10 @@ done
 ok_eq "60x15: the console read the five keys" "$(read_keys)" 5
 ok_sql "60x15: change keys act on nothing unseen" "$jobs_now" "$jobs_before"
 ok_screen "60x15: still only the size message" 'crawltop needs 80x24, have 60x15'
+tm resize-window -t ct -x 20 -y 5
+ok_screen "20x5: the size message in words that fit" '^ +have 20x5$'
+ok_match "20x5: what it needs, and q" "$SCREEN" 'needs 80x24'
+ok_match "20x5: ... and q" "$SCREEN" 'or press q'
 tm resize-window -t ct -x 80 -y 24
 ok_screen "80x24: every panel again" 'Heatmap'
 # every essential panel, each on its own line, in this order
