@@ -118,7 +118,7 @@ static int run(int argc, char **argv)
 	bool rank = false;
 	struct score_ctx ctx = {.backoff = false};
 	int c;
-	struct cli_getopt go = CLI_GETOPT("score", "c:", opts);
+	struct cli_getopt go = CLI_GETOPT("score", "", opts);
 	while ((c = cli_getopt(&go, argc, argv)) != -1) {
 		switch (c) {
 		case 'c': config = optarg; break;
