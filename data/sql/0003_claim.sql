@@ -40,8 +40,8 @@ BEGIN
 END $$;
 
 -- Complete the tasks of p_task_ids that run under a live lease of
--- p_worker (a name check_worker allows: 22023 otherwise, as in claim);
--- returns the ids completed. Any other id (completed already,
+-- p_worker (a name check_worker refuses is 22023, as in claim, when no
+-- task was completed); returns the ids completed. Any other id (completed already,
 -- leased to someone else, lease expired, unknown) is left alone: a task is
 -- never completed twice. The worker's rows are locked in task id order
 -- first (a single UPDATE would lock them in whatever order its plan met
@@ -52,8 +52,9 @@ END $$;
 -- claim+complete, measured with perf).
 CREATE FUNCTION crawltop.complete(p_worker text, p_task_ids bigint[])
 	RETURNS SETOF bigint LANGUAGE plpgsql AS $$
+DECLARE
+	n bigint;
 BEGIN
-	PERFORM crawltop.check_worker(p_worker);
 	RETURN QUERY
 	WITH mine AS (
 		SELECT t.id FROM crawltop.tasks t
@@ -67,6 +68,12 @@ BEGIN
 	    lease_owner = NULL, lease_expires_at = NULL
 	FROM mine WHERE t.id = mine.id
 	RETURNING t.id;
+	-- a name claim refuses leases nothing: it is checked (and refused)
+	-- only when nothing was completed, off the path of every success
+	GET DIAGNOSTICS n = ROW_COUNT;
+	IF n = 0 THEN
+		PERFORM crawltop.check_worker(p_worker);
+	END IF;
 END $$;
 
 -- Record a failed attempt of tasks leased to p_worker (live lease). With
@@ -85,8 +92,8 @@ DECLARE
 		(crawltop.setting('{store,retry_base_seconds}'))::double precision, 10);
 	v_max double precision := coalesce(
 		(crawltop.setting('{store,retry_max_seconds}'))::double precision, 600);
+	n bigint;
 BEGIN
-	PERFORM crawltop.check_worker(p_worker);
 	PERFORM 1 FROM crawltop.tasks t
 	WHERE t.id = ANY (p_task_ids) AND t.status = 'running'
 	  AND t.lease_owner = p_worker AND t.lease_expires_at > now()
@@ -108,4 +115,8 @@ BEGIN
 	WHERE j.id = t.job_id AND t.id = ANY (p_task_ids) AND t.status = 'running'
 	  AND t.lease_owner = p_worker AND t.lease_expires_at > now()
 	RETURNING t.id, t.status, t.lease_expires_at;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	IF n = 0 THEN -- as in complete
+		PERFORM crawltop.check_worker(p_worker);
+	END IF;
 END $$;

@@ -184,8 +184,9 @@ END $$;
 -- PL/pgSQL for its cached plan, as complete). Returns the ids released.
 CREATE FUNCTION crawltop.release(p_worker text, p_task_ids bigint[])
 	RETURNS SETOF bigint LANGUAGE plpgsql AS $$
+DECLARE
+	n bigint;
 BEGIN
-	PERFORM crawltop.check_worker(p_worker);
 	-- the jobs first, held until commit (see the top)
 	PERFORM 1 FROM crawltop.jobs j
 	WHERE j.id IN (SELECT t.job_id FROM crawltop.tasks t
@@ -210,6 +211,10 @@ BEGIN
 	FROM mine, crawltop.jobs j
 	WHERE t.id = mine.id AND j.id = t.job_id
 	RETURNING t.id;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	IF n = 0 THEN -- as in complete (0003)
+		PERFORM crawltop.check_worker(p_worker);
+	END IF;
 END $$;
 
 -- Change a job's state: 'pause' (pending/running -> paused: its pending

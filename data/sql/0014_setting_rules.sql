@@ -269,16 +269,21 @@ $$;
 -- keys. Before, enqueue read an absent hierarchy.decay as NULL (a child
 -- page scored the floor) and an absent classes.p0 put a score of 100 in
 -- P1. The store keys have no entry in the defaults: their readers give
--- their own (coalesce(..., 3)). Not inlinable (FROM, LIMIT), so its path
--- is pinned like the PL/pgSQL functions' (0015).
+-- their own (coalesce(..., 3)). PL/pgSQL, for its cached plans: as a SQL
+-- function it was parsed and planned at every call, the defaults' JSON
+-- text with it, and one-task claims ran 7 % slower (doc/PERFORMANCE.md).
 CREATE OR REPLACE FUNCTION crawltop.setting(p_path text[]) RETURNS jsonb
-	LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
-	SELECT CASE WHEN jsonb_typeof(x.v) = 'object' AND jsonb_typeof(x.d) = 'object'
-		    THEN x.d || x.v ELSE coalesce(x.v, x.d) END
-	FROM (SELECT s.value #> p_path AS v,
-		     crawltop.settings_defaults() #> p_path AS d
-	      FROM crawltop.settings s ORDER BY s.version DESC LIMIT 1) x
-$$;
+	LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	v jsonb;
+	-- planned once per session: the defaults are a constant of the plan
+	d jsonb := crawltop.settings_defaults() #> p_path;
+BEGIN
+	SELECT s.value #> p_path INTO v
+	FROM crawltop.settings s ORDER BY s.version DESC LIMIT 1;
+	RETURN CASE WHEN jsonb_typeof(v) = 'object' AND jsonb_typeof(d) = 'object'
+		    THEN d || v ELSE coalesce(v, d) END;
+END $$;
 
 CREATE FUNCTION crawltop.settings_check_row() RETURNS trigger
 	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
