@@ -10,12 +10,59 @@
 --   55000  a job whose state forbids the change (cancelled, completed)
 -- A refused call changes nothing (it is one statement, hence atomic).
 
--- The current value of one setting, e.g. crawltop.setting('{store,lease_seconds}')
--- (0014 fills in the defaults of keys the current version leaves out).
-CREATE FUNCTION crawltop.setting(p_path text[]) RETURNS jsonb
-	LANGUAGE sql STABLE AS $$
-	SELECT value #> p_path FROM crawltop.settings ORDER BY version DESC LIMIT 1
+-- The engine's defaults (ct_settings_default) as a document: what a key a
+-- settings version does not name is, for setting() below and for the
+-- rules between keys (0014); tests/store/test_settings_rules.c holds it to
+-- the engine's.
+CREATE FUNCTION crawltop.settings_defaults() RETURNS jsonb
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+	SELECT '{
+		"classes": {"p0": 80, "p1": 60, "p2": 40},
+		"hierarchy": {"root": 1, "sitemap": 0.5, "decay": 0.8, "floor": 0.1},
+		"default_priority": 5,
+		"frontier": {
+			"types": {"article": 0, "hub-seed": 4, "history": 6, "nav": 10, "refresh": 25, "default": 12},
+			"weights": {"base": 1, "gap-score": 1, "knowledge-reuse": 1},
+			"features": {"gap_driven_prioritization": true, "planner_knowledge_reuse": true, "problem_clustering": true, "cost_aware_priority": false},
+			"clustering": {"problem_threshold": 5, "boost_factor_per_cluster": 2.5, "boost_cap": 20},
+			"cost": {"fast_ms": 100, "slow_ms": 500, "factor": 0.1},
+			"total_prioritisation": {"enabled": false, "country": -5000, "country_related": -3000, "other": 5000000, "country_tokens": [], "related_tokens": []},
+			"queue": {"max_depth": 10, "max_queue": 10000, "burst": 5, "max_scan": 64},
+			"bonuses": {"adaptive-seed": 20, "gap-prediction": 15, "sitemap": 10, "hub-validated": 8, "link": 0},
+			"aliases": {"intelligent-seed": "adaptive-seed", "adaptive-seed": "adaptive-seed", "hub-seed": "adaptive-seed", "sitemap": "sitemap", "validated-hub": "hub-validated", "link-discovery": "link"}
+		},
+		"discovery": {
+			"weights": {"unseen_likelihood": 0.28, "host_novelty": 0.2, "content_readiness": 0.16, "link_yield": 0.14, "source_reliability": 0.1, "freshness": 0.06, "quality_safety": 0.04, "topic_boost": 0.02},
+			"backoff": {"start_hours": 6, "max_hours": 48, "multiplier": 2}
+		},
+		"freshness": {"base": 50, "recent": -30, "today": -10, "stale": 15, "never": 15, "changed": 20, "topic_max": 15, "topic_high": 0.8, "hub": 10, "deep": -5, "deep_depth": 3}
+	}'::jsonb
 $$;
+
+-- The current value of one setting, e.g. crawltop.setting('{store,lease_seconds}').
+-- A key the current version leaves out reads as its default, as it does for
+-- the C layer (a version may leave keys out: 0014 checks what it has); a
+-- group comes back with its absent keys filled in, one level deep (the
+-- store reads flat groups, {hierarchy}, {classes}, {store}, and single
+-- keys). Without that, enqueue read an absent hierarchy.decay as NULL (a
+-- child page scored the floor) and an absent classes.p0 put a score of 100
+-- in P1. The store keys have no defaults here: their readers give their
+-- own (coalesce(..., 3)). PL/pgSQL, for its cached plan: settings_defaults()
+-- is IMMUTABLE, so the planner folds it into a constant of that plan once
+-- per session, where a LANGUAGE sql function was parsed and planned again
+-- at every call, the defaults' JSON text with it (one-task claims ran 7 %
+-- slower, doc/PERFORMANCE.md).
+CREATE FUNCTION crawltop.setting(p_path text[]) RETURNS jsonb
+	LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	v jsonb;
+	d jsonb := crawltop.settings_defaults() #> p_path;
+BEGIN
+	SELECT s.value #> p_path INTO v
+	FROM crawltop.settings s ORDER BY s.version DESC LIMIT 1;
+	RETURN CASE WHEN jsonb_typeof(v) = 'object' AND jsonb_typeof(d) = 'object'
+		    THEN d || v ELSE coalesce(v, d) END;
+END $$;
 
 -- Class of a score given the P0/P1/P2 lower bounds (SPEC.md: half-open).
 CREATE FUNCTION crawltop.class_of(p_score double precision,

@@ -102,9 +102,11 @@ BEGIN
 			crawltop.shown(p_match) USING ERRCODE = '22023';
 	END IF;
 	IF p_pattern THEN
-		IF p_match IS NULL OR p_match !~ '^[/*][^[:space:][:cntrl:]]*$'
-		   OR octet_length(p_match) > crawltop.max_url_bytes() THEN
-			RAISE EXCEPTION 'path pattern % is not a pattern of page paths: it must start with ''/'' or ''*'' (any characters), have no spaces or control characters, and be at most % bytes',
+		-- the characters of a path (path_ok), with '*' for any run
+		IF p_match IS NULL OR left(p_match, 1) NOT IN ('/', '*')
+		   OR NOT crawltop.path_ok(CASE WHEN left(p_match, 1) = '*'
+			THEN '/' ELSE '' END || replace(p_match, '*', 'x')) THEN
+			RAISE EXCEPTION 'path pattern % is not a pattern of page paths: it must start with ''/'' or ''*'' (any characters) and otherwise be a path: no spaces, control or invisible characters, ''#'' or ''.'' and ''..'' segments, at most % bytes',
 				crawltop.shown(p_match), crawltop.max_url_bytes()
 				USING ERRCODE = '22023';
 		END IF;

@@ -245,7 +245,8 @@ BEGIN
 		-- a job not paused is not named by its stored status: pending
 		-- or running, as no worker may be on it (job_status_shown)
 		RAISE EXCEPTION 'job % (%) is %: cannot %', j.id, j.name,
-			CASE WHEN p_action = 'resume' THEN 'not paused' ELSE j.status END,
+			CASE WHEN p_action = 'resume' AND j.status IN ('pending', 'running')
+			     THEN 'not paused' ELSE j.status END,
 			p_action USING ERRCODE = '55000';
 	END IF;
 	UPDATE crawltop.jobs SET status = v_to, updated_at = now() WHERE id = j.id;

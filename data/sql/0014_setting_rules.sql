@@ -170,32 +170,6 @@ VALUES
 	('frontier.aliases', 'map_string', NULL, false, NULL, false,
 	 'method = "method whose bonus it takes"');
 
--- The engine's defaults (ct_settings_default) as a document: what a key
--- the document does not name is, for the rules between keys.
-CREATE FUNCTION crawltop.settings_defaults() RETURNS jsonb
-	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-	SELECT '{
-		"classes": {"p0": 80, "p1": 60, "p2": 40},
-		"hierarchy": {"root": 1, "sitemap": 0.5, "decay": 0.8, "floor": 0.1},
-		"default_priority": 5,
-		"frontier": {
-			"types": {"article": 0, "hub-seed": 4, "history": 6, "nav": 10, "refresh": 25, "default": 12},
-			"weights": {"base": 1, "gap-score": 1, "knowledge-reuse": 1},
-			"features": {"gap_driven_prioritization": true, "planner_knowledge_reuse": true, "problem_clustering": true, "cost_aware_priority": false},
-			"clustering": {"problem_threshold": 5, "boost_factor_per_cluster": 2.5, "boost_cap": 20},
-			"cost": {"fast_ms": 100, "slow_ms": 500, "factor": 0.1},
-			"total_prioritisation": {"enabled": false, "country": -5000, "country_related": -3000, "other": 5000000, "country_tokens": [], "related_tokens": []},
-			"queue": {"max_depth": 10, "max_queue": 10000, "burst": 5, "max_scan": 64},
-			"bonuses": {"adaptive-seed": 20, "gap-prediction": 15, "sitemap": 10, "hub-validated": 8, "link": 0},
-			"aliases": {"intelligent-seed": "adaptive-seed", "adaptive-seed": "adaptive-seed", "hub-seed": "adaptive-seed", "sitemap": "sitemap", "validated-hub": "hub-validated", "link-discovery": "link"}
-		},
-		"discovery": {
-			"weights": {"unseen_likelihood": 0.28, "host_novelty": 0.2, "content_readiness": 0.16, "link_yield": 0.14, "source_reliability": 0.1, "freshness": 0.06, "quality_safety": 0.04, "topic_boost": 0.02},
-			"backoff": {"start_hours": 6, "max_hours": 48, "multiplier": 2}
-		},
-		"freshness": {"base": 50, "recent": -30, "today": -10, "stale": 15, "never": 15, "changed": 20, "topic_max": 15, "topic_high": 0.8, "hub": 10, "deep": -5, "deep_depth": 3}
-	}'::jsonb
-$$;
 
 -- Levenshtein distance of two short names (the C layer's edit_distance).
 CREATE FUNCTION crawltop.edit_distance(a text, b text) RETURNS integer
@@ -261,29 +235,6 @@ CREATE FUNCTION crawltop.setting_or_default(p_doc jsonb, p text)
 			crawltop.settings_defaults() #> string_to_array(p, '.'))
 $$;
 
--- crawltop.setting (0002) from here on: a key the current version leaves
--- out reads as its default, as it does for the C layer and for the rules
--- above (a version may leave keys out: settings_check_row checks what it
--- has). A group comes back with its absent keys filled in, one level deep:
--- the store reads flat groups ({hierarchy}, {classes}, {store}) and single
--- keys. Before, enqueue read an absent hierarchy.decay as NULL (a child
--- page scored the floor) and an absent classes.p0 put a score of 100 in
--- P1. The store keys have no entry in the defaults: their readers give
--- their own (coalesce(..., 3)). PL/pgSQL, for its cached plans: as a SQL
--- function it was parsed and planned at every call, the defaults' JSON
--- text with it, and one-task claims ran 7 % slower (doc/PERFORMANCE.md).
-CREATE OR REPLACE FUNCTION crawltop.setting(p_path text[]) RETURNS jsonb
-	LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-	v jsonb;
-	-- planned once per session: the defaults are a constant of the plan
-	d jsonb := crawltop.settings_defaults() #> p_path;
-BEGIN
-	SELECT s.value #> p_path INTO v
-	FROM crawltop.settings s ORDER BY s.version DESC LIMIT 1;
-	RETURN CASE WHEN jsonb_typeof(v) = 'object' AND jsonb_typeof(d) = 'object'
-		    THEN d || v ELSE coalesce(v, d) END;
-END $$;
 
 CREATE FUNCTION crawltop.settings_check_row() RETURNS trigger
 	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$

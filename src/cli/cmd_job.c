@@ -244,8 +244,11 @@ static int run(int argc, char **argv)
 			}
 		return sub->run(&a);
 	}
-	cli_error("job", "unknown subcommand '%s' (list, show, create, "
-		  "set-priority, set-mode, pause, resume, cancel, boost)", name);
+	char known[256] = "";
+	for (size_t i = 0, len = 0; i < N_SUBS && len < sizeof known; i++)
+		len += (size_t)snprintf(known + len, sizeof known - len, "%s%s",
+					i ? ", " : "", subs[i].name);
+	cli_error("job", "unknown subcommand '%s' (%s)", name, known);
 	return DB_EXIT_USAGE;
 }
 

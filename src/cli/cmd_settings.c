@@ -542,7 +542,8 @@ static int run(int argc, char **argv)
 			else
 				dsn = pos[i + 1];
 			i++;
-		} else if (cli_is_help(pos[i])) {
+		} else if (nargs == 0 && cli_is_help(pos[i])) {
+			/* where an option may stand: not as a KEY's VALUE */
 			cli_help("settings");
 		} else if (nargs < 64) {
 			args[nargs++] = pos[i];

@@ -25,6 +25,7 @@
 #include "pathbatch.h"
 #include "sim.h"
 #include "simgraph.h"
+#include "urlpath.h"
 
 #define MAX_WORKERS 64
 
@@ -318,13 +319,13 @@ static int simulate(const struct sim_opts *o)
 	size_t nsmap = 0;
 	char err[700], domain[260];
 	int rc = DB_EXIT_FAIL;
-	/* the store's limit (2048) is checked again by the store */
-	if (simgraph_load(&g, o->graph, 2048, err, sizeof err) != 0) {
+	/* the store's limit, checked again by the store */
+	if (simgraph_load(&g, o->graph, URLPATH_MAX_BYTES, err, sizeof err) != 0) {
 		cli_error("simulate", "%s", err);
 		goto out;
 	}
 	size_t in_graph = g.n; /* the sitemap's own paths come after */
-	if (o->sitemap && simgraph_load_list(&g, o->sitemap, 2048, &smap,
+	if (o->sitemap && simgraph_load_list(&g, o->sitemap, URLPATH_MAX_BYTES, &smap,
 					     &nsmap, err, sizeof err) != 0) {
 		cli_error("simulate", "%s", err);
 		goto out;

@@ -217,10 +217,12 @@ int job_boost(const struct job_args *a)
 	if (db_parse_double("job", "--by", a->by, 0, 100, &by) != 0)
 		return DB_EXIT_USAGE;
 	/* spelt as enqueue spells paths: "/caf%C3%A9" finds "/café" */
-	char norm[8192], why[200];
+	char norm[URLPATH_MAX_BYTES + 1], why[200];
 	if (urlpath_match(match, norm, sizeof norm, why, sizeof why) != 0) {
+		char shown[URLPATH_SHOWN];
+		urlpath_shown(match, strlen(match), shown);
 		cli_error("job", "%s '%s' is refused: %s", a->prefix ? "--prefix"
-			  : "--pattern", match, why);
+			  : "--pattern", shown, why);
 		return DB_EXIT_USAGE;
 	}
 	match = norm;
@@ -253,7 +255,8 @@ int job_sitemap_priorities(const struct job_args *a)
 	if (with_job(a, call_sitemap, NULL, &j, &rows) != 0)
 		return DB_EXIT_FAIL;
 	printf("job %s (%" PRId64 "): '/' and the sitemap's pages raised to "
-	       "the root and sitemap scores; %ld pending task%s raised\n",
+	       "the root and sitemap scores where they were lower; %ld "
+	       "pending task%s raised\n",
 	       j.name, j.id, rows, rows == 1 ? "" : "s");
 	return DB_EXIT_OK;
 }

@@ -50,8 +50,8 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	/* libpq indents a message's second line with a tab ("\n\tIs the
 	 * server running ..."): a space, not "\x09" */
 	for (char *c = msg; *c; c++)
-		if (*c == '\t')
-			*c = ' ';
+		if (c[0] == '\n' && c[1] == '\t')
+			c[1] = ' ';
 	size_t n = strlen(cmd);
 	const char *m = msg;
 	if (strncmp(m, cmd, n) == 0 && m[n] == ':' && m[n + 1] == ' ')

@@ -340,10 +340,14 @@ static void put_escaped(char *out, const char *s, size_t n)
 int urlpath_match(const char *text, char *out, size_t cap, char *why,
 		  size_t whylen)
 {
-	size_t n = strlen(text), need = escaped_len(text, n);
-	if (need + 1 > cap) {
-		snprintf(why, whylen, "it is %zu bytes, longer than the store's "
-			 "limit of %zu bytes", need, cap - 1);
+	size_t n = strlen(text), bad, need;
+	if (!urlpath_utf8_ok(text, n, &bad)) {
+		snprintf(why, whylen, "byte %zu is not valid UTF-8", bad + 1);
+		return -1;
+	}
+	if ((need = escaped_len(text, n)) + 1 > cap) {
+		snprintf(why, whylen, "it is %zu bytes (with its escapes), more "
+			 "than the %zu a path can have", need, cap - 1);
 		return -1;
 	}
 	put_escaped(out, text, n);

@@ -7,6 +7,10 @@
 
 #include <stddef.h>
 
+/* The store's limit on a path or URL in bytes: crawltop.max_url_bytes()
+ * (data/sql/0001_schema.sql), for the checks made before connecting. */
+#define URLPATH_MAX_BYTES 2048
+
 /* Outcomes of urlpath_of. */
 enum urlpath_result {
 	URLPATH_OK = 0,
@@ -34,8 +38,9 @@ enum urlpath_result urlpath_of(const char *text, size_t len, const char *domain,
  * '*' stays) spelt as urlpath_of spells paths, so that it finds the paths
  * enqueue made: escapes normalised ("/caf%C3%A9" is "/café", "%1b" is
  * "%1B", "%7E" is "~"), invisible characters escaped ("%E2%80%8B"). Into
- * out (cap bytes; never longer than text but for those escapes). 0, or -1
- * with why when a '%' starts no %XX escape or out is too small. The
+ * out (cap bytes: the store's limit, crawltop.max_url_bytes(), plus one).
+ * 0, or -1 with why when text is not UTF-8, a '%' starts no %XX escape or
+ * the result is longer than cap - 1 bytes. The
  * store checks the rest (a leading '/', no white space, ...). */
 int urlpath_match(const char *text, char *out, size_t cap, char *why,
 		  size_t whylen);

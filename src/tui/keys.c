@@ -480,7 +480,7 @@ static int k_prompt_submit(struct tui *t, int key)
 		return TUI_REDRAW;
 	}
 	/* spelt as enqueue spells paths: "/caf%C3%A9" finds "/café" */
-	char norm[1024], bad[160];
+	char norm[URLPATH_MAX_BYTES + 1], bad[160];
 	if (urlpath_match(prefix, norm, sizeof norm, bad, sizeof bad) != 0) {
 		tui_msg(t, 1, "'%.100s' refused: %s", prefix, bad);
 		return TUI_REDRAW;

@@ -172,6 +172,11 @@ run job list --yes
 ok_match "an option of another subcommand" "$OUT" '--yes does not apply to job list'
 run job frobnicate
 ok_eq "unknown subcommand: exit 2" "$RC" 2
+ok_match "unknown subcommand: lists every one, from the table" "$OUT" '\(list, show, .*, boost, sitemap-priorities\)'
+run enqueue --job news --urls "$(printf '/nonexistent/a\tb')"
+ok_match "a tab in an argument stays escaped" "$OUT" '/nonexistent/a.x09b: cannot open'
+run settings set default_priority -h
+ok_match "settings set KEY -h: a value, not a cry for help" "$RC $OUT" "^2 crawltop settings: .*default_priority"
 run job show news extra
 ok_eq "extra argument: exit 2" "$RC" 2
 run job list -d "$NODB"
@@ -206,6 +211,8 @@ ok_eq "cancel: tasks skipped" "$(q "SELECT string_agg(DISTINCT status, ',') FROM
 run enqueue --job news --urls <(echo /new)
 ok_eq "enqueue into a cancelled job: exit 1" "$RC" 1
 ok_match "enqueue into a cancelled job: says so" "$OUT" 'is cancelled: it takes no new tasks'
+run job resume news
+ok_match "resume a cancelled job: says it is cancelled" "$RC $OUT" '^1 .*is cancelled: cannot resume'
 
 # ---- the status shown follows the tasks -------------------------------
 # jobs.status keeps the operator's state; job list, job show and stats

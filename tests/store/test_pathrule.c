@@ -101,6 +101,33 @@ static void every_code_point(void **state)
 	assert_true(checked > 63000);
 }
 
+/* Beyond the BMP: the invisible ranges refused by both, others taken. */
+static void astral_code_points(void **state)
+{
+	struct ct_store *s = *state;
+	static const unsigned cps[] = {0x110BD, 0x110CD, 0x13430, 0x1343F,
+				       0x1BCA0, 0x1D173, 0x1D17A, 0xE0001,
+				       0xE0041, 0xE0FFF, 0x1F600, 0x10000,
+				       0xE1000, 0x10FFFD};
+	for (size_t i = 0; i < sizeof cps / sizeof *cps; i++) {
+		unsigned c = cps[i];
+		char p[16], why[200], sql[256];
+		snprintf(p, sizeof p, "/a%c%c%c%cb", (char)(0xf0 | c >> 18),
+			 (char)(0x80 | (c >> 12 & 0x3f)),
+			 (char)(0x80 | (c >> 6 & 0x3f)), (char)(0x80 | (c & 0x3f)));
+		int c_ok = urlpath_check(p, strlen(p), 2048, why, sizeof why) == 0;
+		snprintf(sql, sizeof sql, "SELECT crawltop.path_ok('/a' || chr(%u) "
+			 "|| 'b')::int::text || crawltop.url_ok('https://h/a' || chr(%u))"
+			 "::int", c, c);
+		char *t = pgt_text(s, sql, 0, NULL);
+		const char *want = ct_char_invisible(c) ? "00" : "11";
+		if (strcmp(t, want) != 0 || c_ok != !ct_char_invisible(c))
+			fail_msg("U+%04X: the CLI %s it, the store's path_ok and "
+				 "url_ok say %s", c, c_ok ? "accepts" : "refuses", t);
+		free(t);
+	}
+}
+
 /* Paths that are not about characters: dot segments, '#', the query,
  * the length limit, the leading '/'. */
 static void shapes(void **state)
@@ -161,6 +188,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_code_point),
+		cmocka_unit_test(astral_code_points),
 		cmocka_unit_test(shapes),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -291,6 +291,8 @@ static void boost_and_demote_by_pattern(void **state)
 		{"/a *", "path pattern '/a *' is not a pattern"},
 		{"", "path pattern '' is not a pattern"},
 		{"/\t*", "is not a pattern"},
+		{"/a#*", "is not a pattern"},
+		{"/a\u202e*", "is not a pattern"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		ct_status st = ct_store_adjust_matching(s, j, bad[i].pattern, 5,
@@ -306,6 +308,38 @@ static void boost_and_demote_by_pattern(void **state)
 		fail_msg("%s", err.msg);
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log"),
 			 audit0 + 5);
+
+	/* '\', '%' and '_' are themselves in both (the LIKE escapes them);
+	 * '*' is itself in a prefix */
+	int64_t k = pgt_job(s, "lit", "lit.example", 5, "frontier");
+	const char *q[] = {"/a\\b", "/a%25b", "/a_b", "/aXb", "/a*b", "/a%2Ab"};
+	double qs[] = {10, 10, 10, 10, 10, 10};
+	pgt_enqueue(s, k, q, 6, qs);
+	static const struct {
+		const char *match;
+		int pattern;
+		long rows;
+	} lit[] = {
+		{"/a\\", 0, 1}, {"/a%25", 0, 1}, {"/a_", 0, 1}, {"/a*", 0, 1},
+		{"/a\\b", 1, 1}, {"/a_b", 1, 1}, {"*%25*", 1, 1}, {"/a%2A*", 1, 1},
+		{"/a*b", 1, 6},
+	};
+	for (size_t i = 0; i < sizeof lit / sizeof *lit; i++) {
+		ct_status st = lit[i].pattern
+			? ct_store_adjust_matching(s, k, lit[i].match, 1, &rows, &err)
+			: ct_store_adjust_scores(s, k, lit[i].match, 1, &rows, &err);
+		if (st != CT_OK || rows != lit[i].rows)
+			fail_msg("%s '%s': %s, %ld rows, want %ld", lit[i].pattern ?
+				 "pattern" : "prefix", lit[i].match, err.msg, rows,
+				 lit[i].rows);
+	}
+	const char *pk[] = {"lit"};
+	t = pgt_text(s, "SELECT string_agg(p.path || ' ' || t.adjustment, "
+		"',' ORDER BY p.path COLLATE \"C\") FROM crawltop.tasks t JOIN "
+		"crawltop.pages p ON p.id = t.page_id JOIN crawltop.jobs j ON "
+		"j.id = t.job_id WHERE j.name = $1", 1, pk);
+	assert_string_equal(t, "/a%25b 3,/a%2Ab 2,/a*b 2,/aXb 1,/a\\b 3,/a_b 3");
+	free(t);
 }
 
 /* Seed 000's update after a sitemap, after hierarchy.sitemap rose: the
