@@ -255,6 +255,59 @@ static void scores_only_increase(void **state)
 	assert_int_equal(cls, 3);
 }
 
+/* A duplicate that raises a task takes its discovery: depth, type,
+ * method and source; one that does not raise it changes nothing. */
+static void raise_takes_the_discovery(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t job = pgt_job(s, "redisc", "redisc.example", 5, "frontier");
+	char sql[512];
+	char fields[400];
+	snprintf(fields, sizeof fields, "SELECT t.depth || ' ' || t.type || ' ' || "
+		 "t.discovery_method || ' ' || t.source_type || ' ' || "
+		 "coalesce(t.source_page_id::text, '-') || ' ' || t.score FROM "
+		 "crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id "
+		 "WHERE p.path = '/y' AND t.job_id = %lld", (long long)job);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%lld, "
+		 "ARRAY['/s', '/m'], 'manual', NULL, 1, 'article', 'seed', NULL, "
+		 "ARRAY[40, 40]::float8[])", (long long)job);
+	pgt_exec(s, sql);
+	/* found deep first ... */
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%lld, "
+		 "ARRAY['/y'], 'link', crawltop.page_id(%lld, '/s'), 4, 'article', "
+		 "'link', NULL, ARRAY[30]::float8[])", (long long)job, (long long)job);
+	pgt_exec(s, sql);
+	char *t = pgt_text(s, fields, 0, NULL);
+	char want[128];
+	snprintf(want, sizeof want, "4 article link link %lld 30",
+		 (long long)page(s, job, "/s"));
+	assert_string_equal(t, want);
+	free(t);
+	/* ... then through a shorter path, for a higher score */
+	snprintf(sql, sizeof sql, "SELECT raised FROM crawltop.enqueue(%lld, "
+		 "ARRAY['/y'], 'link', crawltop.page_id(%lld, '/m'), 2, 'hub', "
+		 "'gap-prediction', NULL, ARRAY[32]::float8[])", (long long)job,
+		 (long long)job);
+	t = pgt_text(s, sql, 0, NULL);
+	assert_string_equal(t, "1");
+	free(t);
+	t = pgt_text(s, fields, 0, NULL);
+	snprintf(want, sizeof want, "2 hub gap-prediction link %lld 32",
+		 (long long)page(s, job, "/m"));
+	assert_string_equal(t, want);
+	free(t);
+	/* a lower score found shallower changes nothing */
+	snprintf(sql, sizeof sql, "SELECT raised FROM crawltop.enqueue(%lld, "
+		 "ARRAY['/y'], 'sitemap', NULL, 1, 'nav', 'sitemap', NULL, "
+		 "ARRAY[31]::float8[])", (long long)job);
+	t = pgt_text(s, sql, 0, NULL);
+	assert_string_equal(t, "0");
+	free(t);
+	t = pgt_text(s, fields, 0, NULL);
+	assert_string_equal(t, want);
+	free(t);
+}
+
 static void mode_scores(void **state)
 {
 	struct ct_store *s = *state;
@@ -863,6 +916,7 @@ int main(void)
 		cmocka_unit_test(hierarchy_chain),
 		cmocka_unit_test(source_page_found_by_url),
 		cmocka_unit_test(scores_only_increase),
+		cmocka_unit_test(raise_takes_the_discovery),
 		cmocka_unit_test(mode_scores),
 		cmocka_unit_test(new_and_known_pages_scored_alike),
 		cmocka_unit_test(bad_enqueue_refused),
