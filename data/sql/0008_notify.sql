@@ -4,9 +4,11 @@
 -- without polling (seed 002's config watchers, across processes):
 --
 --   channel crawltop_settings   a settings row was inserted; payload: its
---                               version, e.g. '7' (the highest is current)
---   channel crawltop_jobs       a job was created, changed or deleted;
---                               payload: JSON, e.g.
+--                               version, e.g. '7' (the highest is current;
+--                               a version is never changed: 0009)
+--   channel crawltop_jobs       a job was created, changed or deleted
+--                               (or every job, by TRUNCATE: payload
+--                               {"op": "truncate"}); payload: JSON, e.g.
 --                               {"op": "update", "job_id": 42,
 --                                "changed": ["priority"]}
 --                               (jsonb's key order)
@@ -39,6 +41,10 @@ DECLARE
 	v_id bigint;
 	v_changed text[];
 BEGIN
+	IF TG_OP = 'TRUNCATE' THEN -- every job at once (a statement trigger)
+		PERFORM pg_notify('crawltop_jobs', '{"op": "truncate"}');
+		RETURN NULL;
+	END IF;
 	IF TG_OP = 'UPDATE' THEN
 		v_id := NEW.id;
 		SELECT array_agg(n.key ORDER BY n.key) INTO v_changed
@@ -68,3 +74,6 @@ CREATE TRIGGER jobs_notify_update AFTER UPDATE ON crawltop.jobs
 	EXECUTE FUNCTION crawltop.notify_jobs();
 CREATE TRIGGER jobs_notify_insert_delete AFTER INSERT OR DELETE ON crawltop.jobs
 	FOR EACH ROW EXECUTE FUNCTION crawltop.notify_jobs();
+-- a row trigger does not fire on TRUNCATE
+CREATE TRIGGER jobs_notify_truncate AFTER TRUNCATE ON crawltop.jobs
+	FOR EACH STATEMENT EXECUTE FUNCTION crawltop.notify_jobs();

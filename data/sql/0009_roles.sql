@@ -144,21 +144,31 @@ GRANT EXECUTE ON FUNCTION
 
 -- Not granted to anyone (they run as triggers, or only inside the
 -- triggers): counter_shard, tasks_count, tasks_count_truncate,
--- notify_settings, notify_jobs, audit_log_append_only. (The functions
+-- notify_settings, notify_jobs, append_only. (The functions
 -- 0005 adds for score inputs, job modes and rescoring are granted by
 -- 0010_claims_grants.sql.)
 
 -- ---- audit_log: append-only -------------------------------------------
 
--- Refuse UPDATE, DELETE and TRUNCATE of audit_log, whoever asks.
-CREATE FUNCTION crawltop.audit_log_append_only() RETURNS trigger
+-- Refuse UPDATE, DELETE and TRUNCATE of audit_log, whoever asks; and of
+-- settings: a version is history (undo writes a new one), and consoles
+-- learn of new settings from the insert's notification (0008), so an
+-- UPDATE of the current version changed what the store did while every
+-- console on the primary kept showing the old values.
+CREATE FUNCTION crawltop.append_only() RETURNS trigger
 	LANGUAGE plpgsql AS $$
 BEGIN
-	RAISE EXCEPTION 'permission denied: audit_log is append-only, % is refused for every role (role %)',
-		TG_OP, current_user USING ERRCODE = '42501';
+	RAISE EXCEPTION 'permission denied: % is append-only, % is refused for every role (role %)',
+		TG_TABLE_NAME, TG_OP, current_user USING ERRCODE = '42501',
+		HINT = CASE TG_TABLE_NAME WHEN 'settings' THEN
+			'write a new version: crawltop settings set, or undo'
+			ELSE 'it keeps every change for good' END;
 END $$;
-REVOKE ALL ON FUNCTION crawltop.audit_log_append_only() FROM PUBLIC;
+REVOKE ALL ON FUNCTION crawltop.append_only() FROM PUBLIC;
 
 CREATE TRIGGER audit_log_append_only
 	BEFORE UPDATE OR DELETE OR TRUNCATE ON crawltop.audit_log
-	FOR EACH STATEMENT EXECUTE FUNCTION crawltop.audit_log_append_only();
+	FOR EACH STATEMENT EXECUTE FUNCTION crawltop.append_only();
+CREATE TRIGGER settings_append_only
+	BEFORE UPDATE OR DELETE OR TRUNCATE ON crawltop.settings
+	FOR EACH STATEMENT EXECUTE FUNCTION crawltop.append_only();

@@ -142,6 +142,17 @@ static void settings_and_jobs_notify(void **state)
 	pgt_exec(s, "DELETE FROM crawltop.jobs WHERE name = 'n2'");
 	n = expect(l, 5000);
 	assert_non_null(strstr(n.payload, "\"op\": \"delete\""));
+	/* every job at once: a row trigger does not see TRUNCATE */
+	pgt_exec(s, "BEGIN; TRUNCATE crawltop.jobs CASCADE; ROLLBACK");
+	expect_none(l);
+	int64_t j3 = pgt_job(s, "n3", "n3.example", 5, "fifo");
+	(void)j3;
+	n = expect(l, 5000);
+	pgt_exec(s, "TRUNCATE crawltop.jobs CASCADE");
+	n = expect(l, 5000);
+	assert_string_equal(n.payload, "{\"op\": \"truncate\"}");
+	job = pgt_job(s, "n4", "n4.example", 5, "fifo");
+	n = expect(l, 5000);
 
 	/* UNLISTEN: nothing more on that channel */
 	assert_int_equal(ct_store_unlisten(l, CT_CHANNEL_JOBS, &err), CT_OK);

@@ -367,6 +367,25 @@ static void audit_log_append_only_for_superuser(void **state)
 	assert_int_equal(pgt_int(su, "SELECT count(*) FROM crawltop.audit_log"), n);
 	/* appending still works */
 	pgt_exec(su, "INSERT INTO crawltop.audit_log (action) VALUES ('note')");
+	/* settings versions are history too: a changed current version went
+	 * unannounced, and consoles kept the old values */
+	long long v = pgt_int(su, "SELECT max(version) FROM crawltop.settings");
+	static const char *const ssql[] = {
+		"UPDATE crawltop.settings SET value = jsonb_set(value, "
+		"'{classes,p0}', '90') WHERE version = (SELECT max(version) FROM "
+		"crawltop.settings)",
+		"DELETE FROM crawltop.settings WHERE version > 1",
+		"TRUNCATE crawltop.settings CASCADE",
+	};
+	for (size_t i = 0; i < sizeof ssql / sizeof ssql[0]; i++) {
+		assert_int_equal(ct_store_exec(su, "settings", ssql[i], &err), CT_EINVAL);
+		assert_string_equal(ct_store_sqlstate(su), "42501");
+		if (!strstr(err.msg, "permission denied: settings is append-only"))
+			fail_msg("%s: %s", ssql[i], err.msg);
+	}
+	assert_int_equal(pgt_int(su, "SELECT max(version) FROM crawltop.settings"), v);
+	assert_int_equal(pgt_int(su, "SELECT count(*) FROM crawltop.settings "
+				 "WHERE value #>> '{classes,p0}' = '90'"), 0);
 }
 
 static void grants_are_complete_and_public_has_none(void **state)
@@ -407,7 +426,7 @@ static void grants_are_complete_and_public_has_none(void **state)
 		"WHERE n.nspname = 'crawltop' AND p.proname NOT IN ("
 		"'counter_shard', 'tasks_count', 'tasks_count_truncate', "
 		"'notify_settings', 'notify_jobs', 'settings_check_row', "
-		"'audit_log_append_only', 'refs_keep', 'pages_refs_check', "
+		"'append_only', 'refs_keep', 'pages_refs_check', "
 		"'tasks_refs_check', 'jobs_delete_tasks', 'jobs_truncate_tasks', "
 		"'jobs_keep_id', 'jobs_name_not_number', 'lock_job') AND NOT (has_function_privilege("
 		"'crawltop_viewer', p.oid, 'EXECUTE') OR has_function_privilege("
