@@ -345,10 +345,25 @@ static void worker_works_and_nothing_else(void **state)
 	ct_store_close(w);
 }
 
+/* Each of the n statements is refused for the superuser su: 42501 and a
+ * message naming table as append-only. */
+static void append_only_refuses(struct ct_store *su, const char *table,
+				const char *const *sql, size_t n)
+{
+	struct ct_error err = {{0}};
+	char want[96];
+	snprintf(want, sizeof want, "permission denied: %s is append-only", table);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(ct_store_exec(su, table, sql[i], &err), CT_EINVAL);
+		assert_string_equal(ct_store_sqlstate(su), "42501");
+		if (!strstr(err.msg, want))
+			fail_msg("%s: %s", sql[i], err.msg);
+	}
+}
+
 static void audit_log_append_only_for_superuser(void **state)
 {
 	struct ct_store *su = *state;
-	struct ct_error err = {{0}};
 	setup_job(su);
 	long long n = pgt_int(su, "SELECT count(*) FROM crawltop.audit_log");
 	assert_true(n >= 1);
@@ -358,12 +373,7 @@ static void audit_log_append_only_for_superuser(void **state)
 		"TRUNCATE crawltop.audit_log",
 		"DELETE FROM crawltop.audit_log WHERE false",
 	};
-	for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
-		assert_int_equal(ct_store_exec(su, "audit", sql[i], &err), CT_EINVAL);
-		assert_string_equal(ct_store_sqlstate(su), "42501");
-		assert_non_null(strstr(err.msg, "audit: permission denied: audit_log "
-				       "is append-only"));
-	}
+	append_only_refuses(su, "audit_log", sql, sizeof sql / sizeof *sql);
 	assert_int_equal(pgt_int(su, "SELECT count(*) FROM crawltop.audit_log"), n);
 	/* appending still works */
 	pgt_exec(su, "INSERT INTO crawltop.audit_log (action) VALUES ('note')");
@@ -377,12 +387,7 @@ static void audit_log_append_only_for_superuser(void **state)
 		"DELETE FROM crawltop.settings WHERE version > 1",
 		"TRUNCATE crawltop.settings CASCADE",
 	};
-	for (size_t i = 0; i < sizeof ssql / sizeof ssql[0]; i++) {
-		assert_int_equal(ct_store_exec(su, "settings", ssql[i], &err), CT_EINVAL);
-		assert_string_equal(ct_store_sqlstate(su), "42501");
-		if (!strstr(err.msg, "permission denied: settings is append-only"))
-			fail_msg("%s: %s", ssql[i], err.msg);
-	}
+	append_only_refuses(su, "settings", ssql, sizeof ssql / sizeof *ssql);
 	assert_int_equal(pgt_int(su, "SELECT max(version) FROM crawltop.settings"), v);
 	assert_int_equal(pgt_int(su, "SELECT count(*) FROM crawltop.settings "
 				 "WHERE value #>> '{classes,p0}' = '90'"), 0);
