@@ -55,6 +55,15 @@ static int totals(struct ct_store *s, const struct stats_args *a, int64_t job)
 		cli_error("stats", "%s", err.msg);
 		return DB_EXIT_FAIL;
 	}
+	/* seed 003: "stats shows ranking metrics when available": the latest
+	 * ranking run's class counts, below the totals */
+	struct ct_run_manifest m;
+	ct_status mst = ct_store_run_manifest(s, job, NULL, &m, &err);
+	if (mst != CT_OK && mst != CT_ENOENT) {
+		ct_job_stats_list_free(&l);
+		cli_error("stats", "%s", err.msg);
+		return DB_EXIT_FAIL;
+	}
 	int64_t t[N_STATUS] = {0};
 	long pages = 0, njobs = 0;
 	yajl_gen g = a->json ? jout_alloc() : NULL;
@@ -116,6 +125,30 @@ static int totals(struct ct_store *s, const struct stats_args *a, int64_t job)
 			jout_number(g, (double)t[k]);
 		}
 		yajl_gen_map_close(g);
+		if (mst == CT_OK) {
+			jout_string(g, "ranking");
+			yajl_gen_map_open(g);
+			jout_string(g, "run");
+			jout_number(g, (double)m.id);
+			jout_string(g, "run_at");
+			jout_string(g, m.run_at);
+			jout_string(g, "job");
+			if (m.job_id)
+				jout_string(g, m.job_name);
+			else
+				yajl_gen_null(g);
+			for (int k = 0; k < 4; k++) {
+				char key[8];
+				snprintf(key, sizeof key, "P%d", k);
+				jout_string(g, key);
+				jout_number(g, (double)m.count[k]);
+			}
+			jout_string(g, "unranked");
+			jout_number(g, (double)m.unranked);
+			jout_string(g, "average_score");
+			jout_number(g, m.avg_score);
+			yajl_gen_map_close(g);
+		}
 		yajl_gen_map_close(g);
 		json_flush(g);
 	} else {
@@ -123,6 +156,14 @@ static int totals(struct ct_store *s, const struct stats_args *a, int64_t job)
 		       " %9" PRId64 " %9" PRId64 " %9" PRId64 " %9" PRId64 "\n",
 		       "", "total", "", "", pages, t[0], t[1], t[2], t[3], t[4],
 		       t[5]);
+		if (mst == CT_OK)
+			printf("\nRanking: run %" PRId64 " at %s, of %s%s: P0 %lld, "
+			       "P1 %lld, P2 %lld, P3 %lld, unranked %lld, average "
+			       "score %.1f (crawltop stats --ranking: the whole "
+			       "report)\n", m.id, m.run_at, m.job_id ? "job " :
+			       "every discovery job", m.job_id ? m.job_name : "",
+			       m.count[0], m.count[1], m.count[2], m.count[3],
+			       m.unranked, m.avg_score);
 	}
 	return DB_EXIT_OK;
 }
@@ -269,7 +310,8 @@ const struct cli_cmd cli_cmd_stats = {
 	.name = "stats",
 	.usage = "[-d DSN] [--ranking] [--date YYYY-MM-DD] [--job JOB] "
 		 "[--json] [--config FILE]",
-	.summary = "Job and task totals, or seed 003's ranking statistics",
+	.summary = "Job and task totals (with the latest ranking run's class "
+		   "counts, when there is one), or seed 003's ranking statistics",
 	.help = DB_HELP_DSN
 		"  --ranking           the latest ranking run's statistics "
 		"(class counts,\n"

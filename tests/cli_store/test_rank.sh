@@ -254,6 +254,15 @@ ok_match "stats --ranking of a job never ranked alone: where the runs are" "$OUT
 	'no ranking run of job [0-9]+ alone is recorded \(crawltop rank --job ranks one job; the runs over every job are shown without --job\)'
 run stats
 ok_match "stats: totals by status" "$OUT" 'total +12 +12 +0 +0 +0 +0 +0$'
+# seed 003: stats shows ranking metrics when available
+ok_match "stats: the latest ranking run's classes below the totals" "$OUT" \
+	'^Ranking: run [0-9]+ at [0-9-]+ [0-9:]+, of [a-z ]+: P0 [0-9]+, P1 [0-9]+, P2 [0-9]+, P3 [0-9]+, unranked [0-9]+, average score [0-9.]+ '
+run stats --json
+ok_eq "stats --json: the latest run's classes, as stats --ranking --json has them" \
+	"$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin)["ranking"]; print(d["P0"] + d["P1"] + d["P2"] + d["P3"], d["unranked"], d["average_score"])')" \
+	"$("$CT" stats --ranking --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(c["urls"] for c in d["classes"]), d["unranked"], d["average_score"])')"
+run stats --job hier
+ok_eq "stats --job of a job no run ranked alone: no ranking line" "$(printf '%s\n' "$OUT" | grep -c '^Ranking')" 0
 run stats --job disc --json
 ok_eq "stats --job --json: the job's totals" \
 	"$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["totals"]["jobs"], d["totals"]["pending"])')" "1 9"
