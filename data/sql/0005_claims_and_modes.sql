@@ -779,8 +779,8 @@ END $$;
 -- A task's discovery inputs (seed 003) as columns: whether it has
 -- sub-scores and the eight of them, whether it has raw signals and the
 -- signals. Absent keys are NULL. Read by the ranking run
--- (src/store/rank_ops.c) and, inside the view crawltop.task_engine_inputs
--- (0006), by rescores and the console's preview. Plain SQL, inlined into the query that calls it.
+-- (src/store/rank_ops.c) and, inside score_input_columns, by rescores and
+-- the console's preview. Plain SQL, inlined into the query that calls it.
 CREATE FUNCTION crawltop.discovery_input_columns(p_inputs jsonb)
 	RETURNS TABLE (
 		has_subscores boolean,
@@ -822,6 +822,54 @@ CREATE FUNCTION crawltop.discovery_input_columns(p_inputs jsonb)
 		vendor_fingerprint boolean, source text, age_hours double precision,
 		malware boolean, adult boolean, for_sale boolean,
 		suspicious_tld boolean, topic_match double precision)
+$$;
+
+-- All of a task's score inputs as columns, in the order rescore_fetch
+-- returns them after the task's own columns (also the console's preview,
+-- 0011): the one place, with discovery_input_columns, that unpacks the
+-- shapes score_input_spec() checks. Plain SQL, inlined.
+CREATE FUNCTION crawltop.score_input_columns(p_inputs jsonb)
+	RETURNS TABLE (
+		-- frontier
+		bias double precision, cluster_occurrences bigint,
+		classification text, knowledge_reuse double precision,
+		estimated_cost_ms double precision, gap_confidence double precision,
+		gap_lift double precision,
+		-- discovery sub-scores (all or none)
+		has_subscores boolean,
+		unseen_likelihood double precision, host_novelty double precision,
+		content_readiness double precision, link_yield double precision,
+		source_reliability double precision, freshness double precision,
+		quality_safety double precision, topic_boost double precision,
+		-- discovery raw signals
+		has_signals boolean,
+		ct_age_hours double precision, ns_changes integer,
+		asn_changes integer, whois_age_days double precision,
+		backlinks bigint, first_seen_host boolean, rare_tld boolean,
+		subdomain_depth integer, parking_score double precision,
+		document_path boolean, document_extension boolean,
+		vendor_fingerprint boolean, source text, age_hours double precision,
+		malware boolean, adult boolean, for_sale boolean,
+		suspicious_tld boolean, topic_match double precision,
+		-- freshness
+		visits bigint, last_visited bigint, last_changed bigint,
+		topic_relevance double precision, hub_depth integer, is_hub boolean)
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+	SELECT f.bias, f."clusterOccurrences", f.classification,
+	       m."knowledgeReuse", m."estimatedCostMs", g.confidence, g.lift,
+	       d.*,
+	       f.visits, f."lastVisited", f."lastChanged", f."topicRelevance",
+	       f."hubDepth", f."isHub"
+	FROM jsonb_to_record(coalesce(p_inputs, '{}')) AS f(
+		bias double precision, "clusterOccurrences" bigint,
+		classification text, visits bigint, "lastVisited" bigint,
+		"lastChanged" bigint, "topicRelevance" double precision,
+		"hubDepth" integer, "isHub" boolean)
+	CROSS JOIN jsonb_to_record(coalesce(p_inputs->'meta', '{}')) AS m(
+		"knowledgeReuse" double precision, "estimatedCostMs" double precision)
+	CROSS JOIN jsonb_to_record(coalesce(p_inputs->'gap', '{}')) AS g(
+		confidence double precision, lift double precision)
+	CROSS JOIN crawltop.discovery_input_columns(p_inputs) AS d
 $$;
 
 -- (rescore_fetch and rescore_apply, which read and write a rescore's

@@ -164,44 +164,6 @@ BEGIN
 	END IF;
 END $$;
 
--- Every engine input of a task, one row per task, in the columns the C
--- side reads (src/store/rescore.c checks names and order): the task's own
--- (its score, class, base score and operator adjustment, 0001), its page
--- (path, hierarchy score, domain), and its score inputs unpacked, NULL
--- where absent (frontier and freshness here, discovery through
--- discovery_input_columns, 0005). Rescores (rescore_fetch, below) and the
--- console's preview (preview_open, 0011) read it, so the column list is
--- written once. Queried by task id, it reads each task by primary key.
-CREATE VIEW crawltop.task_engine_inputs AS
-SELECT t.id AS task_id, t.page_id, t.score, t.class, t.base_score,
-       t.adjustment, d.name AS domain, p.path::text AS path,
-       p.priority_score AS page_score, t.type, t.depth, t.discovery_method,
-       -- ranked by a ranking run (ranked_at set): a discovery task that
-       -- is not keeps the P2 bound (SPEC.md)
-       t.ranked_at IS NOT NULL AS ranked,
-       f.bias, f."clusterOccurrences" AS cluster_occurrences,
-       f.classification, m."knowledgeReuse" AS knowledge_reuse,
-       m."estimatedCostMs" AS estimated_cost_ms, g.confidence AS gap_confidence,
-       g.lift AS gap_lift,
-       x.*,
-       f.visits, f."lastVisited" AS last_visited,
-       f."lastChanged" AS last_changed, f."topicRelevance" AS topic_relevance,
-       f."hubDepth" AS hub_depth, f."isHub" AS is_hub
-FROM crawltop.tasks t
-JOIN crawltop.pages p ON p.id = t.page_id
-JOIN crawltop.domains d ON d.id = p.domain_id
-CROSS JOIN LATERAL jsonb_to_record(coalesce(t.score_inputs, '{}')) AS f(
-	bias double precision, "clusterOccurrences" bigint,
-	classification text, visits bigint, "lastVisited" bigint,
-	"lastChanged" bigint, "topicRelevance" double precision,
-	"hubDepth" integer, "isHub" boolean)
-CROSS JOIN LATERAL jsonb_to_record(coalesce(t.score_inputs->'meta', '{}')) AS m(
-	"knowledgeReuse" double precision, "estimatedCostMs" double precision)
-CROSS JOIN LATERAL jsonb_to_record(coalesce(t.score_inputs->'gap', '{}')) AS g(
-	confidence double precision, lift double precision)
-CROSS JOIN LATERAL crawltop.discovery_input_columns(t.score_inputs) AS x;
--- (its reader grants: 0009, with the tables)
-
 -- One batch: lock job p_job_id (FOR SHARE; 55000 when its mode is no
 -- longer p_mode) and its next p_n (1..100000) unfinished tasks with a
 -- page id above p_after_page, and return them in task id order with every
@@ -212,7 +174,40 @@ CROSS JOIN LATERAL crawltop.discovery_input_columns(t.score_inputs) AS x;
 -- adjustment as fetched until the batch commits.
 CREATE FUNCTION crawltop.rescore_fetch(p_job_id bigint, p_mode text,
 		p_after_page bigint, p_n integer)
-	RETURNS SETOF crawltop.task_engine_inputs LANGUAGE plpgsql AS $$
+	RETURNS TABLE (task_id bigint, page_id bigint, score double precision,
+		class smallint, base_score double precision,
+		adjustment double precision, domain text, path text,
+		page_score double precision,
+		type text, depth integer, discovery_method text,
+		-- ranked by a ranking run (ranked_at set): a discovery task
+		-- that is not keeps the P2 bound (SPEC.md)
+		ranked boolean,
+		-- frontier
+		bias double precision, cluster_occurrences bigint,
+		classification text, knowledge_reuse double precision,
+		estimated_cost_ms double precision, gap_confidence double precision,
+		gap_lift double precision,
+		-- discovery sub-scores (all or none)
+		has_subscores boolean,
+		unseen_likelihood double precision, host_novelty double precision,
+		content_readiness double precision, link_yield double precision,
+		source_reliability double precision, freshness double precision,
+		quality_safety double precision, topic_boost double precision,
+		-- discovery raw signals
+		has_signals boolean,
+		ct_age_hours double precision, ns_changes integer,
+		asn_changes integer, whois_age_days double precision,
+		backlinks bigint, first_seen_host boolean, rare_tld boolean,
+		subdomain_depth integer, parking_score double precision,
+		document_path boolean, document_extension boolean,
+		vendor_fingerprint boolean, source text, age_hours double precision,
+		malware boolean, adult boolean, for_sale boolean,
+		suspicious_tld boolean, topic_match double precision,
+		-- freshness
+		visits bigint, last_visited bigint, last_changed bigint,
+		topic_relevance double precision, hub_depth integer, is_hub boolean)
+	LANGUAGE plpgsql AS $$
+#variable_conflict use_column
 DECLARE
 	v_ids bigint[];
 BEGIN
@@ -229,17 +224,19 @@ BEGIN
 		  AND b.status IN ('pending', 'running')
 		ORDER BY b.page_id
 		LIMIT p_n) b;
-	-- locked in task id order; a row that stopped being unfinished
-	-- meanwhile is left out (its status is read again once locked)
-	SELECT coalesce(array_agg(t.id), '{}') INTO v_ids FROM (
-		SELECT t.id FROM crawltop.tasks t
-		WHERE t.id = ANY (v_ids) AND t.status IN ('pending', 'running')
-		ORDER BY t.id
-		FOR NO KEY UPDATE) t;
 	RETURN QUERY
-	SELECT v.* FROM crawltop.task_engine_inputs v
-	WHERE v.task_id = ANY (v_ids)
-	ORDER BY v.task_id;
+	SELECT t.id, t.page_id, t.score, t.class, t.base_score, t.adjustment,
+	       d.name, p.path::text,
+	       p.priority_score, t.type, t.depth, t.discovery_method,
+	       t.ranked_at IS NOT NULL, x.*
+	FROM crawltop.tasks t
+	JOIN crawltop.pages p ON p.id = t.page_id
+	JOIN crawltop.domains d ON d.id = p.domain_id
+	CROSS JOIN LATERAL crawltop.score_input_columns(t.score_inputs) x
+	WHERE t.id = ANY (v_ids)
+	  AND t.status IN ('pending', 'running')
+	ORDER BY t.id
+	FOR NO KEY UPDATE OF t;
 END $$;
 
 -- Write one batch's new scores and classes (arrays of equal length; scores

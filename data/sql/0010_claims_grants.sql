@@ -11,6 +11,7 @@
 GRANT EXECUTE ON FUNCTION
 	crawltop.score_input_spec(),
 	crawltop.score_inputs_problem(jsonb),
+	crawltop.score_input_columns(jsonb),
 	crawltop.discovery_input_columns(jsonb),
 	crawltop.jsonb_array(text[], text)
 	TO crawltop_viewer, crawltop_operator, crawltop_worker;

@@ -120,8 +120,8 @@ BEGIN
 END $$;
 
 -- Open cursor p_cursor over up to p_n (1..100000) of job p_job_id's
--- pending tasks, in the columns of crawltop.task_engine_inputs, which
--- rescore_fetch returns too (the C side checks names and order), and return how many pending tasks the job has.
+-- pending tasks, in the columns of rescore_fetch (same names, same order:
+-- the C side checks them), and return how many pending tasks the job has.
 -- All of them when the job has at most p_n; else its first 100 in claim
 -- order (score, created_at, id) and a random sample of the rest. The
 -- cursor streams (no ORDER BY, nothing materialised): read it with FETCH
@@ -156,15 +156,19 @@ BEGIN
 		v_frac := 0.98 * (p_n - cardinality(v_top)) / v_total;
 	END IF;
 	OPEN c NO SCROLL FOR
-		SELECT v.*
+		SELECT t.id AS task_id, t.page_id, t.score, t.class,
+		       t.base_score, t.adjustment, d.name AS domain, p.path, p.priority_score AS page_score,
+		       t.type, t.depth, t.discovery_method,
+		       t.ranked_at IS NOT NULL AS ranked, x.*
 		-- the sample first (a LIMIT keeps the subquery, and so the
-		-- volatile filter, below the join: only sampled rows go on),
-		-- then each sampled task's inputs by primary key
-		FROM (SELECT b.id FROM crawltop.tasks b
+		-- volatile filter, below the joins: only sampled rows go on)
+		FROM (SELECT b.* FROM crawltop.tasks b
 		      WHERE b.job_id = p_job_id AND b.status = 'pending'
 			AND (v_frac >= 1 OR b.id = ANY (v_top) OR random() < v_frac)
 		      LIMIT p_n) t
-		JOIN crawltop.task_engine_inputs v ON v.task_id = t.id;
+		JOIN crawltop.pages p ON p.id = t.page_id
+		JOIN crawltop.domains d ON d.id = p.domain_id
+		CROSS JOIN LATERAL crawltop.score_input_columns(t.score_inputs) x;
 	RETURN v_total;
 END $$;
 
