@@ -212,8 +212,8 @@ $$;
 --    and, with no adjustment yet, its score. A duplicate raises a pending
 --    task whose base score would rise: its base_score is set and its
 --    score derived with the operator adjustment it keeps (0001), and it
---    takes this discovery's depth, type, method and source, which gave
---    that score; none is lowered.
+--    takes this discovery's depth, type and method, which gave that
+--    score (its source stays the first); none is lowered.
 --  * The tasks of one batch share one discovery time (created_at); among
 --    them the task id decides, and tasks are inserted in the batch's
 --    order, so that equal scores are claimed in the order a page gives
@@ -483,11 +483,15 @@ BEGIN
 		IF v_raise_ids IS NOT NULL THEN
 			PERFORM 1 FROM crawltop.tasks t WHERE t.id = ANY (v_raise_ids)
 			ORDER BY t.id FOR UPDATE;
-			-- the discovery that gives the higher score is the one the
-			-- task keeps: its depth, type, method and source (a page
-			-- found again through a shorter path kept its old depth, so
-			-- its links were queued one level too deep and a rescore
-			-- took the raise back); what this call does not know stays
+			-- the discovery that gives the higher score gives its
+			-- depth, type and method, which that score came from (a
+			-- page found again through a shorter path kept its old
+			-- depth, so its links were queued one level too deep and a
+			-- rescore took the raise back); what this call does not
+			-- know stays. The source stays the first: it says how the
+			-- page came in (a sitemap page stays one for
+			-- apply_sitemap_priorities), and a changed source page
+			-- would run the reference check of every raised row.
 			UPDATE crawltop.tasks t
 			SET base_score = u.s,
 			    score = least(100, greatest(0, u.s + t.adjustment)),
@@ -496,10 +500,7 @@ BEGIN
 			    depth = coalesce(p_depth, t.depth),
 			    type = coalesce(p_type, t.type),
 			    discovery_method = coalesce(p_discovery_method,
-				t.discovery_method),
-			    source_type = p_source_type,
-			    source_url = p_source_url,
-			    source_page_id = v_src_page
+				t.discovery_method)
 			FROM unnest(v_raise_ids, v_raise_scores) AS u(id, s)
 			WHERE t.id = u.id AND t.status = 'pending' AND t.base_score < u.s;
 			GET DIAGNOSTICS raised = ROW_COUNT;

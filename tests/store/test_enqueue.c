@@ -255,8 +255,9 @@ static void scores_only_increase(void **state)
 	assert_int_equal(cls, 3);
 }
 
-/* A duplicate that raises a task takes its discovery: depth, type,
- * method and source; one that does not raise it changes nothing. */
+/* A duplicate that raises a task gives it its depth, type and method
+ * (the source stays the first); one that does not raise it changes
+ * nothing. */
 static void raise_takes_the_discovery(void **state)
 {
 	struct ct_store *s = *state;
@@ -292,8 +293,9 @@ static void raise_takes_the_discovery(void **state)
 	assert_string_equal(t, "1");
 	free(t);
 	t = pgt_text(s, fields, 0, NULL);
+	/* (the source stays the first: how the page came in) */
 	snprintf(want, sizeof want, "2 hub gap-prediction link %lld 32",
-		 (long long)page(s, job, "/m"));
+		 (long long)page(s, job, "/s"));
 	assert_string_equal(t, want);
 	free(t);
 	/* a lower score found shallower changes nothing */

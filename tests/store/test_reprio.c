@@ -384,6 +384,28 @@ static void sitemap_priorities_after_a_settings_change(void **state)
 	assert_int_equal(ct_store_apply_sitemap(s, 987654, &rows, &err), CT_ENOENT);
 	if (!strstr(err.msg, "job 987654 does not exist"))
 		fail_msg("%s", err.msg);
+
+	/* a sitemap page raised by a link since stays a sitemap page */
+	int64_t k = pgt_job(s, "sm2", "sm2.example", 5, "hierarchy");
+	const char *root[] = {"/"}, *ab[] = {"/a", "/b"}, *a[] = {"/a"};
+	pgt_enqueue_from(s, k, root, 1, NULL, CT_SRC_MANUAL, 0);
+	pgt_enqueue(s, k, ab, 2, NULL);
+	char kb[24];
+	snprintf(kb, sizeof kb, "%lld", (long long)k);
+	const char *pk[] = {kb};
+	char *home = pgt_text(s, "SELECT crawltop.page_id($1::bigint, '/')", 1, pk);
+	assert_int_equal(pgt_enqueue_from(s, k, a, 1, NULL, CT_SRC_LINK,
+					  atoll(home)).raised, 1);
+	free(home);
+	pgt_exec(s, "INSERT INTO crawltop.settings (value, note) SELECT "
+		 "jsonb_set(value, '{hierarchy,sitemap}', '0.9'), 'test' FROM "
+		 "crawltop.settings ORDER BY version DESC LIMIT 1");
+	assert_int_equal(ct_store_apply_sitemap(s, k, &rows, &err), CT_OK);
+	assert_int_equal(rows, 2);
+	const char *pj2[] = {"sm2"};
+	t = pgt_text(s, q, 1, pj2);
+	assert_string_equal(t, "/ 100.000 P0,/a 90.000 P0,/b 90.000 P0");
+	free(t);
 }
 
 /* The points operators add are kept as a sum in -100..100 and the score
