@@ -71,17 +71,12 @@ size_t urlpath_space_or_control(const char *s, size_t len)
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
 	while (i < len) {
-		unsigned c = p[i];
-		unsigned long cp = c;
-		size_t n = c < 0xC0 ? 0 : c < 0xE0 ? 1 : c < 0xF0 ? 2 : 3;
-		if (n) { /* well-formed (checked first): decode it */
-			cp = c & (0x3F >> n);
-			for (size_t k = 1; k <= n && i + k < len; k++)
-				cp = cp << 6 | (p[i + k] & 0x3F);
-		}
-		if (space_or_control(cp))
+		/* well-formed (checked first): decode it; a cut-off last
+		 * sequence is no space or control */
+		size_t n = seq_len(p[i]);
+		if (i + n <= len && space_or_control(decode(p + i, n)))
 			return i;
-		i += n + 1;
+		i += n;
 	}
 	return len;
 }

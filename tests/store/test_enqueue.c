@@ -255,6 +255,37 @@ static void scores_only_increase(void **state)
 	assert_int_equal(cls, 3);
 }
 
+/* Enqueue /y into job from source page src (NULL: none) with its
+ * discovery (source type, depth, type, method) and score; returns how many
+ * pending tasks it raised. */
+static long long enqueue_y(struct ct_store *s, int64_t job, const char *kind,
+			   const char *src, int depth, const char *type,
+			   const char *method, double score)
+{
+	char sql[512], from[96] = "NULL";
+	if (src)
+		snprintf(from, sizeof from, "crawltop.page_id(%lld, '%s')",
+			 (long long)job, src);
+	snprintf(sql, sizeof sql, "SELECT raised FROM crawltop.enqueue(%lld, "
+		 "ARRAY['/y'], '%s', %s, %d, '%s', '%s', NULL, ARRAY[%g]::float8[])",
+		 (long long)job, kind, from, depth, type, method, score);
+	return pgt_int(s, sql);
+}
+
+/* /y's task in job: "depth type method source_type source_page score". */
+static void want_y(struct ct_store *s, int64_t job, const char *want)
+{
+	char sql[400];
+	snprintf(sql, sizeof sql, "SELECT t.depth || ' ' || t.type || ' ' || "
+		 "t.discovery_method || ' ' || t.source_type || ' ' || "
+		 "coalesce(t.source_page_id::text, '-') || ' ' || t.score FROM "
+		 "crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id "
+		 "WHERE p.path = '/y' AND t.job_id = %lld", (long long)job);
+	char *t = pgt_text(s, sql, 0, NULL);
+	assert_string_equal(t, want);
+	free(t);
+}
+
 /* A duplicate that raises a task gives it its depth, type and method
  * (the source stays the first); one that does not raise it changes
  * nothing. */
@@ -262,52 +293,26 @@ static void raise_takes_the_discovery(void **state)
 {
 	struct ct_store *s = *state;
 	int64_t job = pgt_job(s, "redisc", "redisc.example", 5, "frontier");
-	char sql[512];
-	char fields[400];
-	snprintf(fields, sizeof fields, "SELECT t.depth || ' ' || t.type || ' ' || "
-		 "t.discovery_method || ' ' || t.source_type || ' ' || "
-		 "coalesce(t.source_page_id::text, '-') || ' ' || t.score FROM "
-		 "crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id "
-		 "WHERE p.path = '/y' AND t.job_id = %lld", (long long)job);
+	char sql[256], want[128];
 	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%lld, "
 		 "ARRAY['/s', '/m'], 'manual', NULL, 1, 'article', 'seed', NULL, "
 		 "ARRAY[40, 40]::float8[])", (long long)job);
 	pgt_exec(s, sql);
+	long long from_s = page(s, job, "/s");
 	/* found deep first ... */
-	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%lld, "
-		 "ARRAY['/y'], 'link', crawltop.page_id(%lld, '/s'), 4, 'article', "
-		 "'link', NULL, ARRAY[30]::float8[])", (long long)job, (long long)job);
-	pgt_exec(s, sql);
-	char *t = pgt_text(s, fields, 0, NULL);
-	char want[128];
-	snprintf(want, sizeof want, "4 article link link %lld 30",
-		 (long long)page(s, job, "/s"));
-	assert_string_equal(t, want);
-	free(t);
-	/* ... then through a shorter path, for a higher score */
-	snprintf(sql, sizeof sql, "SELECT raised FROM crawltop.enqueue(%lld, "
-		 "ARRAY['/y'], 'link', crawltop.page_id(%lld, '/m'), 2, 'hub', "
-		 "'gap-prediction', NULL, ARRAY[32]::float8[])", (long long)job,
-		 (long long)job);
-	t = pgt_text(s, sql, 0, NULL);
-	assert_string_equal(t, "1");
-	free(t);
-	t = pgt_text(s, fields, 0, NULL);
-	/* (the source stays the first: how the page came in) */
-	snprintf(want, sizeof want, "2 hub gap-prediction link %lld 32",
-		 (long long)page(s, job, "/s"));
-	assert_string_equal(t, want);
-	free(t);
+	assert_int_equal(enqueue_y(s, job, "link", "/s", 4, "article", "link", 30), 0);
+	snprintf(want, sizeof want, "4 article link link %lld 30", from_s);
+	want_y(s, job, want);
+	/* ... then through a shorter path, for a higher score (the source
+	 * stays the first: how the page came in) */
+	assert_int_equal(enqueue_y(s, job, "link", "/m", 2, "hub",
+				   "gap-prediction", 32), 1);
+	snprintf(want, sizeof want, "2 hub gap-prediction link %lld 32", from_s);
+	want_y(s, job, want);
 	/* a lower score found shallower changes nothing */
-	snprintf(sql, sizeof sql, "SELECT raised FROM crawltop.enqueue(%lld, "
-		 "ARRAY['/y'], 'sitemap', NULL, 1, 'nav', 'sitemap', NULL, "
-		 "ARRAY[31]::float8[])", (long long)job);
-	t = pgt_text(s, sql, 0, NULL);
-	assert_string_equal(t, "0");
-	free(t);
-	t = pgt_text(s, fields, 0, NULL);
-	assert_string_equal(t, want);
-	free(t);
+	assert_int_equal(enqueue_y(s, job, "sitemap", NULL, 1, "nav", "sitemap",
+				   31), 0);
+	want_y(s, job, want);
 }
 
 static void mode_scores(void **state)
