@@ -52,7 +52,13 @@ $$;
 -- passes here (tasks.source_url may be NULL; pages.path is NOT NULL).
 -- A PL/pgSQL function that returns one of them in a text column casts it
 -- (RETURN QUERY wants the declared type exactly).
-CREATE DOMAIN crawltop.page_path AS text
+-- page_path compares bytes (COLLATE "C"), whatever the database's
+-- collation: a path is a byte string, not words, and UNIQUE (domain_id,
+-- path) then compares with memcmp instead of the locale's strcoll at
+-- every step of every insert and probe (doc/PERFORMANCE.md), and a path
+-- prefix is an index range. (UTF-8's byte order is code point order, as
+-- C.UTF-8 sorts.)
+CREATE DOMAIN crawltop.page_path AS text COLLATE "C"
 	CONSTRAINT page_path_valid CHECK (VALUE IS NULL OR crawltop.path_ok(VALUE));
 CREATE DOMAIN crawltop.url AS text
 	CONSTRAINT url_valid CHECK (VALUE IS NULL OR crawltop.url_ok(VALUE));

@@ -385,7 +385,7 @@ BEGIN
 	WITH u AS (SELECT DISTINCT p FROM unnest(p_paths) p), ins AS (
 		INSERT INTO crawltop.pages (domain_id, path, priority_score)
 		SELECT j.domain_id, u.p, CASE WHEN u.p = '/' THEN v_root ELSE v_new END
-		FROM u ORDER BY u.p
+		FROM u ORDER BY u.p COLLATE "C"
 		ON CONFLICT (domain_id, path) DO NOTHING
 		RETURNING id, path, priority_score)
 	SELECT (SELECT count(*) FROM u), count(*), array_agg(ins.id),
