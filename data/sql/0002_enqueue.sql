@@ -444,8 +444,10 @@ BEGIN
 	-- (a page this call created has no task anywhere). The probe names no
 	-- status, so that no partial index of pending tasks (which a stale
 	-- estimate once chose, reading every pending task of the job for
-	-- each page) can serve it. It locks nothing: which of those tasks
-	-- rise is decided again under their locks, below. Two enqueues of one
+	-- each page) can serve it. It locks nothing and waits for nothing:
+	-- which of those tasks rise is decided again under their locks,
+	-- below, and a task still running here (its release or lease expiry
+	-- not committed) is not raised, as if this call came first. Two enqueues of one
 	-- job never run at once (both hold the job row) and only enqueue
 	-- inserts tasks, so no task of this job appears between this probe
 	-- and the insert.

@@ -9,9 +9,10 @@
  *   - a task released, or reaped, while its job is being cancelled or
  *     paused ends as the job change says (skipped; held back at priority
  *     + 100), never pending and claimable in a cancelled or paused job;
- *   - enqueue, which locks the existing tasks of its duplicates, takes
- *     them in task id order, as complete and release do, so that the two
- *     cannot deadlock when task id order and page id order differ;
+ *   - enqueue of duplicates waits for no task that a completion holds
+ *     (it locks only the pending tasks whose score rises, in task id
+ *     order, as complete and release do), so the two cannot deadlock
+ *     when task id order and page id order differ;
  *   - the reaper and release do not wait for an enqueue's hold on the job
  *     row, so an enqueue that reports their tasks' pages again
  *     cannot deadlock with them;
