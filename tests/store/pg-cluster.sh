@@ -13,7 +13,9 @@
 #   pg-cluster.sh stop DIR      stop it and remove DIR
 #
 # The server listens only on a unix socket inside the temp dir (no TCP), runs
-# with fsync and synchronous_commit on, in UTF8 with the C locale. When run as
+# with fsync and synchronous_commit on, in UTF8 with the C locale (or
+# $CT_PG_LOCALE, e.g. en_US.UTF-8, to run the suites as a database made with
+# a language's locale would; the locale must exist). When run as
 # root, the server runs as the `postgres` user (runuser), which owns the dir.
 # PostgreSQL binaries: $PG_BINDIR, else /usr/lib/postgresql/15/bin, else PATH.
 # CT_PG_CONF: extra server settings, ';'-separated ("shared_buffers = 2GB;
@@ -42,7 +44,7 @@ start() {
 	mkdir -p "$dir"
 	[ "$(id -u)" -eq 0 ] && chown postgres: "$dir" && chmod 700 "$dir"
 	as_pg "$PG_BINDIR/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 \
-		--locale=C --no-instructions >"$dir/initdb.log" 2>&1 || {
+		--locale=${CT_PG_LOCALE:-C} --no-instructions >"$dir/initdb.log" 2>&1 || {
 		cat "$dir/initdb.log" >&2
 		return 1
 	}
