@@ -229,8 +229,9 @@ $$;
 --    rises, in id order. Nothing else waits for a task: the tasks that
 --    existed are found by a plain read, and the insert is of tasks that
 --    did not (so it has no unique conflict to wait on). A client that
---    completes a task and enqueues its links in one transaction may do
---    either first; `crawltop simulate` enqueues first. (When the insert
+--    completes a task (claimed in an earlier transaction) and enqueues
+--    its links in one transaction may do either first; `crawltop
+--    simulate` enqueues first. (When the insert
 --    ran ON CONFLICT over every page of the batch, its unique check
 --    waited for a transaction updating a task of the same page, and
 --    completing first could deadlock with another enqueue.)
@@ -447,10 +448,10 @@ BEGIN
 	-- each page) can serve it. It locks nothing and waits for nothing:
 	-- which of those tasks rise is decided again under their locks,
 	-- below, and a task still running here (its release or lease expiry
-	-- not committed) is not raised, as if this call came first. Two enqueues of one
-	-- job never run at once (both hold the job row) and only enqueue
-	-- inserts tasks, so no task of this job appears between this probe
-	-- and the insert.
+	-- not committed) is not raised, as if this call came first. Two
+	-- enqueues of one job never run at once (both hold the job row) and
+	-- only enqueue inserts tasks, so no task of this job appears between
+	-- this probe and the insert.
 	SELECT array_agg(u.page_id ORDER BY u.i) FILTER (WHERE tt.id IS NULL),
 	       array_agg(u.s ORDER BY u.i) FILTER (WHERE tt.id IS NULL),
 	       array_agg(tt.id ORDER BY tt.id)
