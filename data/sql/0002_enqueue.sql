@@ -448,7 +448,9 @@ BEGIN
 	-- each page) can serve it. It locks nothing and waits for nothing:
 	-- which of those tasks rise is decided again under their locks,
 	-- below, and a task still running here (its release or lease expiry
-	-- not committed) is not raised, as if this call came first. Two
+	-- not committed) is not raised, as if this call came first (in
+	-- hierarchy mode it takes its page's score when it comes back:
+	-- base_on_return, 0005). Two
 	-- enqueues of one job never run at once (both hold the job row) and
 	-- only enqueue inserts tasks, so no task of this job appears between
 	-- this probe and the insert.

@@ -107,19 +107,35 @@ SELECT s.value || jsonb_build_object('store',
 	'starvation guard defaults (0005_claims_and_modes.sql)'
 FROM crawltop.settings s ORDER BY s.version DESC LIMIT 1;
 
+-- The base score a task takes when it comes back to pending (the reaper,
+-- release): in hierarchy mode at least its page's score x 100. Only a
+-- pending task rises when its page is found again (0002), so a page
+-- raised while its task was running (or while the release that returns
+-- it had not committed) left the task below its page; the page's score is
+-- the hierarchy score, and it only rises. The other modes' scores come
+-- from the engine, not from a column, and stay as they are.
+CREATE FUNCTION crawltop.base_on_return(p_mode text, p_base double precision,
+		p_page_score double precision)
+	RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+	SELECT CASE WHEN p_mode = 'hierarchy'
+		    THEN greatest(p_base, p_page_score * 100) ELSE p_base END
+$$;
+
 -- Return up to p_limit expired leases (oldest first; rows other sessions
 -- hold are skipped) to pending. An expired lease WITH an owner was a
 -- worker that vanished: it counts as a failed attempt (retry_count + 1, or
 -- failed when the job's max_retries are used up). One WITHOUT owner is a
 -- retry whose backoff is over. A cancelled job's task becomes skipped.
 -- job_priority is recomputed from the job (+ 100 while paused); a task
--- back in pending has pending_since now. Returns the number of tasks
+-- back in pending has pending_since now and, in hierarchy mode, at least
+-- its page's score (base_on_return). Returns the number of tasks
 -- changed.
 CREATE FUNCTION crawltop.reap_expired(p_limit integer DEFAULT 100)
 	RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
 	n integer;
 	v_ids bigint[];
+	c jsonb;
 BEGIN
 	IF p_limit IS NULL OR p_limit < 0 THEN
 		RAISE EXCEPTION 'reap limit % is negative', coalesce(p_limit::text, 'NULL')
@@ -145,6 +161,7 @@ BEGIN
 	PERFORM 1 FROM crawltop.jobs j
 	WHERE j.id IN (SELECT t.job_id FROM crawltop.tasks t WHERE t.id = ANY (v_ids))
 	ORDER BY j.id FOR KEY SHARE;
+	c := crawltop.setting('{classes}');
 	WITH next AS (
 		SELECT t.id,
 		       CASE WHEN j.status = 'cancelled' THEN 'skipped'
@@ -152,14 +169,27 @@ BEGIN
 			    WHEN t.retry_count >= j.max_retries THEN 'failed'
 			    ELSE 'pending' END AS status,
 		       j.priority + CASE WHEN j.status = 'paused' THEN 100 ELSE 0 END
-			   AS job_priority
+			   AS job_priority,
+		       crawltop.base_on_return(j.prioritization_mode, t.base_score,
+			   p.priority_score) AS base
 		FROM crawltop.tasks t
 		JOIN crawltop.jobs j ON j.id = t.job_id
+		JOIN crawltop.pages p ON p.id = t.page_id
 		WHERE t.id = ANY (v_ids)
 	)
 	UPDATE crawltop.tasks t
 	SET status = x.status,
 	    job_priority = x.job_priority,
+	    base_score = CASE WHEN x.status = 'pending' THEN x.base
+		ELSE t.base_score END,
+	    score = CASE WHEN x.status = 'pending' AND x.base > t.base_score
+		THEN least(100, greatest(0, x.base + t.adjustment))
+		ELSE t.score END,
+	    class = CASE WHEN x.status = 'pending' AND x.base > t.base_score
+		THEN crawltop.class_of(least(100, greatest(0,
+		    x.base + t.adjustment)), (c->>'p0')::double precision,
+		    (c->>'p1')::double precision, (c->>'p2')::double precision)
+		ELSE t.class END,
 	    retry_count = t.retry_count + CASE WHEN t.lease_owner IS NOT NULL
 		AND x.status = 'pending' THEN 1 ELSE 0 END,
 	    last_error = CASE WHEN t.lease_owner IS NOT NULL
@@ -177,7 +207,8 @@ END $$;
 
 -- Give tasks leased to p_worker back without counting an attempt: they are
 -- pending again at once (skipped if their job was cancelled), with
--- pending_since now. Only under a live lease, as complete and fail: a
+-- pending_since now and, in hierarchy mode, at least their page's score
+-- (base_on_return). Only under a live lease, as complete and fail: a
 -- lease that ran out is the reaper's, which counts the attempt (a worker
 -- that overran and then released would otherwise never use up its
 -- retries). They are locked in task id order first (see complete, 0003;
@@ -186,6 +217,7 @@ CREATE FUNCTION crawltop.release(p_worker text, p_task_ids bigint[])
 	RETURNS SETOF bigint LANGUAGE plpgsql AS $$
 DECLARE
 	n bigint;
+	c jsonb := crawltop.setting('{classes}');
 BEGIN
 	-- the jobs first, held until commit (see the top)
 	PERFORM 1 FROM crawltop.jobs j
@@ -196,18 +228,33 @@ BEGIN
 	ORDER BY j.id FOR KEY SHARE;
 	RETURN QUERY
 	WITH mine AS (
-		SELECT t.id FROM crawltop.tasks t
+		-- with the base score each takes back (hierarchy: its page's,
+		-- when that rose while the task ran)
+		SELECT t.id, crawltop.base_on_return(j.prioritization_mode,
+			t.base_score, p.priority_score) AS base
+		FROM crawltop.tasks t
+		JOIN crawltop.jobs j ON j.id = t.job_id
+		JOIN crawltop.pages p ON p.id = t.page_id
 		WHERE t.id = ANY (p_task_ids) AND t.status = 'running'
 		  AND t.lease_owner = p_worker AND t.lease_expires_at > now()
 		ORDER BY t.id
-		FOR NO KEY UPDATE
+		FOR NO KEY UPDATE OF t
 	)
 	UPDATE crawltop.tasks t
 	SET status = CASE WHEN j.status = 'cancelled' THEN 'skipped' ELSE 'pending' END,
 	    job_priority = j.priority + CASE WHEN j.status = 'paused' THEN 100 ELSE 0 END,
 	    completed_at = CASE WHEN j.status = 'cancelled' THEN now() END,
 	    pending_since = now(),
-	    lease_owner = NULL, lease_expires_at = NULL
+	    lease_owner = NULL, lease_expires_at = NULL,
+	    base_score = mine.base,
+	    score = CASE WHEN mine.base > t.base_score
+		THEN least(100, greatest(0, mine.base + t.adjustment))
+		ELSE t.score END,
+	    class = CASE WHEN mine.base > t.base_score
+		THEN crawltop.class_of(least(100, greatest(0,
+		    mine.base + t.adjustment)), (c->>'p0')::double precision,
+		    (c->>'p1')::double precision, (c->>'p2')::double precision)
+		ELSE t.class END
 	FROM mine, crawltop.jobs j
 	WHERE t.id = mine.id AND j.id = t.job_id
 	RETURNING t.id;

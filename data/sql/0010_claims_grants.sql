@@ -13,7 +13,8 @@ GRANT EXECUTE ON FUNCTION
 	crawltop.score_inputs_problem(jsonb),
 	crawltop.score_input_columns(jsonb),
 	crawltop.discovery_input_columns(jsonb),
-	crawltop.jsonb_array(text[], text)
+	crawltop.jsonb_array(text[], text),
+	crawltop.base_on_return(text, double precision, double precision)
 	TO crawltop_viewer, crawltop_operator, crawltop_worker;
 
 -- Workers store the score inputs of what they enqueue.

@@ -286,6 +286,69 @@ static void want_y(struct ct_store *s, int64_t job, const char *want)
 	free(t);
 }
 
+/* A hierarchy task that comes back to pending (release, lease expiry)
+ * takes its page's score when the page rose while the task ran: only
+ * pending tasks rise on a duplicate, so the task kept its old score while
+ * it ran. Other modes keep theirs. */
+static void returning_task_takes_its_page_score(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t job = pgt_job(s, "ret", "ret.example", 5, "hierarchy");
+	int64_t fj = pgt_job(s, "retf", "retf.example", 5, "frontier");
+	char sql[400];
+	/* /r (released) and /e (its lease expires): a manual enqueue
+	 * without a source scores them at the floor, 10 */
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%lld, "
+		 "ARRAY['/r', '/e'], 'manual')", (long long)job);
+	pgt_exec(s, sql);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%lld, "
+		 "ARRAY['/f'], 'manual', NULL, 1, NULL, NULL, NULL, "
+		 "ARRAY[30]::float8[])", (long long)fj);
+	pgt_exec(s, sql);
+	snprintf(sql, sizeof sql, "SELECT string_agg(task_id::text, ' ') FROM "
+		 "(SELECT task_id FROM crawltop.claim('wr', 1, %lld, 300) UNION ALL "
+		 "SELECT task_id FROM crawltop.claim('we', 1, %lld, 0.05) UNION ALL "
+		 "SELECT task_id FROM crawltop.claim('wf', 1, %lld, 300)) c",
+		 (long long)job, (long long)job, (long long)fj);
+	char *ids = pgt_text(s, sql, 0, NULL);
+	long long r, e, f;
+	assert_int_equal(sscanf(ids, "%lld %lld %lld", &r, &e, &f), 3);
+	free(ids);
+	/* the pages come again from the sitemap (0.5): the running tasks
+	 * are not raised */
+	snprintf(sql, sizeof sql, "SELECT raised FROM crawltop.enqueue(%lld, "
+		 "ARRAY['/r', '/e'], 'sitemap')", (long long)job);
+	assert_int_equal(pgt_int(s, sql), 0);
+	snprintf(sql, sizeof sql, "SELECT raised FROM crawltop.enqueue(%lld, "
+		 "ARRAY['/f'], 'sitemap', NULL, 1, NULL, NULL, NULL, "
+		 "ARRAY[90]::float8[])", (long long)fj);
+	assert_int_equal(pgt_int(s, sql), 0);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.release('wr', "
+		 "ARRAY[%lld])", r);
+	assert_int_equal(pgt_int(s, sql), 1);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.release('wf', "
+		 "ARRAY[%lld])", f);
+	assert_int_equal(pgt_int(s, sql), 1);
+	pgt_exec(s, "SELECT pg_sleep(0.1)");
+	assert_int_equal(pgt_int(s, "SELECT crawltop.reap_expired(100)"), 1);
+	snprintf(sql, sizeof sql, "SELECT string_agg(t.status || ' ' || "
+		 "t.base_score || ' ' || t.score || ' ' || t.class || ' ' || "
+		 "t.retry_count, ', ' ORDER BY t.id) FROM crawltop.tasks t "
+		 "WHERE t.id IN (%lld, %lld, %lld)", r, e, f);
+	char *got = pgt_text(s, sql, 0, NULL);
+	/* /r and /e at the sitemap's 50 (class P2: 40 <= 50 < 60), /e with
+	 * its expired lease counted; the frontier task at its own 30 (P3) */
+	assert_string_equal(got, "pending 50 50 2 0, pending 50 50 2 1, "
+			    "pending 30 30 3 0");
+	free(got);
+	/* the counters follow (the class and score cells moved) */
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM (SELECT * FROM "
+		 "crawltop.dashboard_cells(%lld) EXCEPT SELECT * FROM "
+		 "crawltop.dashboard_cells_exact(%lld)) d", (long long)job,
+		 (long long)job);
+	assert_int_equal(pgt_int(s, sql), 0);
+}
+
 /* A duplicate that raises a task gives it its depth, type and method
  * (the source stays the first); one that does not raise it changes
  * nothing. */
@@ -924,6 +987,7 @@ int main(void)
 		cmocka_unit_test(source_page_found_by_url),
 		cmocka_unit_test(scores_only_increase),
 		cmocka_unit_test(raise_takes_the_discovery),
+		cmocka_unit_test(returning_task_takes_its_page_score),
 		cmocka_unit_test(mode_scores),
 		cmocka_unit_test(new_and_known_pages_scored_alike),
 		cmocka_unit_test(bad_enqueue_refused),
