@@ -295,34 +295,25 @@ static void returning_task_takes_its_page_score(void **state)
 	struct ct_store *s = *state;
 	int64_t job = pgt_job(s, "ret", "ret.example", 5, "hierarchy");
 	int64_t fj = pgt_job(s, "retf", "retf.example", 5, "frontier");
-	char sql[400];
+	const char *re[] = {"/r", "/e"}, *fp[] = {"/f"};
+	const double low[] = {30}, high[] = {90};
 	/* /r (released) and /e (its lease expires): a manual enqueue
 	 * without a source scores them at the floor, 10 */
-	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%lld, "
-		 "ARRAY['/r', '/e'], 'manual')", (long long)job);
-	pgt_exec(s, sql);
-	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.enqueue(%lld, "
-		 "ARRAY['/f'], 'manual', NULL, 1, NULL, NULL, NULL, "
-		 "ARRAY[30]::float8[])", (long long)fj);
-	pgt_exec(s, sql);
-	snprintf(sql, sizeof sql, "SELECT string_agg(task_id::text, ' ') FROM "
-		 "(SELECT task_id FROM crawltop.claim('wr', 1, %lld, 300) UNION ALL "
-		 "SELECT task_id FROM crawltop.claim('we', 1, %lld, 0.05) UNION ALL "
-		 "SELECT task_id FROM crawltop.claim('wf', 1, %lld, 300)) c",
-		 (long long)job, (long long)job, (long long)fj);
-	char *ids = pgt_text(s, sql, 0, NULL);
-	long long r, e, f;
-	assert_int_equal(sscanf(ids, "%lld %lld %lld", &r, &e, &f), 3);
-	free(ids);
+	pgt_enqueue_from(s, job, re, 2, NULL, CT_SRC_MANUAL, 0);
+	pgt_enqueue_from(s, fj, fp, 1, low, CT_SRC_MANUAL, 0);
+	struct ct_claim cr = pgt_claim(s, "wr", job, 1, 300),
+			ce = pgt_claim(s, "we", job, 1, 0.05),
+			cf = pgt_claim(s, "wf", fj, 1, 300);
+	assert_int_equal(cr.n + ce.n + cf.n, 3);
+	long long r = cr.tasks[0].id, e = ce.tasks[0].id, f = cf.tasks[0].id;
+	ct_claim_free(&cr);
+	ct_claim_free(&ce);
+	ct_claim_free(&cf);
 	/* the pages come again from the sitemap (0.5): the running tasks
 	 * are not raised */
-	snprintf(sql, sizeof sql, "SELECT raised FROM crawltop.enqueue(%lld, "
-		 "ARRAY['/r', '/e'], 'sitemap')", (long long)job);
-	assert_int_equal(pgt_int(s, sql), 0);
-	snprintf(sql, sizeof sql, "SELECT raised FROM crawltop.enqueue(%lld, "
-		 "ARRAY['/f'], 'sitemap', NULL, 1, NULL, NULL, NULL, "
-		 "ARRAY[90]::float8[])", (long long)fj);
-	assert_int_equal(pgt_int(s, sql), 0);
+	assert_int_equal(pgt_enqueue(s, job, re, 2, NULL).raised, 0);
+	assert_int_equal(pgt_enqueue(s, fj, fp, 1, high).raised, 0);
+	char sql[400];
 	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.release('wr', "
 		 "ARRAY[%lld])", r);
 	assert_int_equal(pgt_int(s, sql), 1);
