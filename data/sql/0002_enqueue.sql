@@ -442,30 +442,34 @@ BEGIN
 
 	-- The pages that had a task in this job before this call: one probe
 	-- of UNIQUE (job_id, page_id) per page, none when every page is new
-	-- (a page this call created has no task anywhere). The probe names no
-	-- status, so that no partial index of pending tasks (which a stale
-	-- estimate once chose, reading every pending task of the job for
-	-- each page) can serve it. It locks nothing and waits for nothing:
-	-- which of those tasks rise is decided again under their locks,
-	-- below, and a task still running here (its release or lease expiry
-	-- not committed) is not raised, as if this call came first (in
-	-- hierarchy mode it takes its page's score when it comes back:
-	-- base_on_return, 0005). Two
-	-- enqueues of one job never run at once (both hold the job row) and
-	-- only enqueue inserts tasks, so no task of this job appears between
-	-- this probe and the insert.
-	SELECT array_agg(u.page_id ORDER BY u.i) FILTER (WHERE tt.id IS NULL),
-	       array_agg(u.s ORDER BY u.i) FILTER (WHERE tt.id IS NULL),
-	       array_agg(tt.id ORDER BY tt.id)
-		FILTER (WHERE tt.status = 'pending' AND tt.base_score < u.s),
-	       array_agg(u.s ORDER BY tt.id)
-		FILTER (WHERE tt.status = 'pending' AND tt.base_score < u.s)
-	INTO v_ins_ids, v_ins_scores, v_raise_ids, v_raise_scores
-	FROM unnest(v_page_ids, v_scores) WITH ORDINALITY AS u(page_id, s, i)
-	LEFT JOIN LATERAL (SELECT t.id, t.status, t.base_score
-		FROM crawltop.tasks t
-		WHERE v_created < v_distinct
-		  AND t.job_id = j.id AND t.page_id = u.page_id LIMIT 1) tt ON true;
+	-- (a page this call created has no task anywhere: all of them get
+	-- one). The probe names no status, so that no partial index of
+	-- pending tasks (which a stale estimate once chose, reading every
+	-- pending task of the job for each page) can serve it. It locks
+	-- nothing and waits for nothing: which of those tasks rise is decided
+	-- again under their locks, below, and a task still running here (its
+	-- release or lease expiry not committed) is not raised, as if this
+	-- call came first (in hierarchy mode it takes its page's score when
+	-- it comes back: base_on_return, 0005). Two enqueues of one job never
+	-- run at once (both hold the job row) and only enqueue inserts tasks,
+	-- so no task of this job appears between this probe and the insert.
+	IF v_created = v_distinct THEN
+		v_ins_ids := v_page_ids;
+		v_ins_scores := v_scores;
+	ELSE
+		SELECT array_agg(u.page_id ORDER BY u.i) FILTER (WHERE tt.id IS NULL),
+		       array_agg(u.s ORDER BY u.i) FILTER (WHERE tt.id IS NULL),
+		       array_agg(tt.id ORDER BY tt.id)
+			FILTER (WHERE tt.status = 'pending' AND tt.base_score < u.s),
+		       array_agg(u.s ORDER BY tt.id)
+			FILTER (WHERE tt.status = 'pending' AND tt.base_score < u.s)
+		INTO v_ins_ids, v_ins_scores, v_raise_ids, v_raise_scores
+		FROM unnest(v_page_ids, v_scores) WITH ORDINALITY AS u(page_id, s, i)
+		LEFT JOIN LATERAL (SELECT t.id, t.status, t.base_score
+			FROM crawltop.tasks t
+			WHERE t.job_id = j.id AND t.page_id = u.page_id LIMIT 1) tt
+			ON true;
+	END IF;
 
 	-- New tasks: one per (job, page), in the order of the batch: tasks of
 	-- one batch share created_at, and claims take equal scores in id
