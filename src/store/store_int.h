@@ -6,13 +6,23 @@
 
 #include "store.h"
 
-/* The first statement of every session the store opens (ct_store_open and
- * the console's asynchronous connection): the server checks once a second,
- * while a statement runs, that the client is still there (PostgreSQL 14+).
- * A client that quits or dies while its statement waits (on a lock, say)
- * then has the statement rolled back within a second, instead of committed
- * later on behalf of nobody. */
-#define ST_SESSION_SETUP "SET client_connection_check_interval = 1000"
+/* The first statements of every session the store opens (ct_store_open
+ * and the console's asynchronous connection).
+ * - search_path: only pg_catalog, then pg_temp (searched for relations
+ *   only, never for functions or operators). Every statement names
+ *   crawltop's objects by schema, so nothing else is needed; and an object
+ *   that another role planted in a schema on the connecting role's own
+ *   path (public, where everyone may create) can never stand in for a
+ *   built-in that a statement calls, which would run that role's code
+ *   with the caller's rights (a superuser's console, say).
+ * - client_connection_check_interval: the server checks once a second,
+ *   while a statement runs, that the client is still there (PostgreSQL
+ *   14+). A client that quits or dies while its statement waits (on a
+ *   lock, say) then has the statement rolled back within a second,
+ *   instead of committed later on behalf of nobody. */
+#define ST_SESSION_SETUP \
+	"SET search_path = pg_catalog, pg_temp; " \
+	"SET client_connection_check_interval = 1000"
 
 /* Open a blocking connection for dsn, a connection string or URI
  * (expand_dbname), as ct_store_open and the console's connection thread
