@@ -9,15 +9,18 @@
  * the file and line. FILE "-" is standard input.
  * Exit 0 enqueued, 1 refused (nothing changed), 2 usage error. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "dbcmd.h"
+#include "lineread.h"
 #include "pathbatch.h"
 #include "sitemap.h"
 #include "urlpath.h"
@@ -105,63 +108,42 @@ static void trim(const char **s, size_t *n)
 }
 
 /* --urls: one URL or path a line; blank lines and # comments skipped.
- * Lines are read through a bounded buffer: a line longer than the limit
+ * Lines are read through the bounded reader: a line longer than the limit
  * (binary data without newlines, say) is refused, not buffered whole. */
 static int read_urls(struct enq *e)
 {
 	int is_stdin = strcmp(e->file, "-") == 0;
 	const char *shown = is_stdin ? "stdin" : e->file;
-	FILE *f = is_stdin ? stdin : fopen(e->file, "rb");
-	if (!f) {
+	int fd = is_stdin ? STDIN_FILENO : open(e->file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
 		snprintf(e->msg, sizeof e->msg, "%s: cannot open: %s", e->file,
 			 strerror(errno));
 		return -1;
 	}
-	size_t cap = e->max_bytes + LINE_SLACK, len = 0, pos = 0;
-	char *buf = malloc(cap);
-	long lineno = 0;
-	int rc = 0, eof = 0;
-	if (!buf) {
-		snprintf(e->msg, sizeof e->msg, "out of memory");
-		rc = -1;
-	}
-	while (rc == 0) {
-		char *s = buf + pos, *nl = memchr(s, '\n', len - pos);
-		size_t n;
-		if (nl) {
-			n = (size_t)(nl - s);
-			pos += n + 1;
-		} else if (eof) {
-			if (pos == len)
-				break;
-			n = len - pos;
-			pos = len;
-		} else {
-			memmove(buf, buf + pos, len - pos);
-			len -= pos;
-			pos = 0;
-			if (len == cap) {
-				snprintf(e->msg, sizeof e->msg, "%s:%ld: the line "
-					 "is longer than the store's limit of "
-					 "%zu bytes", shown, lineno + 1,
-					 e->max_bytes);
-				rc = -1;
-				break;
-			}
-			size_t got = fread(buf + len, 1, cap - len, f);
-			len += got;
-			if (got == 0 && ferror(f)) {
-				snprintf(e->msg, sizeof e->msg, "%s: read error: "
-					 "%s", shown, strerror(errno));
-				rc = -1;
-			}
-			eof = got == 0;
-			continue;
+	struct lineread in;
+	enum lineread_status st;
+	char *s, what[300];
+	size_t n;
+	int rc = 0;
+	lineread_init(&in, fd, e->max_bytes + LINE_SLACK);
+	while (rc == 0 && (st = lineread_next(&in, &s, &n)) != LINEREAD_EOF) {
+		if (st == LINEREAD_LONG) {
+			snprintf(e->msg, sizeof e->msg, "%s:%ld: the line is "
+				 "longer than the store's limit of %zu bytes",
+				 shown, in.line, e->max_bytes);
+			rc = -1;
+			break;
 		}
-		lineno++;
+		if (st != LINEREAD_LINE) {
+			snprintf(e->msg, sizeof e->msg, "%s:%ld: %s", shown,
+				 in.line + 1, lineread_what(&in, st, what,
+							    sizeof what));
+			rc = -1;
+			break;
+		}
 		const char *t = s;
 		/* a UTF-8 byte order mark (editors write one) is no URL */
-		if (lineno == 1 && n >= 3 && memcmp(t, "\xef\xbb\xbf", 3) == 0) {
+		if (in.line == 1 && n >= 3 && memcmp(t, "\xef\xbb\xbf", 3) == 0) {
 			t += 3;
 			n -= 3;
 		}
@@ -171,15 +153,15 @@ static int read_urls(struct enq *e)
 		if (memchr(t, '\0', n)) {
 			snprintf(e->msg, sizeof e->msg, "%s:%ld: the line holds a "
 				 "NUL byte: not a list of URLs (binary data?)",
-				 shown, lineno);
+				 shown, in.line);
 			rc = -1;
 			break;
 		}
-		rc = take(e, t, n, 1, shown, lineno);
+		rc = take(e, t, n, 1, shown, in.line);
 	}
-	free(buf);
+	lineread_free(&in);
 	if (!is_stdin)
-		fclose(f);
+		close(fd);
 	return rc;
 }
 

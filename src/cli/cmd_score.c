@@ -1,16 +1,20 @@
 /* cmd_score.c: `crawltop score MODEL`: JSON Lines in, one JSON line out per
  * input line, in input order (or best first with --rank). A bad line gives
- * {"line":N,"error":"..."} and the rest are still scored; the exit status
- * is 1 if any line failed. */
+ * {"line":N,"error":"..."} and the rest are still scored (a line longer
+ * than LINEREAD_MAX bytes is a bad line); the exit status is 1 if any line
+ * failed. A read error or a failed allocation stops the command (2): the
+ * input is not known to have ended. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "crawltop/freshness.h"
 #include "crawltop/timestamp.h"
+#include "lineread.h"
 #include "score.h"
 
 static const struct {
@@ -168,28 +172,44 @@ static int run(int argc, char **argv)
 	struct jin_parser *parser = jin_parser_new();
 	yajl_gen g = jout_alloc();
 	struct keep kept = {NULL, 0, 0, NULL, 0, 0};
-	char *line = NULL;
-	size_t line_cap = 0;
-	ssize_t len;
-	long line_no = 0;
+	struct lineread in;
+	enum lineread_status st;
+	char *line;
+	size_t len;
 	int status = 0;
+	lineread_init(&in, STDIN_FILENO, LINEREAD_MAX);
 	if (!parser || !g) {
 		cli_error("score", "out of memory");
 		status = 2;
 		goto out;
 	}
-	while ((len = getline(&line, &line_cap, stdin)) != -1) {
-		line_no++;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = '\0';
+	while ((st = lineread_next(&in, &line, &len)) != LINEREAD_EOF) {
+		long line_no = in.line;
 		char err[JIN_ERR];
 		err[0] = '\0';
+		if (st == LINEREAD_NOMEM || st == LINEREAD_ERROR) {
+			/* the lines before it are written; a ranking of
+			 * part of the input is not */
+			flush_gen(g);
+			fflush(stdout);
+			cli_error("score", "line %ld: %s", line_no + 1,
+				  lineread_what(&in, st, err, sizeof err));
+			status = 2;
+			goto out;
+		}
 		const unsigned char *buf;
 		size_t before, after;
 		yajl_gen_get_buf(g, &buf, &before);
-		const struct jin_doc *in = jin_parse(parser, line, (size_t)len, err);
+		const struct jin_doc *doc = NULL;
+		if (st == LINEREAD_LONG) {
+			lineread_what(&in, st, err, sizeof err);
+		} else {
+			while (len > 0 && line[len - 1] == '\r')
+				line[--len] = '\0';
+			doc = jin_parse(parser, line, len, err);
+		}
 		double key = 0;
-		bool ok = in && fn(&ctx, in, g, &key, err) == 0;
+		bool ok = doc && fn(&ctx, doc, g, &key, err) == 0;
 		if (!ok) {
 			status = 1;
 			error_line(g, line_no, err);
@@ -217,12 +237,12 @@ static int run(int argc, char **argv)
 		for (size_t i = 0; i < kept.n; i++)
 			fwrite(kept.text + kept.r[i].off, 1, kept.r[i].len, stdout);
 	}
-	if (fflush(stdout) != 0 || ferror(stdin)) {
-		cli_error("score", "input/output error");
+	if (fflush(stdout) != 0) {
+		cli_error("score", "output error");
 		status = 2;
 	}
 out:
-	free(line);
+	lineread_free(&in);
 	free(kept.r);
 	free(kept.text);
 	if (g)
@@ -241,6 +261,10 @@ const struct cli_cmd cli_cmd_score = {
 		"  --now TIME     freshness: the clock (epoch ms or ISO-8601; default now)\n"
 		"  --rank         print the lines best first (stable)\n"
 		"  --backoff      discovery: read {class,step,nsAsnChanged}, print {hours}\n"
-		"exit status: 0 all lines scored, 1 some line failed, 2 usage or config error\n",
+		"A line is at most " LINEREAD_MAX_TEXT " bytes (1 MiB, newline excluded); a\n"
+		"longer one is a bad line: {\"line\":N,\"error\":\"line longer than "
+		LINEREAD_MAX_TEXT " bytes\"}.\n"
+		"exit status: 0 all lines scored, 1 some line failed, 2 usage or config\n"
+		"error, a read error or out of memory (the lines before it are written)\n",
 	.run = run,
 };

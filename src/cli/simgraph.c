@@ -3,12 +3,15 @@
  * links are a compressed sparse row array built with one stable counting
  * sort of the edges by source page. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
 
+#include "lineread.h"
 #include "simgraph.h"
 #include "urlpath.h"
 
@@ -111,13 +114,34 @@ static int fail(char *err, size_t len, const char *file, long line,
 	return -1;
 }
 
-/* One line of a list file: strip the newline (and a CR); 1 to skip it
- * (blank or # comment). */
-static int clean_line(char *s, ssize_t *n)
+/* The next line of a list file (what: the format, for the message about
+ * a NUL byte) that is neither blank nor a # comment, without its CR, at
+ * *s; 1 there, 0 at the end of the file, -1 with err ("FILE:LINE: what")
+ * when a line is longer than the limit, holds a NUL byte or cannot be
+ * read: the file is refused, never taken as ending early. */
+static int next_line(struct lineread *in, const char *file, const char *what,
+		     char **s, char *err, size_t errlen)
 {
-	while (*n && (s[*n - 1] == '\n' || s[*n - 1] == '\r'))
-		s[--*n] = '\0';
-	return *n == 0 || s[0] == '#';
+	for (;;) {
+		size_t n;
+		char why[300];
+		enum lineread_status st = lineread_next(in, s, &n);
+		if (st == LINEREAD_EOF)
+			return 0;
+		if (st == LINEREAD_LONG)
+			return fail(err, errlen, file, in->line, "%s",
+				    lineread_what(in, st, why, sizeof why));
+		if (st != LINEREAD_LINE)
+			return fail(err, errlen, file, in->line + 1, "%s",
+				    lineread_what(in, st, why, sizeof why));
+		if (memchr(*s, '\0', n))
+			return fail(err, errlen, file, in->line, "the line holds "
+				    "a NUL byte: not %s (binary data?)", what);
+		while (n && (*s)[n - 1] == '\r')
+			(*s)[--n] = '\0';
+		if (n && (*s)[0] != '#')
+			return 1;
+	}
 }
 
 /* The edges while loading: pairs of page indices in file order. */
@@ -173,25 +197,19 @@ int simgraph_load(struct simgraph *g, const char *file, size_t max,
 		  char *err, size_t errlen)
 {
 	simgraph_free(g);
-	FILE *f = fopen(file, "rb");
-	if (!f)
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return fail(err, errlen, file, 0, "cannot open: %s",
 			    strerror(errno));
 	struct edges e = {0};
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	long lineno = 0;
-	int rc = 0;
-	while (rc == 0 && (n = getline(&line, &cap, f)) != -1) {
-		lineno++;
-		if ((size_t)n != strlen(line)) {
-			rc = fail(err, errlen, file, lineno, "the line holds a NUL "
-				  "byte: not a TSV edge list (binary data?)");
-			break;
-		}
-		if (clean_line(line, &n))
-			continue;
+	struct lineread in;
+	char *line;
+	int rc;
+	lineread_init(&in, fd, LINEREAD_MAX);
+	while ((rc = next_line(&in, file, "a TSV edge list", &line, err,
+			       errlen)) == 1) {
+		long lineno = in.line;
+		rc = 0;
 		char *tab = strchr(line, '\t');
 		if (!tab || strchr(tab + 1, '\t')) {
 			rc = fail(err, errlen, file, lineno, "expected "
@@ -208,17 +226,17 @@ int simgraph_load(struct simgraph *g, const char *file, size_t max,
 			break;
 		}
 		long s = simgraph_intern(g, line), d = simgraph_intern(g, tab + 1);
-		if (s < 0 || d < 0 || edge_add(&e, (uint32_t)s, (uint32_t)d) != 0)
+		if (s < 0 || d < 0 || edge_add(&e, (uint32_t)s, (uint32_t)d) != 0) {
 			rc = fail(err, errlen, file, lineno, "out of memory");
+			break;
+		}
 	}
-	if (rc == 0 && ferror(f))
-		rc = fail(err, errlen, file, 0, "read error: %s", strerror(errno));
 	if (rc == 0 && build(g, &e) != 0)
 		rc = fail(err, errlen, file, 0, "out of memory");
-	free(line);
+	lineread_free(&in);
 	free(e.src);
 	free(e.dst);
-	fclose(f);
+	close(fd);
 	if (rc != 0)
 		simgraph_free(g);
 	return rc;
@@ -229,26 +247,21 @@ int simgraph_load_list(struct simgraph *g, const char *file, size_t max,
 {
 	*idx = NULL;
 	*count = 0;
-	FILE *f = fopen(file, "rb");
-	if (!f)
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return fail(err, errlen, file, 0, "cannot open: %s",
 			    strerror(errno));
-	char *line = NULL;
-	size_t cap = 0, icap = 0;
-	ssize_t n;
-	long lineno = 0;
-	int rc = 0;
-	while (rc == 0 && (n = getline(&line, &cap, f)) != -1) {
-		lineno++;
-		if ((size_t)n != strlen(line)) {
-			rc = fail(err, errlen, file, lineno, "the line holds a NUL "
-				  "byte: not a list of paths (binary data?)");
-			break;
-		}
-		if (clean_line(line, &n))
-			continue;
+	struct lineread in;
+	char *line;
+	size_t icap = 0;
+	int rc;
+	lineread_init(&in, fd, LINEREAD_MAX);
+	while ((rc = next_line(&in, file, "a list of paths", &line, err,
+			       errlen)) == 1) {
+		long lineno = in.line;
+		rc = 0;
 		char why[200];
-		if (urlpath_check(line, (size_t)n, max, why, sizeof why) != 0) {
+		if (urlpath_check(line, strlen(line), max, why, sizeof why) != 0) {
 			rc = fail(err, errlen, file, lineno, "%s", why);
 			break;
 		}
@@ -262,15 +275,14 @@ int simgraph_load_list(struct simgraph *g, const char *file, size_t max,
 			*idx = p;
 		}
 		long i = simgraph_intern(g, line);
-		if (i < 0)
+		if (i < 0) {
 			rc = fail(err, errlen, file, lineno, "out of memory");
-		else
-			(*idx)[(*count)++] = i;
+			break;
+		}
+		(*idx)[(*count)++] = i;
 	}
-	if (rc == 0 && ferror(f))
-		rc = fail(err, errlen, file, 0, "read error: %s", strerror(errno));
-	free(line);
-	fclose(f);
+	lineread_free(&in);
+	close(fd);
 	if (rc != 0) {
 		free(*idx);
 		*idx = NULL;

@@ -1,6 +1,8 @@
 # tap.sh: a minimal TAP producer for the shell tests (sourced).
 #   ok_eq NAME GOT WANT     pass when GOT equals WANT
 #   ok_match NAME GOT REGEX pass when GOT matches the extended regex
+#   tap_skip NAME           a test this build cannot run
+#   sanitized PROGRAM       true when PROGRAM runs under AddressSanitizer
 #   done_testing            print the plan; exit 1 if anything failed
 TAP_N=0
 TAP_FAILED=0
@@ -22,6 +24,13 @@ ok_eq() {
 ok_match() {
 	if printf '%s' "$2" | grep -Eq -- "$3"; then tap_result 1 "$1"
 	else tap_result 0 "$1" "got:  $2" "want /$3/"; fi
+}
+tap_skip() {
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N - $1 # SKIP"
+}
+sanitized() { # the runtime lists its flags when asked to
+	ASAN_OPTIONS=help=1 "$1" --version 2>&1 | grep -q 'AddressSanitizer'
 }
 done_testing() {
 	echo "1..$TAP_N"

@@ -135,6 +135,44 @@ ok_eq "reader: 200 KB line scored, url whole" "$(sed -n 1p <<<"$out")" \
 	"{\"url\":\"https://e.org/$long\",\"score\":73,\"level\":\"high\",\"reasons\":[\"Never visited\"]}"
 ok_eq "reader: line after the long one" "$(sed -n 2p <<<"$out")" \
 	'{"url":"b","score":73,"level":"high","reasons":["Never visited"]}'
+# the limit: a line of 1 MiB (1048576 bytes) is read, a longer one is a bad
+# line named by its number, consumed to its newline: the next line is still
+# scored
+pad=$(head -c $((1048576 - 10)) /dev/zero | tr '\0' ' ')
+out=$(printf '{"url":"m"}%s\n{"url":"n"}%s\n' "${pad:1}" "$pad" | "$CT" score freshness --now "$NOW")
+ok_eq "reader: a line of exactly 1048576 bytes is scored, one of 1048577 is not" \
+	"$(tr '\n' ' ' <<<"$out")" \
+	'{"url":"m","score":73,"level":"high","reasons":["Never visited"]} {"line":2,"error":"line longer than 1048576 bytes"} '
+printf '{"url":"a"}\n' >"$tmp/over.jsonl"
+head -c 3000000 /dev/zero | tr '\0' 'x' >>"$tmp/over.jsonl"
+printf '\n{"url":"b"}\n{"url":"c"}' >>"$tmp/over.jsonl"
+out=$("$CT" score freshness --now "$NOW" <"$tmp/over.jsonl")
+rc=$?
+ok_eq "reader: a line over 1 MiB is a bad line, the others scored, exit 1" \
+	"$rc $(tr '\n' ' ' <<<"$out")" \
+	'1 {"url":"a","score":73,"level":"high","reasons":["Never visited"]} {"line":2,"error":"line longer than 1048576 bytes"} {"url":"b","score":73,"level":"high","reasons":["Never visited"]} {"url":"c","score":73,"level":"high","reasons":["Never visited"]} '
+out=$("$CT" score freshness --now "$NOW" --rank <"$tmp/over.jsonl" | tr '\n' ' ')
+ok_match "reader: the over-long line with --rank too" "$out" '^\{"line":2,"error":"line longer than 1048576 bytes"\} \{"url":"a"'
+ok_match "score --help gives the limit" "$("$CT" score --help)" 'A line is at most 1048576 bytes'
+# a read error stops the command, naming it (not the end of the input)
+out=$("$CT" score freshness --now "$NOW" <"$tmp" 2>&1)
+ok_eq "reader: a read error: exit 2, named with its line" "$? $out" \
+	"2 crawltop score: line 1: read error: Is a directory"
+# a failed allocation is an error, never the end of the input: under
+# AddressSanitizer with allocations over 1 MiB failing, the buffer the
+# 3 MB line needs cannot grow past 1 MiB; the line before it is written,
+# the ones after it are not taken for the end
+if sanitized "$CT"; then
+	out=$(ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=1 \
+		"$CT" score freshness --now "$NOW" <"$tmp/over.jsonl" 2>"$tmp/err")
+	rc=$?
+	ok_eq "reader: a failed allocation: exit 2, the lines before written" "$rc $out" \
+		'2 {"url":"a","score":73,"level":"high","reasons":["Never visited"]}'
+	ok_match "reader: a failed allocation: named with its line" "$(cat "$tmp/err")" \
+		'^crawltop score: line 2: out of memory$'
+else
+	tap_skip "reader: a failed allocation (AddressSanitizer builds only)"
+fi
 
 # frontier: article (0) + depth 2, sitemap bonus 10 -> -8; discovery-bonus;
 # score 100 - 1250 / (25 + 8) = 62.12 -> P1

@@ -268,6 +268,30 @@ ok_eq "binary garbage graph: exit 1" "$RC" 1
 ok_match "binary garbage graph: names a line" "$OUT" 'garbage\.tsv:[0-9]+: '
 run simulate --graph "$T/tree.tsv" --sitemap "$T/garbage.tsv" --job bad
 ok_match "binary garbage sitemap: names a line" "$OUT" 'garbage\.tsv:[0-9]+: '
+# a line over 1 MiB (crawltop(1)) is refused with its file and line, in the
+# graph and in the sitemap, before the database; a failed allocation is an
+# error too, never the end of the file (under AddressSanitizer with
+# allocations over 1 MiB failing, the 1.5 MB second line of a 3-link graph
+# cannot be buffered: the graph is not taken as its first link)
+{ printf '/\t/a\n'; head -c 1500000 /dev/zero | tr '\0' 'x'; printf '\n/a\t/b\n'; } >"$T/long.tsv"
+run simulate --graph "$T/long.tsv" --job bad -q
+ok_eq "a graph line over 1 MiB: exit 1" "$RC" 1
+ok_eq "a graph line over 1 MiB: names file and line" "$OUT" \
+	"crawltop simulate: $T/long.tsv:2: line longer than 1048576 bytes"
+{ printf '/a1\n'; head -c 1500000 /dev/zero | tr '\0' 'x'; printf '\n/a2\n'; } >"$T/long.sitemap"
+run simulate --graph "$T/tree.tsv" --sitemap "$T/long.sitemap" --job bad -q
+ok_eq "a sitemap line over 1 MiB: names file and line" "$OUT" \
+	"crawltop simulate: $T/long.sitemap:2: line longer than 1048576 bytes"
+if sanitized "$CT"; then
+	ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=1 \
+		run simulate --graph "$T/long.tsv" --job bad -q
+	ok_eq "a failed allocation while reading the graph: exit 1" "$RC" 1
+	ok_match "a failed allocation while reading the graph: names file and line" \
+		"$OUT" "^crawltop simulate: $T/long\.tsv:2: out of memory\$"
+else
+	tap_skip "a failed allocation while reading the graph (AddressSanitizer builds only)"
+fi
+ok_unchanged "lines over 1 MiB" "$before"
 # a path the store's path_ok refuses is refused while reading, with its
 # file and line, before the job is created or anything enqueued: a '..'
 # segment (a graph holds paths, not URLs: nothing is resolved) and a C1
