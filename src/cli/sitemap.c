@@ -46,6 +46,14 @@ struct sm {
 	size_t errlen;
 	char xmlerr[512];       /* libxml2's first error of the current file */
 	long xmlline;
+	/* with an error at the end of the document (XML_ERR_DOCUMENT_END,
+	 * libxml2's "Extra content at the end of the document", said both
+	 * of content after the root element and of a root never closed):
+	 * which of the two, and the elements concerned */
+	int xmlend;             /* 0 no such error, 1 after the root, 2 open */
+	char xmlroot[64];       /* the root element's name, or "" */
+	char xmlinner[64];      /* the innermost element left open, or "" */
+	int xmlopen;            /* elements left open */
 	/* the file being read */
 	const char *file;
 	enum kind kind;
@@ -73,6 +81,36 @@ static int fail(struct sm *m, long line, const char *fmt, ...)
 	return -1;
 }
 
+/* An error at the end of the document: libxml2's reader says "Extra
+ * content at the end of the document" both of content after the root
+ * element and of a file that ends inside it, and may say it before it
+ * has given the root element to the reader (a small file is parsed in one
+ * chunk). Its parser knows which: the elements still open (none once the
+ * root has ended), and the root in the document built so far. */
+static void end_error(struct sm *m, xmlParserCtxtPtr ctxt)
+{
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+	xmlNodePtr root = ctxt->myDoc ? xmlDocGetRootElement(ctxt->myDoc) : NULL;
+	int open = ctxt->nameNr;
+	const xmlChar *inner = open > 0 ? ctxt->name : NULL;
+	const xmlChar *outer = open > 0 && ctxt->nameTab ? ctxt->nameTab[0] : NULL;
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+	if (!outer && root)
+		outer = root->name;
+	if (!outer)
+		return; /* no root element met: not an XML document */
+	m->xmlend = open > 0 ? 2 : 1;
+	m->xmlopen = open;
+	snprintf(m->xmlroot, sizeof m->xmlroot, "%s", (const char *)outer);
+	snprintf(m->xmlinner, sizeof m->xmlinner, "%s",
+		 inner ? (const char *)inner : "");
+}
+
 /* libxml2's errors: keep the first of the file (with its line). */
 static void on_error(void *arg, sm_error_ptr e)
 {
@@ -85,6 +123,9 @@ static void on_error(void *arg, sm_error_ptr e)
 	while (l && (m->xmlerr[l - 1] == '\n' || m->xmlerr[l - 1] == ' '))
 		m->xmlerr[--l] = '\0';
 	m->xmlline = e->line;
+	if (e->code == XML_ERR_DOCUMENT_END && e->domain == XML_FROM_PARSER &&
+	    e->ctxt)
+		end_error(m, e->ctxt);
 }
 
 /* libxml2's generic (unstructured) messages: never printed. */
@@ -263,21 +304,58 @@ static int looks_wrong(struct sm *m, int fd, off_t size)
 	return 0;
 }
 
-/* Open path ("-" = stdin) for reading; -1 with the message on failure. */
-static int open_file(struct sm *m, const char *path)
+/* Open path ("-" = stdin) for reading; -1 with the message on failure.
+ * A file an index names (child) must be a regular file: the index is
+ * someone else's text, and a FIFO it named would hold the enqueue (and
+ * its transaction) for as long as nobody writes to it, a device would be
+ * read as it is. The file named on the command line may also be a pipe
+ * (`--sitemap <(zcat sitemap.xml.gz)`), as standard input may. The open
+ * itself does not wait (O_NONBLOCK: a FIFO without a writer would block
+ * it); the reads do, once the file is known to be one to read. */
+static int open_file(struct sm *m, const char *path, int child)
 {
 	if (strcmp(path, "-") == 0)
 		return dup(STDIN_FILENO);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return fail(m, 0, "cannot open: %s", strerror(errno));
 	struct stat st;
-	if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+	int flags;
+	if (fstat(fd, &st) != 0 || (flags = fcntl(fd, F_GETFL)) < 0) {
+		fail(m, 0, "cannot read: %s", strerror(errno));
 		close(fd);
-		return fail(m, 0, "cannot read: %s", S_ISDIR(st.st_mode)
-			    ? "it is a directory" : strerror(errno));
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return fail(m, 0, "cannot read: it is a directory");
+	}
+	if (!S_ISREG(st.st_mode) && (child || !S_ISFIFO(st.st_mode))) {
+		close(fd);
+		return fail(m, 0, "not a regular file (%s): %s",
+			    S_ISFIFO(st.st_mode) ? "a FIFO" :
+			    S_ISCHR(st.st_mode) ? "a character device" :
+			    S_ISBLK(st.st_mode) ? "a block device" :
+			    S_ISSOCK(st.st_mode) ? "a socket" : "not a file",
+			    child ? "a sitemap index names sitemap files" :
+			    "a sitemap is a file, a pipe or - (standard input)");
 	}
 	if (S_ISREG(st.st_mode) && looks_wrong(m, fd, st.st_size) != 0) {
+		close(fd);
+		return -1;
+	}
+	if (S_ISFIFO(st.st_mode)) {
+		/* the command line's pipe: opened again to wait for its
+		 * writer, as cat would (read at once, a FIFO whose writer
+		 * has not opened it yet would read as empty) */
+		close(fd);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return fail(m, 0, "cannot open: %s", strerror(errno));
+		return fd;
+	}
+	if (fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+		fail(m, 0, "cannot read: %s", strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -293,7 +371,8 @@ static int read_file(struct sm *m, const char *path, const char *shown,
 	m->in_entry = m->in_loc = 0;
 	m->xmlerr[0] = '\0';
 	m->xmlline = 0;
-	int fd = open_file(m, path);
+	m->xmlend = 0;
+	int fd = open_file(m, path, child);
 	if (fd < 0)
 		return -1;
 	xmlTextReaderPtr r = xmlReaderForFd(fd, shown, NULL,
@@ -330,9 +409,24 @@ static int read_file(struct sm *m, const char *path, const char *shown,
 		}
 	}
 	if (rc == 0 && ret != 0) {
+		/* libxml2's words for the end of a document say neither
+		 * which end nor what is wrong with it */
+		if (m->xmlend == 1)
+			rc = fail(m, m->xmlline, "content after the root "
+				  "element </%s>: a sitemap is one <urlset> or "
+				  "<sitemapindex> element", m->xmlroot);
+		else if (m->xmlend == 2 && m->xmlopen > 1)
+			rc = fail(m, m->xmlline, "the element <%s> is not "
+				  "closed, nor the root element <%s> (the file "
+				  "ends at line %ld)", m->xmlinner, m->xmlroot,
+				  m->xmlline);
+		else if (m->xmlend == 2)
+			rc = fail(m, m->xmlline, "the root element <%s> is "
+				  "not closed (the file ends at line %ld)",
+				  m->xmlroot, m->xmlline);
 		/* no root element met: libxml2's words for an empty or
 		 * binary input do not say so */
-		if (m->kind == K_NONE &&
+		else if (m->kind == K_NONE &&
 		    (strncmp(m->xmlerr, "Document is empty", 17) == 0 ||
 		     strncmp(m->xmlerr, "Start tag expected", 18) == 0 ||
 		     strncmp(m->xmlerr, "Extra content at the end", 24) == 0))

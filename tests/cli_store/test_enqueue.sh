@@ -275,6 +275,55 @@ cp "$T/idx/index.xml" "$T/idx/nested.xml"
 sed -i 's#part-1.xml#index.xml#' "$T/idx/nested.xml"
 run enqueue --job site --sitemap "$T/idx/nested.xml"
 ok_match "index of an index: refused" "$OUT" 'a sitemap index lists another index'
+# a file an index names is read only when it is a regular file: a FIFO
+# there held the enqueue (and its transaction) for as long as nobody wrote
+# to it, a device was read as it is; the file named on the command line
+# may be a pipe (<(...), below) but not a device
+mkfifo "$T/idx/fifo.xml"
+cat >"$T/idx/fifo-index.xml" <<'EOF'
+<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+  <sitemap><loc>part-1.xml</loc></sitemap>
+  <sitemap><loc>fifo.xml</loc></sitemap>
+</sitemapindex>
+EOF
+OUT=$(timeout 10 "$CT" enqueue --job site --sitemap "$T/idx/fifo-index.xml" 2>&1); RC=$?
+ok_eq "index naming a FIFO: exit 1 at once (no wait for a writer)" "$RC" 1
+ok_match "index naming a FIFO: not a regular file" "$OUT" \
+	'idx/fifo\.xml: not a regular file \(a FIFO\): a sitemap index names sitemap files; nothing was enqueued'
+ln -s /dev/zero "$T/idx/zero.xml"
+sed 's#fifo\.xml#zero.xml#' "$T/idx/fifo-index.xml" >"$T/idx/zero-index.xml"
+OUT=$(timeout 10 "$CT" enqueue --job site --sitemap "$T/idx/zero-index.xml" 2>&1); RC=$?
+ok_eq "index naming a device: exit 1" "$RC" 1
+ok_match "index naming a device: not a regular file" "$OUT" \
+	'idx/zero\.xml: not a regular file \(a character device\)'
+OUT=$(timeout 10 "$CT" enqueue --job site --sitemap /dev/zero 2>&1); RC=$?
+ok_match "a device on the command line: not a regular file" "$RC $OUT" \
+	'^1 crawltop enqueue: /dev/zero: not a regular file \(a character device\): a sitemap is a file, a pipe or -'
+# libxml2 says "Extra content at the end of the document" both of content
+# after the root element and of a root never closed; each is said as it is,
+# in a small file (parsed in one piece) and after full batches
+printf '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n<url><loc>https://example.com/x</loc></url>\n</urlset>\n<urlset/>\n' >"$T/after.xml"
+run enqueue --job site --sitemap "$T/after.xml"
+ok_eq "content after the root element: exit 1" "$RC" 1
+ok_match "content after the root element: says so, with its line" "$OUT" \
+	'after\.xml:4: content after the root element </urlset>: a sitemap is one <urlset> or <sitemapindex> element; nothing'
+{ urlset 1100 example.com 40000; echo 'trailing text'; } >"$T/after-big.xml"
+run enqueue --job site --sitemap "$T/after-big.xml"
+ok_match "content after the root element of 1,100 URLs" "$OUT" \
+	'after-big\.xml:1104: content after the root element </urlset>'
+printf '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n<url><loc>https://example.com/x</loc></url>\n' >"$T/open.xml"
+run enqueue --job site --sitemap "$T/open.xml"
+ok_eq "an unclosed root element: exit 1" "$RC" 1
+ok_match "an unclosed root element: says so, with the line the file ends at" "$OUT" \
+	'open\.xml:2: the root element <urlset> is not closed \(the file ends at line 2\); nothing'
+urlset 1100 example.com 40000 | sed '$d' >"$T/open-big.xml"
+run enqueue --job site --sitemap "$T/open-big.xml"
+ok_match "an unclosed root element after 1,100 URLs" "$OUT" \
+	'open-big\.xml:1102: the root element <urlset> is not closed \(the file ends at line 1102\)'
+printf '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n<sitemap><loc>part-1.xml</loc>\n' >"$T/idx/open-index.xml"
+run enqueue --job site --sitemap "$T/idx/open-index.xml"
+ok_match "an unclosed element in an unclosed root: both named" "$OUT" \
+	'open-index\.xml:2: the element <sitemap> is not closed, nor the root element <sitemapindex> \(the file ends at line 2\)'
 run enqueue --job nosuch --sitemap "$T/small.xml"
 ok_eq "unknown job: exit 1" "$RC" 1
 ok_match "unknown job: names it" "$OUT" "job 'nosuch' does not exist"
