@@ -206,19 +206,31 @@ static int parse(int argc, char **argv, struct job_args *a)
 	return 0;
 }
 
+/* The subcommands' names, "list, show, ...", from the table: the
+ * messages that list them cannot leave one out. */
+static const char *sub_names(char *out, size_t n)
+{
+	size_t len = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < N_SUBS && len < n; i++)
+		len += (size_t)snprintf(out + len, n - len, "%s%s",
+					i ? ", " : "", subs[i].name);
+	return out;
+}
+
 /* `crawltop job SUB ...`: parse, check against the table, dispatch. */
 static int run(int argc, char **argv)
 {
 	struct job_args a;
+	char known[256];
 	int prc = parse(argc, argv, &a);
 	if (prc == -2)
 		return DB_EXIT_FAIL;
 	if (prc != 0)
 		return DB_EXIT_USAGE;
 	if (a.npos == 0) {
-		cli_error("job", "which subcommand? (list, show, create, "
-			  "set-priority, set-mode, pause, resume, cancel, boost; "
-			  "crawltop job --help)");
+		cli_error("job", "which subcommand? (%s; crawltop job --help)",
+			  sub_names(known, sizeof known));
 		return DB_EXIT_USAGE;
 	}
 	const char *name = a.pos[0];
@@ -244,11 +256,8 @@ static int run(int argc, char **argv)
 			}
 		return sub->run(&a);
 	}
-	char known[256] = "";
-	for (size_t i = 0, len = 0; i < N_SUBS && len < sizeof known; i++)
-		len += (size_t)snprintf(known + len, sizeof known - len, "%s%s",
-					i ? ", " : "", subs[i].name);
-	cli_error("job", "unknown subcommand '%s' (%s)", name, known);
+	cli_error("job", "unknown subcommand '%s' (%s)", name,
+		  sub_names(known, sizeof known));
 	return DB_EXIT_USAGE;
 }
 

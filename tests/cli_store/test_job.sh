@@ -173,6 +173,13 @@ ok_match "an option of another subcommand" "$OUT" '--yes does not apply to job l
 run job frobnicate
 ok_eq "unknown subcommand: exit 2" "$RC" 2
 ok_match "unknown subcommand: lists every one, from the table" "$OUT" '\(list, show, .*, boost, sitemap-priorities\)'
+# no subcommand: the list comes from the same table, so it names every
+# subcommand the usage names (it once left out sitemap-priorities)
+run job
+ok_eq "no subcommand: exit 2" "$RC" 2
+ok_eq "no subcommand: lists every one, from the table" "$OUT" \
+	"crawltop job: which subcommand? ($("$CT" job --help | sed -n '1s/^usage: crawltop job \([^ ]*\) .*/\1/p' | sed 's/|/, /g'); crawltop job --help)"
+ok_match "no subcommand: sitemap-priorities among them" "$OUT" 'boost, sitemap-priorities;'
 run enqueue --job news --urls "$(printf '/nonexistent/a\tb')"
 ok_match "a tab in an argument stays escaped" "$OUT" '/nonexistent/a.x09b: cannot open'
 run settings set default_priority -h
