@@ -15,11 +15,18 @@
 ct_status ct_value_fail(const struct ct_value_reader *r, const void *node,
 			const char *path, ct_status st, const char *rule)
 {
-	char at[CT_CONFIG_PATH_LEN + 16], v[96];
+	char at[CT_CONFIG_PATH_LEN + 16], v[96], msg[CT_ERROR_LEN];
 
-	return ct_error_set(r->err, st, "%s: %s = %s: %s",
-			    r->ops->where(r, node, at, sizeof(at)), path,
-			    r->ops->spell(node, v, sizeof(v)), rule);
+	snprintf(msg, sizeof(msg), "%s: %s = %s: %s",
+		 r->ops->where(r, node, at, sizeof(at)), path,
+		 r->ops->spell(node, v, sizeof(v)), rule);
+	/* the path and the value are the document's own bytes (a stored
+	 * version's, which SQL wrote): no control character of theirs may
+	 * reach a terminal through the message */
+	for (char *c = msg; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	return ct_error_set(r->err, st, "%s", msg);
 }
 
 /* "must be X, not Y" for a value of the wrong type. */
@@ -46,6 +53,24 @@ static ct_status check_len(const struct ct_value_reader *r, const void *node,
 	else
 		snprintf(rule, sizeof(rule), "%slonger than %d characters", pre,
 			 CT_NAME_LEN - 1);
+	return ct_value_fail(r, node, path, CT_EINVAL, rule);
+}
+
+/* A map entry's name, or the method an alias names: 1 to CT_NAME_LEN - 1
+ * of A-Z, a-z, 0-9, '_' and '-', the characters of a task's type and
+ * discovery method (the store's tasks.type). The rule starts with pre. */
+static ct_status check_name(const struct ct_value_reader *r, const void *node,
+			    const char *path, const char *s, const char *pre)
+{
+	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "abcdefghijklmnopqrstuvwxyz0123456789_-";
+	char rule[96];
+	ct_status st = check_len(r, node, path, s, pre);
+
+	if (st != CT_OK || s[strspn(s, chars)] == '\0')
+		return st;
+	snprintf(rule, sizeof(rule), "%sholds only A-Z, a-z, 0-9, _ and -",
+		 pre);
 	return ct_value_fail(r, node, path, CT_EINVAL, rule);
 }
 
@@ -183,7 +208,7 @@ ct_status ct_value_read_entry(const struct ct_value_reader *r,
 	struct ct_value v;
 	char rule[CT_KEY_PATH_LEN + 96];
 	const char *near = ct_map_reserved_near(m, name);
-	ct_status st = check_len(r, node, path, name, "name ");
+	ct_status st = check_name(r, node, path, name, "name ");
 
 	if (st != CT_OK)
 		return st;
@@ -200,7 +225,7 @@ ct_status ct_value_read_entry(const struct ct_value_reader *r,
 		if (v.kind != CT_VALUE_STRING)
 			return fail_type(r, node, path,
 					 "a string naming a method", &v);
-		st = check_len(r, node, path, v.s, "");
+		st = check_name(r, node, path, v.s, "");
 		if (st == CT_OK)
 			st = r->ops->source(r, node, &src);
 		if (st != CT_OK)

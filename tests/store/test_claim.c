@@ -244,9 +244,11 @@ static void lease_expiry_reclaim(void **state)
 	k2 = pgt_claim(s, "w2", job, 5, 0);
 	assert_int_equal(k2.n, 1);
 	assert_int_equal(k2.tasks[0].id, id);
-	assert_int_equal(k2.tasks[0].retry_count, 1);
-	char *why = task_field(s, id, "SELECT last_error FROM crawltop.tasks WHERE id = $1");
-	assert_string_equal(why, "lease of w1 expired");
+	/* an expiry, not a failed attempt: no retry used up */
+	assert_int_equal(k2.tasks[0].retry_count, 0);
+	char *why = task_field(s, id, "SELECT last_error || ', ' || expiries "
+			       "FROM crawltop.tasks WHERE id = $1");
+	assert_string_equal(why, "lease of w1 expired, 1");
 	free(why);
 	size_t done = 9;
 	assert_int_equal(ct_store_complete(s, "w1", &id, 1, &done, &err), CT_EINVAL);
@@ -385,20 +387,43 @@ static void fail_retries_then_failed(void **state)
 	assert_int_equal(ct_store_fail(s, "w1", &id, 1, NULL, NULL, NULL, &err),
 			 CT_EINVAL);
 
-	/* A vanished worker's expired lease counts as an attempt too. */
+	/* A vanished worker's expired lease is no failed attempt: with no
+	 * retry left the task is handed out again. Expiries have their own
+	 * limit (store.max_expiries): with 1, the second one fails it. */
 	pgt_exec(s, "UPDATE crawltop.jobs SET max_retries = 0 WHERE name = 'flaky'");
+	pgt_exec(s, "INSERT INTO crawltop.settings (value, note) SELECT "
+		 "jsonb_set(value, '{store,max_expiries}', '1'), 'test' FROM "
+		 "crawltop.settings ORDER BY version DESC LIMIT 1");
 	const char *q[] = {"/gone"};
 	enq(s, job, q, 1, NULL);
 	k = pgt_claim(s, "w1", job, 1, 0);
 	assert_int_equal(k.n, 1);
-	expire(s, k.tasks[0].id);
-	struct ct_claim k2 = pgt_claim(s, "w2", job, 1, 0);
-	assert_int_equal(k2.n, 0);
-	st = task_field(s, k.tasks[0].id, "SELECT status || ' ' || last_error "
-			"FROM crawltop.tasks WHERE id = $1");
-	assert_string_equal(st, "failed lease of w1 expired");
-	free(st);
+	int64_t gone = k.tasks[0].id;
 	ct_claim_free(&k);
+	expire(s, gone);
+	struct ct_claim k2 = pgt_claim(s, "w2", job, 1, 0);
+	assert_int_equal(k2.n, 1);
+	assert_int_equal(k2.tasks[0].id, gone);
+	assert_int_equal(k2.tasks[0].retry_count, 0);
+	ct_claim_free(&k2);
+	expire(s, gone);
+	k2 = pgt_claim(s, "w3", job, 1, 0);
+	assert_int_equal(k2.n, 0);
+	st = task_field(s, gone, "SELECT status || ' ' || retry_count || ' ' "
+			"|| expiries || ' ' || last_error FROM crawltop.tasks "
+			"WHERE id = $1");
+	assert_string_equal(st, "failed 0 2 lease of w2 expired (2 expiries, "
+			    "store.max_expiries = 1)");
+	free(st);
+	/* a bad limit is refused, as every store key's */
+	assert_int_not_equal(ct_store_exec(s, "test", "INSERT INTO "
+					   "crawltop.settings (value) SELECT "
+					   "jsonb_set(value, '{store,max_expiries}', "
+					   "'-1') FROM crawltop.settings ORDER BY "
+					   "version DESC LIMIT 1", &err), CT_OK);
+	if (!strstr(err.msg, "store.max_expiries = -1 is not allowed: an "
+		    "integer, 0..1000"))
+		fail_msg("unclear: %s", err.msg);
 }
 
 /* worker's next claim of job is task id after `retries` failed attempts;
@@ -431,8 +456,8 @@ static void release_returns_task(void **state)
 	next_is(s, "w2", job, id, 0);
 
 	/* A lease that ran out is not the worker's to give back: the next
-	 * claim counts the attempt (else a worker that overran and released
-	 * would never use up its retries). */
+	 * claim counts the expiry (else a worker that overran and released
+	 * would never use up its expiries). */
 	const char *q[] = {"/late"};
 	enq(s, job, q, 1, NULL);
 	k = pgt_claim(s, "w1", job, 1, 0);
@@ -445,7 +470,11 @@ static void release_returns_task(void **state)
 	assert_int_equal(done, 0);
 	if (!strstr(err.msg, "not running under a live lease of worker 'w1'"))
 		fail_msg("unclear: %s", err.msg);
-	next_is(s, "w2", job, id, 1);
+	next_is(s, "w2", job, id, 0);
+	char *n = task_field(s, id, "SELECT expiries FROM crawltop.tasks "
+			     "WHERE id = $1");
+	assert_string_equal(n, "1");
+	free(n);
 }
 
 static void bad_claim_refused(void **state)

@@ -324,11 +324,11 @@ static void returning_task_takes_its_page_score(void **state)
 	assert_int_equal(pgt_int(s, "SELECT crawltop.reap_expired(100)"), 1);
 	snprintf(sql, sizeof sql, "SELECT string_agg(t.status || ' ' || "
 		 "t.base_score || ' ' || t.score || ' ' || t.class || ' ' || "
-		 "t.retry_count, ', ' ORDER BY t.id) FROM crawltop.tasks t "
+		 "t.expiries, ', ' ORDER BY t.id) FROM crawltop.tasks t "
 		 "WHERE t.id IN (%lld, %lld, %lld)", r, e, f);
 	char *got = pgt_text(s, sql, 0, NULL);
 	/* /r and /e at the sitemap's 50 (class P2: 40 <= 50 < 60), /e with
-	 * its expired lease counted; the frontier task at its own 30 (P3) */
+	 * its lease expiry counted; the frontier task at its own 30 (P3) */
 	assert_string_equal(got, "pending 50 50 2 0, pending 50 50 2 1, "
 			    "pending 30 30 3 0");
 	free(got);

@@ -316,7 +316,7 @@ static void reap_and_release_during_enqueue(void **state)
 		 ", ARRAY['/t2', '/new2'])", job);
 	run(t.a, sql);
 	run(t.a, "COMMIT");
-	snprintf(sql, sizeof sql, "SELECT status || ' ' || retry_count FROM "
+	snprintf(sql, sizeof sql, "SELECT status || ' ' || expiries FROM "
 		 "crawltop.tasks WHERE id = %lld", reaped);
 	assert_string_equal(run(t.w, sql), "pending 1");
 

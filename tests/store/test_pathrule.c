@@ -1,18 +1,12 @@
-/* test_pathrule.c: the CLI's path check (src/cli/urlpath.c,
- * urlpath_check) against the store's (SQL crawltop.path_ok, 0001), which
- * `crawltop enqueue` and `crawltop simulate` rely on to refuse a bad path
- * while reading, with file:line, before anything is written. Code point
- * by code point over U+0001..U+FFFF (ASCII, Latin-1, the C1 controls, the
- * Unicode spaces, the invisible characters of the BMP), and a list of
- * dot-segment, '#' and length cases:
- *   - what the C check accepts, the store accepts (else enqueue would
- *     fail mid-file and name a batch index, not a line);
- *   - below U+0100 (the ASCII and C1 controls, space, DEL) the two
- *     agree exactly, but for NBSP (U+00A0, a space under ICU);
- *   - the C check refuses the Unicode spaces the store refuses in some
- *     locale (C.utf8, ICU) even where this cluster's C locale accepts
- *     them: those it alone refuses are all in that list;
- *   - both refuse every invisible character (ct_char_invisible). */
+/* test_pathrule.c: the CLI's path check (src/store/urlpath.c,
+ * urlpath_check) against the store's (SQL crawltop.path_ok and url_ok),
+ * which `crawltop enqueue` and `crawltop simulate` rely on to refuse a bad
+ * path while reading, with file:line, before anything is written. Code
+ * point by code point over U+0001..U+FFFF against one table (the white
+ * space and control characters, the invisible ones, '#'): all three give
+ * the table's verdict for every one, in any database locale. Then the
+ * invisible ranges beyond the BMP, and a list of dot-segment, '#' and
+ * length cases. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -56,47 +50,59 @@ static int c_accepts(unsigned c)
 	return urlpath_check(p, strlen(p), 2048, why, sizeof why) == 0;
 }
 
-static int unicode_space(unsigned c)
+/* The one table of white space and control characters both sides
+ * refuse, whatever the database's locale: urlpath_space_or_control's
+ * (urlpath.h) and path_ok's list (0016). */
+static int space_or_control(unsigned c)
 {
-	return c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
-	       c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f ||
-	       c == 0x3000;
+	return c <= 0x20 || (c >= 0x7f && c <= 0xa0) || c == 0x1680 ||
+	       (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 ||
+	       c == 0x202f || c == 0x205f || c == 0x3000;
 }
 
-static void every_code_point(void **state)
+/* The code points SQL expression expr (with chr(c)) refuses, as flags. */
+static void sql_refused(struct ct_store *s, const char *expr,
+			unsigned char *out)
 {
-	struct ct_store *s = *state;
-	/* the code points the store refuses in "/a" || chr(c) || "b"
-	 * (surrogates are not characters: chr() refuses them) */
 	char sql[400];
 	snprintf(sql, sizeof sql, "SELECT coalesce(string_agg(c::text, ','), '') "
 		 "FROM generate_series(1, %d) c WHERE c NOT BETWEEN 55296 AND "
-		 "57343 AND NOT crawltop.path_ok('/a' || chr(c) || 'b')", LAST);
+		 "57343 AND NOT %s", LAST, expr);
 	char *refused = pgt_text(s, sql, 0, NULL);
-	static unsigned char sql_refuses[LAST + 1];
 	for (char *t = strtok(refused, ","); t; t = strtok(NULL, ","))
-		sql_refuses[atoi(t)] = 1;
+		out[atoi(t)] = 1;
 	free(refused);
+}
+
+/* Every code point of the BMP in "/a" + c + "b": the C check, path_ok
+ * and url_ok give one verdict, and it is the table's: refused exactly
+ * the white space and control characters above, the invisible ones
+ * (ct_char_invisible) and '#' (which url_ok's path allows as the start
+ * of a fragment). */
+static void every_code_point(void **state)
+{
+	struct ct_store *s = *state;
+	static unsigned char path_refuses[LAST + 1], url_refuses[LAST + 1];
+	sql_refused(s, "crawltop.path_ok('/a' || chr(c) || 'b')", path_refuses);
+	sql_refused(s, "crawltop.url_ok('https://h/a' || chr(c) || 'b')",
+		    url_refuses);
 	int checked = 0;
 	for (unsigned c = 1; c <= LAST; c++) {
 		if (c >= 0xd800 && c <= 0xdfff)
 			continue;
-		int c_ok = c_accepts(c), sql_ok = !sql_refuses[c];
+		int want = !(space_or_control(c) || ct_char_invisible(c) ||
+			     c == '#');
+		int c_ok = c_accepts(c), sql_ok = !path_refuses[c],
+		    url_ok = !url_refuses[c];
 		checked++;
-		if (c_ok && !sql_ok)
-			fail_msg("U+%04X: the CLI accepts it, the store refuses it",
-				 c);
-		if (c < 0x100 && c_ok != sql_ok && !unicode_space(c))
-			fail_msg("U+%04X: the CLI %s it, the store %s it", c,
+		if (c_ok != want || sql_ok != want ||
+		    url_ok != (want || c == '#'))
+			fail_msg("U+%04X: the table %s it; the CLI %s it, path_ok "
+				 "%s it, url_ok %s it", c,
+				 want ? "allows" : "refuses",
 				 c_ok ? "accepts" : "refuses",
-				 sql_ok ? "accepts" : "refuses");
-		if (ct_char_invisible(c) && (c_ok || sql_ok))
-			fail_msg("U+%04X is invisible: the CLI %s it, the store %s it",
-				 c, c_ok ? "accepts" : "refuses",
-				 sql_ok ? "accepts" : "refuses");
-		if (!c_ok && sql_ok && !unicode_space(c))
-			fail_msg("U+%04X: the CLI refuses it, and it is no "
-				 "Unicode space any locale refuses", c);
+				 sql_ok ? "accepts" : "refuses",
+				 url_ok ? "accepts" : "refuses");
 	}
 	assert_true(checked > 63000);
 }

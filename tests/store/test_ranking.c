@@ -10,6 +10,7 @@
  * (ct_store_rank) keep seed 003's backoff schedule, and class every
  * task's score with the run's class bounds. */
 #include <dirent.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -560,6 +561,51 @@ static void rank_classes_every_score_with_the_runs_bounds(void **state)
 	}
 }
 
+/* A ranking batch locks unfinished tasks of discovery jobs only, the
+ * tasks rank_apply may write: a batch held open (by an operator, say)
+ * that names a fifo job locks none of its tasks, so that job's workers
+ * claim and complete as if it were not there. */
+static void rank_lock_takes_discovery_tasks_only(void **state)
+{
+	struct ct_store *s = *state, *o;
+	struct ct_error err = {{0}};
+	int64_t fifo = pgt_job(s, "rlf", "rlf.example", 5, "fifo");
+	int64_t disc = pgt_job(s, "rld", "rld.example", 5, "discovery");
+	const char *p[] = {"/a", "/b", "/c"};
+	pgt_enqueue(s, fifo, p, 3, NULL);
+	double sc[] = {40, 40, 40};
+	pgt_enqueue(s, disc, p, 3, sc);
+	if (ct_store_open(pgt_dsn("ct_rank"), &o, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+	pgt_exec(o, "BEGIN");
+	char sql[200];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.rank_lock(ARRAY[%"
+		 PRId64 ", %" PRId64 "], 0, 9000000000000000000, 100000)",
+		 fifo, disc);
+	assert_int_equal(pgt_int(o, sql), 3);
+	pgt_exec(s, "SET lock_timeout = '1s'");
+	struct ct_claim k;
+	if (ct_store_claim(s, "rlw", fifo, 3, 0, &k, &err) != CT_OK)
+		fail_msg("claim beside an open ranking batch: %s", err.msg);
+	assert_int_equal(k.n, 3);
+	int64_t ids[3] = {k.tasks[0].id, k.tasks[1].id, k.tasks[2].id};
+	ct_claim_free(&k);
+	size_t done;
+	if (ct_store_complete(s, "rlw", ids, 3, &done, &err) != CT_OK)
+		fail_msg("complete beside an open ranking batch: %s", err.msg);
+	assert_int_equal(done, 3);
+	/* the discovery job's tasks are the batch's until it ends */
+	assert_int_equal(ct_store_claim(s, "rlw", disc, 1, 0, &k, &err), CT_OK);
+	assert_int_equal(k.n, 0);
+	ct_claim_free(&k);
+	pgt_exec(o, "COMMIT");
+	pgt_exec(s, "RESET lock_timeout");
+	k = pgt_claim(s, "rlw", disc, 3, 0);
+	assert_int_equal(k.n, 3);
+	ct_claim_free(&k);
+	ct_store_close(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -569,6 +615,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(run_manifest_records_a_run, fresh, close_store),
 		cmocka_unit_test_setup_teardown(backoff_follows_the_rechecks, fresh, close_store),
 		cmocka_unit_test_setup_teardown(rank_classes_every_score_with_the_runs_bounds, fresh, close_store),
+		cmocka_unit_test_setup_teardown(rank_lock_takes_discovery_tasks_only, fresh, close_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

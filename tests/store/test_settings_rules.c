@@ -276,6 +276,15 @@ static void verdicts_agree(void **state)
 		{"frontier.aliases.feed", "3"}, {"frontier.aliases.feed", "\"\""},
 		{"frontier.aliases.sitemap", "\"link\""},
 		{"frontier.aliases", "[]"},
+		/* entry names and alias targets: 1..31 of A-Z a-z 0-9 _ - */
+		{"frontier.types", "{\"hub_seed-2\": 1}"},
+		{"frontier.types", "{\"a b\": 1}"},
+		{"frontier.types", "{\"caf\\u00e9\": 1}"},
+		{"frontier.types", "{\"a\\u00a0b\": 1}"},
+		{"frontier.bonuses", "{\"x\\u001b]0;t\\u0007\": 1}"},
+		{"frontier.bonuses.rss*", "1"},
+		{"frontier.aliases", "{\"feed\": \"li nk\"}"},
+		{"frontier.aliases", "{\"fe\\u001bed\": \"link\"}"},
 		/* unknown keys inside the settings' groups, a group as a value */
 		{"classes.p3", "20"}, {"frontier.weights.gap", "1"},
 		{"discovery.weights", "1"}, {"freshness", "[]"},
@@ -368,6 +377,52 @@ static void absent_keys_read_as_defaults(void **state)
 	free(v);
 }
 
+/* settings_put of the current version with its path `at` set to the
+ * JSON of SQL expression `value`: refused with a message holding want,
+ * and nothing written. */
+static void put_refused(struct ct_store *s, const char *at, const char *value,
+			const char *want)
+{
+	struct ct_error err = {{0}};
+	char sql[600];
+	long long before = pgt_int(s, "SELECT max(version) FROM crawltop.settings");
+	snprintf(sql, sizeof sql, "SELECT crawltop.settings_put(jsonb_set(value, "
+		 "'%s', %s), version) FROM crawltop.settings ORDER BY version "
+		 "DESC LIMIT 1", at, value);
+	assert_int_not_equal(ct_store_exec(s, "put", sql, &err), CT_OK);
+	if (!strstr(err.msg, want))
+		fail_msg("%s = %s: not refused with '%s': %s", at, value, want,
+			 err.msg);
+	assert_int_equal(pgt_int(s, "SELECT max(version) FROM crawltop.settings"),
+			 before);
+}
+
+/* settings_put as a console calls it: the key of a terminal escape is
+ * refused by its characters; a version too big for the rules is refused
+ * by its size before any of the checks whose work grows with it (a
+ * 200,000-entry map was diffed and checked entry by entry for 43 s:
+ * here one entry's name is bad too, and the size is what is named). */
+static void settings_put_checks_names_and_sizes_first(void **state)
+{
+	struct ct_store *s = *state;
+	put_refused(s, "{frontier,bonuses}", "(value #> '{frontier,bonuses}') || "
+		    "jsonb_build_object(E'x\\x1b]0;pwned\\x07\\x1b[2J', 1)",
+		    "an entry's name is 1 to 31 of A-Z, a-z, 0-9, _ and -");
+	put_refused(s, "{frontier,types}", "(SELECT jsonb_object_agg(CASE WHEN "
+		    "g = 7 THEN 'bad name' ELSE 'x' || g END, 1) FROM "
+		    "generate_series(1, 200000) g)",
+		    "bytes (as JSON text) is not allowed: at most 65536");
+	/* 33 entries: small, refused for the count before the names */
+	put_refused(s, "{frontier,bonuses}", "(SELECT jsonb_object_agg(CASE WHEN "
+		    "g = 7 THEN 'bad name' ELSE 'x' || g END, 1) FROM "
+		    "generate_series(1, 33) g)",
+		    "setting frontier.bonuses is not allowed: more than 32 entries");
+	/* a plain new name goes in */
+	assert_int_equal(pgt_int(s, "SELECT (crawltop.settings_put(jsonb_set("
+		"value, '{frontier,types,hub_seed-2}', '3'), version)).changed "
+		"FROM crawltop.settings ORDER BY version DESC LIMIT 1"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +430,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(defaults_are_the_engines, fresh, close_store),
 		cmocka_unit_test_setup_teardown(verdicts_agree, fresh, close_store),
 		cmocka_unit_test_setup_teardown(absent_keys_read_as_defaults, fresh, close_store),
+		cmocka_unit_test_setup_teardown(settings_put_checks_names_and_sizes_first, fresh, close_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

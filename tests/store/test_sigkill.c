@@ -232,12 +232,15 @@ static void killed_workers_tasks_completed_once(void **state)
 	snprintf(want, sizeof want, "completed=%d", TASKS);
 	assert_string_equal(st, want);
 	free(st);
-	/* A's tasks carry the lost lease as a failed attempt, B's do not */
+	/* A's tasks carry the lost lease as an expiry, B's do not; a
+	 * killed worker uses up no attempt of any task */
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks WHERE "
-		"retry_count = 1 AND last_error = 'lease of worker-a expired'"),
+		"expiries = 1 AND last_error = 'lease of worker-a expired'"),
 		BATCH);
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks WHERE "
-		"retry_count = 0"), TASKS - BATCH);
+		"expiries = 0"), TASKS - BATCH);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks WHERE "
+		"retry_count = 0"), TASKS);
 	/* the dead worker's name completes nothing any more */
 	size_t k = 9;
 	assert_int_equal(ct_store_complete(s, "worker-a", a_ids, BATCH, &k, &err),

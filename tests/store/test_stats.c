@@ -33,6 +33,15 @@
 #include "pgtest.h"
 #include "stats.h"
 
+/* The writer shards (slots 1..32 of crawltop.counter_slots) that some
+ * transaction holds: the ones this autocommit statement cannot lock. */
+#define SHARDS_HELD "SELECT 32 - count(*) FROM (SELECT 1 FROM " \
+	"crawltop.counter_slots WHERE shard BETWEEN 1 AND 32 FOR UPDATE " \
+	"SKIP LOCKED) x"
+/* The shard slots this transaction holds: the rows whose xmax is its id. */
+#define MY_SHARDS "SELECT count(*) FROM crawltop.counter_slots WHERE " \
+	"xmax::text = (pg_current_xact_id()::text::bigint % 4294967296)::text"
+
 static int fresh(void **state)
 {
 	*state = pgt_fresh("ct_stats", 1);
@@ -440,8 +449,12 @@ static void counters_exact_under_concurrency(void **state)
 		job[j] = pgt_job(s, jn, dn, 2 + 2 * j, "frontier");
 		enq(s, job[j], "/seed/", 1000, 3.7, j, j % 2 ? "hub" : NULL, "sitemap");
 	}
-	/* one retry: failures reach 'failed' within the run */
+	/* one retry, and no lease expiry: failures and abandoned leases
+	 * reach 'failed' within the run */
 	pgt_exec(s, "UPDATE crawltop.jobs SET max_retries = 1");
+	pgt_exec(s, "INSERT INTO crawltop.settings (value, note) SELECT "
+		 "jsonb_set(value, '{store,max_expiries}', '0'), 'test' FROM "
+		 "crawltop.settings ORDER BY version DESC LIMIT 1");
 	pthread_t th[THREADS + 1];
 	for (int i = 0; i <= THREADS; i++) {
 		w[i] = (struct actor){.no = i, .seconds = 3};
@@ -512,9 +525,7 @@ static void writers_do_not_queue_on_counters(void **state)
 			fail_msg("transaction %d: %s", i, err.msg);
 		ct_claim_free(&k);
 	}
-	assert_int_equal(pgt_int(s, "SELECT count(*) FROM pg_locks WHERE "
-				 "locktype = 'advisory' AND classid = 1668572020 "
-				 "AND granted"), OPEN);
+	assert_int_equal(pgt_int(s, SHARDS_HELD), OPEN);
 	/* a 33rd writer finds every shard taken: it waits for its home
 	 * shard (here: until lock_timeout), the documented bound */
 	struct ct_claim k;
@@ -1088,8 +1099,7 @@ static void rates_swept_by_shard_writers(void **state)
 	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.fail('sw', "
 		 "ARRAY[%lld]::bigint[], 'x') WHERE status = 'running'", task);
 	assert_int_equal(pgt_int(s, sql), 1);
-	assert_int_equal(pgt_int(s, "SELECT count(*) FROM pg_locks WHERE "
-				 "locktype = 'advisory' AND pid = pg_backend_pid()"), 1);
+	assert_int_equal(pgt_int(s, MY_SHARDS), 1);
 	pgt_exec(s, "COMMIT");
 	assert_int_equal(pgt_int(s, old_all), 20);
 	/* a lease moved: no cell, no claim, no shard */
@@ -1097,8 +1107,7 @@ static void rates_swept_by_shard_writers(void **state)
 	snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET lease_expires_at = "
 		 "lease_expires_at + interval '1 minute' WHERE id = %lld", task);
 	pgt_exec(s, sql);
-	assert_int_equal(pgt_int(s, "SELECT count(*) FROM pg_locks WHERE "
-				 "locktype = 'advisory' AND pid = pg_backend_pid()"), 0);
+	assert_int_equal(pgt_int(s, MY_SHARDS), 0);
 	pgt_exec(s, "COMMIT");
 	assert_int_equal(pgt_int(s, old_all), 20);
 
@@ -1117,8 +1126,8 @@ static void rates_swept_by_shard_writers(void **state)
 
 /* crawltop.counter_shard is a setting any session can set: a forged value
  * (another session's shard, compaction's shard 0, not a number) must not
- * let a transaction write a shard whose advisory lock it does not hold
- * (0007: counter_shard() checks the lock). */
+ * let a transaction write a shard whose slot it does not hold locked
+ * (counter_shard() locks it). */
 static void forged_shard_setting_is_not_trusted(void **state)
 {
 	struct ct_store *s = *state;
@@ -1127,10 +1136,8 @@ static void forged_shard_setting_is_not_trusted(void **state)
 	char sql[300];
 	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.claim('fs', 1, %"
 		 PRId64 ")", job);
-	const char *held = "SELECT count(*) FROM pg_locks WHERE locktype = "
-		"'advisory' AND pid = pg_backend_pid() AND classid = 1668572020 "
-		"AND objid = current_setting('crawltop.counter_shard')::integer "
-		"AND granted";
+	const char *held = MY_SHARDS " AND shard = "
+		"current_setting('crawltop.counter_shard')::integer";
 	const char *forged[] = {"7", "0", "33", "x"};
 	for (size_t i = 0; i < sizeof forged / sizeof *forged; i++) {
 		char set[100];
@@ -1150,6 +1157,54 @@ static void forged_shard_setting_is_not_trusted(void **state)
 		pgt_exec(s, "COMMIT");
 		pgt_exec(s, "RESET crawltop.counter_shard");
 	}
+}
+
+/* Advisory locks have no privileges: a role that may only connect takes
+ * every key the store used to take for its counter shards (1..32),
+ * compaction (0) and settings_put. Claims, completions, compaction and a
+ * settings change go on without waiting for them (lock_timeout 1 s would
+ * fail a wait); the shard slots' row locks are not the role's to take. */
+static void advisory_locks_stop_no_writer(void **state)
+{
+	struct ct_store *s = *state, *a;
+	struct ct_error err = {{0}};
+	char dsn[600];
+	pgt_exec(s, "DROP ROLE IF EXISTS ct_anyone; CREATE ROLE ct_anyone LOGIN");
+	snprintf(dsn, sizeof dsn, "%s user=ct_anyone", pgt_dsn("ct_stats"));
+	if (ct_store_open(dsn, &a, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+	pgt_exec(a, "SELECT count(pg_advisory_lock(1668572020, s)) FROM "
+		 "generate_series(0, 32) s");
+	pgt_exec(a, "SELECT pg_advisory_lock(7236150011)");
+	assert_int_not_equal(ct_store_exec(a, "test", "SELECT 1 FROM "
+					   "crawltop.counter_slots FOR UPDATE",
+					   &err), CT_OK);
+	int64_t job = pgt_job(s, "adv", "adv.example", 5, "fifo");
+	enq(s, job, "/adv/", 40, 0, 0, NULL, NULL);
+	pgt_exec(s, "SET lock_timeout = '1s'");
+	for (int i = 0; i < 20; i++) {
+		struct ct_claim k;
+		if (ct_store_claim(s, "adv", job, 2, 0, &k, &err) != CT_OK)
+			fail_msg("claim %d beside the held advisory locks: %s", i,
+				 err.msg);
+		assert_int_equal(k.n, 2);
+		int64_t ids[2] = {k.tasks[0].id, k.tasks[1].id};
+		size_t done;
+		if (ct_store_complete(s, "adv", ids, 2, &done, &err) != CT_OK)
+			fail_msg("complete %d: %s", i, err.msg);
+		assert_int_equal(done, 2);
+		ct_claim_free(&k);
+	}
+	assert_true(pgt_int(s, "SELECT crawltop.compact_counts()") >= 1);
+	assert_int_equal(pgt_int(s, "SELECT (crawltop.settings_put(value || "
+				 "'{\"default_priority\": 4}', version)).changed "
+				 "FROM crawltop.settings ORDER BY version DESC "
+				 "LIMIT 1"), 1);
+	pgt_exec(s, "RESET lock_timeout");
+	ct_store_close(a);
+	pgt_assert_counts_exact(s, "claims beside held advisory locks");
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks WHERE "
+				 "status = 'completed'"), 40);
 }
 
 static void next_tasks_follow_claim_order(void **state)
@@ -1324,6 +1379,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(rates_count_and_ticks_stay_bounded, fresh, close_store),
 		cmocka_unit_test_setup_teardown(rates_swept_by_shard_writers, fresh, close_store),
 		cmocka_unit_test_setup_teardown(forged_shard_setting_is_not_trusted, fresh, close_store),
+		cmocka_unit_test_setup_teardown(advisory_locks_stop_no_writer, fresh, close_store),
 		cmocka_unit_test_setup_teardown(next_tasks_follow_claim_order, fresh, close_store),
 		cmocka_unit_test_setup_teardown(read_api_shapes, fresh, close_store),
 		cmocka_unit_test_setup_teardown(job_status_follows_tasks, fresh, close_store),
