@@ -34,11 +34,24 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
-/* Text from the database (a note, a role name) to print: control
- * characters and bytes that are not UTF-8 escaped as \xNN, so that what
- * another client wrote cannot drive the terminal. A new string (free it);
- * NULL when out of memory. */
+/* Text from the database (a note, a role name, a job's name, a worker's
+ * error) to print: control and invisible characters, newlines included,
+ * and bytes that are not UTF-8 escaped as \xNN, so that what another
+ * client wrote cannot drive the terminal nor forge a line. A new string
+ * (free it); NULL when out of memory. NULL s reads as "". Every text a
+ * command prints for a person from the database goes through it (JSON
+ * output is escaped by its encoder instead). */
 char *cli_shown(const char *s);
+
+/* cli_shown for the arguments of one printf: each cli_show returns the
+ * escaped text, kept in set until cli_show_free ("(out of memory)" when
+ * memory runs out). A set starts as {0}. */
+struct cli_shown_set {
+	char **s;
+	size_t n, cap;
+};
+const char *cli_show(struct cli_shown_set *set, const char *s);
+void cli_show_free(struct cli_shown_set *set);
 
 /* The wall clock in epoch milliseconds (freshness's default `now`). */
 int64_t cli_now_ms(void);

@@ -223,12 +223,15 @@ static int enqueue(const char *dsn, const char *job, const char *file,
 		snprintf(e.msg, sizeof e.msg, "%s", err.msg);
 		goto fail;
 	}
+	struct cli_shown_set sh = {0}; /* the file's name too: any bytes */
 	printf("enqueued %ld URL%s from %s into job %s (%" PRId64 "): %ld new "
 	       "task%s, %ld already queued (%ld raised)\n", e.urls,
-	       e.urls == 1 ? "" : "s", strcmp(file, "-") ? file : "stdin",
-	       e.job.name, e.job.id, e.b.inserted,
+	       e.urls == 1 ? "" : "s",
+	       strcmp(file, "-") ? cli_show(&sh, file) : "stdin",
+	       cli_show(&sh, e.job.name), e.job.id, e.b.inserted,
 	       e.b.inserted == 1 ? "" : "s", e.b.sent - e.b.inserted,
 	       e.b.raised);
+	cli_show_free(&sh);
 	pathbatch_free(&e.b);
 	free(e.path);
 	ct_store_close(s);

@@ -67,12 +67,14 @@ static int url_host(const char *text, char *host, size_t len)
 	return 0;
 }
 
-/* Print one reason line. */
+/* Print one reason line (escaped: it may name a stored source path). */
 static void reason(const struct ct_reason *r)
 {
 	char buf[256];
 	ct_reason_format(r, buf, sizeof buf);
-	printf("  - %s\n", buf);
+	char *shown = cli_shown(buf);
+	printf("  - %s\n", shown ? shown : "(out of memory)");
+	free(shown);
 }
 
 /* "P0 80, P1 60, P2 40": class bounds, each the shortest text that reads
@@ -262,7 +264,11 @@ static int model_reasons(struct ct_store *s, const struct ct_task_view *t,
 		       CT_NUM(score), ct_class_name(cls), how);
 	jin_parser_free(jp);
 	if (!ok) {
-		printf("Reasons:\n  - the stored inputs do not score: %s\n", jerr);
+		/* the message may quote the stored inputs */
+		char *shown = cli_shown(jerr);
+		printf("Reasons:\n  - the stored inputs do not score: %s\n",
+		       shown ? shown : "(out of memory)");
+		free(shown);
 		return 0;
 	}
 	printf("Reasons:\n");
@@ -304,10 +310,12 @@ static void hierarchy_reasons(const struct ct_task_view *t, const char *path,
 }
 
 /* Print where a task that is not pending stands: leased to a worker,
- * waiting for its retry backoff (lease owned by nobody), or finished. */
+ * waiting for its retry backoff (lease owned by nobody), or finished.
+ * The worker's name and error are what a worker wrote: escaped. */
 static void not_queued(const struct ct_task_view *t)
 {
 	const struct ct_task_lease *l = &t->lease;
+	struct cli_shown_set sh = {0};
 	if (strcmp(t->status, "retrying") == 0) {
 		/* fail (0003): the attempt failed with retries left; the
 		 * claims' reaper makes it pending once the backoff is over */
@@ -315,19 +323,22 @@ static void not_queued(const struct ct_task_view *t)
 		       "%d of %d), claimable again ", l->retry_count,
 		       l->max_retries);
 		if (l->expires_in > 0)
-			printf("at %s (in %llds)\n", l->expires_at, l->expires_in);
+			printf("at %s (in %llds)\n", cli_show(&sh, l->expires_at),
+			       l->expires_in);
 		else
 			printf("now (since %s; the next claim makes it "
-			       "pending)\n", l->expires_at);
+			       "pending)\n", cli_show(&sh, l->expires_at));
 		if (l->last_error[0])
-			printf("Last error:  %s\n", l->last_error);
+			printf("Last error:  %s\n", cli_show(&sh, l->last_error));
 	} else if (strcmp(t->status, "running") == 0) {
 		printf("Queue:       not queued: running, leased to %s until %s"
-		       "%s\n", l->owner, l->expires_at, l->expires_in > 0 ? "" :
+		       "%s\n", cli_show(&sh, l->owner),
+		       cli_show(&sh, l->expires_at), l->expires_in > 0 ? "" :
 		       " (expired: the next claim takes it back)");
 	} else {
-		printf("Queue:       not queued (%s)\n", t->status);
+		printf("Queue:       not queued (%s)\n", cli_show(&sh, t->status));
 	}
+	cli_show_free(&sh);
 }
 
 /* Print the task's place in the claim order. */
@@ -351,10 +362,12 @@ static int position(struct ct_store *s, const struct ct_task_view *t)
 		cli_error("explain", "%s", err.msg);
 		return -1;
 	}
-	char a[32], m[32];
+	char a[32], m[32], *name = cli_shown(t->job_name);
 	printf("Queue:       %s%s pending tasks ahead of it (all jobs), %s%s "
 	       "in job %s\n", grouped(all, a, sizeof a), all_b ? "+" : "",
-	       grouped(mine, m, sizeof m), mine_b ? "+" : "", t->job_name);
+	       grouped(mine, m, sizeof m), mine_b ? "+" : "",
+	       name ? name : "(out of memory)");
+	free(name);
 	return 0;
 }
 
@@ -398,6 +411,7 @@ static int run(int argc, char **argv)
 	struct ct_task_view t = {0};
 	struct ct_settings_row row = {0};
 	struct ct_settings set;
+	struct cli_shown_set sh = {0}; /* the store's texts, to print */
 	if (job) {
 		if (db_job("explain", s, job, &ji) != 0)
 			goto out;
@@ -447,11 +461,13 @@ static int run(int argc, char **argv)
 		cli_error("explain", "settings: %s", err.msg);
 		goto out;
 	}
-	printf("URL:         https://%s%s\n", ji.domain, path);
+	printf("URL:         https://%s%s\n", cli_show(&sh, ji.domain),
+	       cli_show(&sh, path));
 	printf("Job:         %s (id %" PRId64 ", %s mode, priority %d)\n",
-	       t.job_name, t.job_id, t.mode, ji.priority);
+	       cli_show(&sh, t.job_name), t.job_id, cli_show(&sh, t.mode),
+	       ji.priority);
 	printf("Task:        %" PRId64 ", %s, discovered %s, depth %s\n",
-	       t.task_id, t.status, t.created_at,
+	       t.task_id, cli_show(&sh, t.status), cli_show(&sh, t.created_at),
 	       t.depth < 0 ? "unknown" : (snprintf(why, sizeof why, "%d",
 						   t.depth), why));
 	/* in full (the fewest digits that read back as the very score): with
@@ -468,7 +484,8 @@ static int run(int argc, char **argv)
 	if (t.ranked)
 		printf("Ranking:     %s, %s, next check %s (backoff step %d)\n",
 		       CT_NUM(t.discovery_score), ct_class_name((ct_class)t.priority_class),
-		       *t.next_check_at ? t.next_check_at : "none", t.backoff_step);
+		       *t.next_check_at ? cli_show(&sh, t.next_check_at) : "none",
+		       t.backoff_step);
 	else if (strcmp(t.mode, "discovery") == 0)
 		printf("Ranking:     unranked (crawltop rank)\n");
 	bool own_bounds = class_bounds(&t, &set.classes);
@@ -486,16 +503,16 @@ static int run(int argc, char **argv)
 		if (full)
 			sprintf(full, "https://%s%s", ji.domain, path);
 		if (t.inputs)
-			printf("Inputs:      %s\n", t.inputs);
+			printf("Inputs:      %s\n", cli_show(&sh, t.inputs));
 		int mr = full ? model_reasons(s, &t, full, &set) : -1;
 		free(full);
 		if (mr != 0)
 			goto out;
 	} else {
 		printf("Reasons:\n  - %s job: the score its worker gave\n",
-		       t.mode);
+		       cli_show(&sh, t.mode));
 		if (t.inputs)
-			printf("Inputs:      %s\n", t.inputs);
+			printf("Inputs:      %s\n", cli_show(&sh, t.inputs));
 	}
 	if (t.adjustment != 0) {
 		/* the reasons above explain the mode's score; operators' boosts
@@ -514,6 +531,7 @@ static int run(int argc, char **argv)
 		goto out;
 	rc = DB_EXIT_OK;
 out:
+	cli_show_free(&sh);
 	ct_task_view_free(&t);
 	ct_settings_row_free(&row);
 	ct_store_close(s);

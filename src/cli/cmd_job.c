@@ -61,9 +61,20 @@ static int job_list(const struct job_args *a)
 		cli_error("job", "%s", err.msg);
 		return DB_EXIT_FAIL;
 	}
+	/* names and domains as shown (escaped), the columns as wide as them */
+	struct cli_shown_set sh = {0};
+	const char **name = malloc((l.n ? l.n : 1) * 2 * sizeof *name);
+	if (!name) {
+		ct_job_info_list_free(&l);
+		cli_error("job", "out of memory");
+		return DB_EXIT_FAIL;
+	}
+	const char **domain = name + l.n;
 	int wn = 4, wd = 6;
 	for (size_t i = 0; i < l.n; i++) {
-		int n = (int)strlen(l.jobs[i].name), d = (int)strlen(l.jobs[i].domain);
+		name[i] = cli_show(&sh, l.jobs[i].name);
+		domain[i] = cli_show(&sh, l.jobs[i].domain);
+		int n = (int)strlen(name[i]), d = (int)strlen(domain[i]);
 		wn = n > wn ? n : wn;
 		wd = d > wd ? d : wd;
 	}
@@ -74,10 +85,13 @@ static int job_list(const struct job_args *a)
 		const struct ct_job_info *j = &l.jobs[i];
 		printf("%6" PRId64 "  %-*s  %-*s  %-10s %4d  %-9s %9ld %9" PRId64
 		       " %9" PRId64 " %9" PRId64 " %9" PRId64 " %9" PRId64 "\n",
-		       j->id, wn, j->name, wd, j->domain, j->mode, j->priority,
-		       j->status, j->total_pages, j->pending, j->running,
-		       j->retrying, j->completed, j->failed);
+		       j->id, wn, name[i], wd, domain[i], cli_show(&sh, j->mode),
+		       j->priority, cli_show(&sh, j->status), j->total_pages,
+		       j->pending, j->running, j->retrying, j->completed,
+		       j->failed);
 	}
+	free(name);
+	cli_show_free(&sh);
 	ct_job_info_list_free(&l);
 	return DB_EXIT_OK;
 }
@@ -93,6 +107,7 @@ static int job_show(const struct job_args *a)
 	ct_store_close(s);
 	if (rc != 0)
 		return DB_EXIT_FAIL;
+	struct cli_shown_set sh = {0}; /* the fields as another client wrote them */
 	printf("id           %" PRId64 "\n"
 	       "name         %s\n"
 	       "domain       %s\n"
@@ -109,9 +124,12 @@ static int job_show(const struct job_args *a)
 	       "skipped      %" PRId64 "\n"
 	       "created      %s\n"
 	       "updated      %s\n",
-	       j.id, j.name, j.domain, j.mode, j.priority, j.status,
+	       j.id, cli_show(&sh, j.name), cli_show(&sh, j.domain),
+	       cli_show(&sh, j.mode), j.priority, cli_show(&sh, j.status),
 	       j.max_retries, j.total_pages, j.pending, j.running, j.retrying,
-	       j.completed, j.failed, j.skipped, j.created, j.updated);
+	       j.completed, j.failed, j.skipped, cli_show(&sh, j.created),
+	       cli_show(&sh, j.updated));
+	cli_show_free(&sh);
 	return DB_EXIT_OK;
 }
 
@@ -148,8 +166,11 @@ static int job_create(const struct job_args *a)
 		cli_error("job", "%s", err.msg);
 		return DB_EXIT_FAIL;
 	}
+	struct cli_shown_set sh = {0};
 	printf("created job %s (id %" PRId64 ") over %s, priority %d, mode %s\n",
-	       j.name, j.id, j.domain, j.priority, j.mode);
+	       cli_show(&sh, j.name), j.id, cli_show(&sh, j.domain), j.priority,
+	       cli_show(&sh, j.mode));
+	cli_show_free(&sh);
 	return DB_EXIT_OK;
 }
 

@@ -166,10 +166,13 @@ static int run(int argc, char **argv)
 	}
 	double secs = (double)(t1.tv_sec - t0.tv_sec) +
 		      (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	char *name = cli_shown(job ? ji.name : "");
 	printf("Ranked %lld URLs%s%s in %.2f s (%lld without inputs left "
 	       "unranked); run manifest %" PRId64 "\n", res.ranked,
-	       job ? " of job " : " of every discovery job", job ? ji.name : "",
-	       secs, res.unranked, res.manifest.id);
+	       job ? " of job " : " of every discovery job",
+	       name ? name : "(out of memory)", secs, res.unranked,
+	       res.manifest.id);
+	free(name);
 	if (res.retried)
 		printf("(%ld batch%s rolled back by the server to break a "
 		       "deadlock with other transactions, and ranked again)\n",

@@ -28,17 +28,20 @@
 
 #define DOC_MAX (1 << 20) /* a settings document's size limit here */
 
-/* Print one scalar key of s as "key = value". */
+/* Print one scalar key of s as "key = value" (tokens, names and texts
+ * come from a stored version: escaped, cli_shown). */
 static void print_key(const struct ct_key *k, const struct ct_settings *s)
 {
 	struct ct_settings t = *s;
 	if (k->type == CT_KEY_TOKENS) {
 		size_t *count;
 		char (*tok)[CT_NAME_LEN] = ct_key_tokens(k, &t, &count);
+		struct cli_shown_set sh = {0};
 		printf("%s = [", k->path);
 		for (size_t i = 0; i < *count; i++)
-			printf("%s\"%s\"", i ? ", " : "", tok[i]);
+			printf("%s\"%s\"", i ? ", " : "", cli_show(&sh, tok[i]));
 		printf("]\n");
+		cli_show_free(&sh);
 	} else if (k->type == CT_KEY_BOOL) {
 		printf("%s = %s\n", k->path, ct_key_get(k, s) != 0 ? "true" : "false");
 	} else {
@@ -59,18 +62,30 @@ static void print_map(const struct ct_map *m, const struct ct_settings *s,
 				 : f->aliases[i].from;
 		if (only && strcmp(only, name) != 0)
 			continue;
+		struct cli_shown_set sh = {0};
 		if (m->kind == CT_MAP_ALIASES)
-			printf("%s.%s = \"%s\"\n", m->path, name, f->aliases[i].to);
+			printf("%s.%s = \"%s\"\n", m->path, cli_show(&sh, name),
+			       cli_show(&sh, f->aliases[i].to));
 		else
-			printf("%s.%s = %.15g\n", m->path, name,
+			printf("%s.%s = %.15g\n", m->path, cli_show(&sh, name),
 			       m->kind == CT_MAP_TYPES ? f->types[i].value
 						       : f->bonuses[i].value);
+		cli_show_free(&sh);
 	}
+}
+
+/* The value of hex digit c (0..15), or -1. */
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' :
+	       c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
 /* The store's own keys ("store.lease_seconds") of document doc, as
  * "key = value" lines; only the one named `only` when it is not NULL.
- * Returns the number printed, or -1 when the query failed. */
+ * Each line comes hex-encoded (a key is any text: one holding a newline
+ * would otherwise print as two lines) and is printed escaped. Returns the
+ * number printed (0 or 1: some or none), or -1 when the query failed. */
 static int print_store_keys(struct ct_store *s, const char *doc,
 			    const char *only)
 {
@@ -78,8 +93,9 @@ static int print_store_keys(struct ct_store *s, const char *doc,
 	struct ct_error err;
 	const char *p[] = {doc, only};
 	if (ct_store_query(s, "settings get",
-			   "SELECT coalesce(string_agg(l.path || ' = ' || "
-			   "l.value::text, E'\\n' ORDER BY l.path), '') "
+			   "SELECT coalesce(string_agg(encode(convert_to("
+			   "l.path || ' = ' || l.value::text, 'UTF8'), 'hex'), "
+			   "E'\\n' ORDER BY l.path), '') "
 			   "FROM crawltop.jsonb_leaves($1::jsonb) l "
 			   "WHERE l.path LIKE 'store.%' "
 			   "AND ($2::text IS NULL OR l.path = $2)", 2, p, buf,
@@ -87,8 +103,20 @@ static int print_store_keys(struct ct_store *s, const char *doc,
 		cli_error("settings", "%s", err.msg);
 		return -1;
 	}
-	if (*buf)
-		printf("%s\n", buf);
+	for (char *line = buf, *next; *line; line = next) {
+		size_t n = strcspn(line, "\n");
+		next = line + n + (line[n] == '\n');
+		/* decoded in place: half as long */
+		size_t k = 0;
+		for (size_t i = 0; i + 1 < n; i += 2) {
+			int hi = hex_digit(line[i]), lo = hex_digit(line[i + 1]);
+			line[k++] = hi < 0 || lo < 0 ? '?' : (char)(hi * 16 + lo);
+		}
+		line[k] = '\0';
+		char *shown = cli_shown(line);
+		printf("%s\n", shown ? shown : "(out of memory)");
+		free(shown);
+	}
 	return *buf ? 1 : 0;
 }
 
@@ -174,9 +202,11 @@ static int s_get(struct ct_store *s, int argc, char **argv)
 		return DB_EXIT_FAIL;
 	int rc = DB_EXIT_OK;
 	if (argc == 0) {
+		struct cli_shown_set sh = {0}; /* any session wrote these */
 		printf("# settings version %d, %s by %s%s%s\n", row.version,
-		       row.created_at, row.created_by, *row.note ? ": " : "",
-		       row.note);
+		       cli_show(&sh, row.created_at), cli_show(&sh, row.created_by),
+		       *row.note ? ": " : "", cli_show(&sh, row.note));
+		cli_show_free(&sh);
 		for (size_t i = 0; i < ct_n_keys; i++)
 			print_key(&ct_keys[i], &set);
 		for (size_t i = 0; i < ct_n_maps; i++)
@@ -436,15 +466,14 @@ static int s_history(struct ct_store *s)
 	for (size_t i = 0; i < l.n; i++) {
 		const struct ct_settings_hist *h = &l.v[i];
 		/* any session may have written these: escaped */
-		char *by = cli_shown(h->created_by), *note = cli_shown(h->note),
-		     *changes = cli_shown(h->changes);
-		printf("%4d  %s  %-16s %s\n", h->version, h->created_at,
-		       by ? by : "?", note ? note : "?");
-		if (changes && *changes)
+		struct cli_shown_set sh = {0};
+		const char *changes = cli_show(&sh, h->changes);
+		printf("%4d  %s  %-16s %s\n", h->version,
+		       cli_show(&sh, h->created_at), cli_show(&sh, h->created_by),
+		       cli_show(&sh, h->note));
+		if (*changes)
 			printf("      %s\n", changes);
-		free(by);
-		free(note);
-		free(changes);
+		cli_show_free(&sh);
 	}
 	ct_settings_hist_free(&l);
 	return DB_EXIT_OK;

@@ -115,10 +115,13 @@ static int setup_job(struct ct_store *s, const struct sim_opts *o,
 			  j->name, j->stored_status);
 		return -1;
 	}
-	if (strcmp(j->stored_status, "paused") == 0)
+	if (strcmp(j->stored_status, "paused") == 0) {
+		char *name = cli_shown(j->name);
 		fprintf(stderr, "simulate: job %s is paused: the workers wait "
 			"until it is resumed (crawltop job resume %s; Ctrl-C "
-			"stops them)\n", j->name, j->name);
+			"stops them)\n", name ? name : "?", name ? name : "?");
+		free(name);
+	}
 	return 0;
 refused:
 	cli_error("simulate", "%s", err.msg);
@@ -315,6 +318,7 @@ static int simulate(const struct sim_opts *o)
 	struct ct_job_info j;
 	struct sim sim = {0};
 	struct sim_worker w[MAX_WORKERS];
+	struct cli_shown_set sh = {0}; /* the job's fields, to print */
 	long *smap = NULL;
 	size_t nsmap = 0;
 	char err[700], domain[260];
@@ -391,18 +395,19 @@ static int simulate(const struct sim_opts *o)
 	}
 	if (seed_job(s, &sim, smap, nsmap) != 0)
 		goto out_sim;
+	const char *name = cli_show(&sh, j.name);
 	fprintf(stderr, "simulate: job %s (id %" PRId64 ", %s, priority %d) "
 		"over %s: %zu pages, %zu links, %zu reachable from / and the "
-		"sitemap; %ld worker%s\n", j.name, j.id, j.mode, j.priority,
-		j.domain, g.n, g.nlinks, reach, o->workers,
-		o->workers == 1 ? "" : "s");
+		"sitemap; %ld worker%s\n", name, j.id, cli_show(&sh, j.mode),
+		j.priority, cli_show(&sh, j.domain), g.n, g.nlinks, reach,
+		o->workers, o->workers == 1 ? "" : "s");
 
 	int64_t t0 = sim_now_ns();
 	run_workers(&sim, w, s, o->quiet);
 	double secs = (double)(sim_now_ns() - t0) / 1e9;
 	printf("simulate: job %s (%" PRId64 "): fetched %ld page%s in %.2f s "
 	       "(%.1f pages/s) with %ld worker%s; %ld failed attempt%s, %ld "
-	       "page%s failed for good%s\n", j.name, j.id, sim.fetched,
+	       "page%s failed for good%s\n", name, j.id, sim.fetched,
 	       sim.fetched == 1 ? "" : "s", secs,
 	       secs > 0 ? sim.fetched / secs : 0.0, o->workers,
 	       o->workers == 1 ? "" : "s", sim.attempts_failed,
@@ -418,7 +423,7 @@ static int simulate(const struct sim_opts *o)
 		cli_error("simulate", "%s", sim.err);
 	} else if (sim.cancelled) {
 		printf("simulate: job %s was cancelled during the run: its "
-		       "pending tasks were skipped\n", j.name);
+		       "pending tasks were skipped\n", name);
 		rc = DB_EXIT_OK;
 	} else if (got_signal) {
 		cli_error("simulate", "interrupted: stopped, %ld claimed task%s "
@@ -440,6 +445,7 @@ out:
 	ct_store_close(s);
 	free(smap);
 	simgraph_free(&g);
+	cli_show_free(&sh);
 	return rc;
 }
 

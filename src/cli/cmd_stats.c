@@ -104,11 +104,13 @@ static int totals(struct ct_store *s, const struct stats_args *a, int64_t job)
 			}
 			yajl_gen_map_close(g);
 		} else {
+			struct cli_shown_set sh = {0};
 			printf("%6" PRId64 "  %-20s %-10s %-9s %9ld %9" PRId64
 			       " %9" PRId64 " %9" PRId64 " %9" PRId64 " %9" PRId64
-			       " %9" PRId64 "\n", j->job_id, j->name, j->mode,
-			       j->status, j->total_pages, v[0], v[1], v[2], v[3],
-			       v[4], v[5]);
+			       " %9" PRId64 "\n", j->job_id, cli_show(&sh, j->name),
+			       cli_show(&sh, j->mode), cli_show(&sh, j->status),
+			       j->total_pages, v[0], v[1], v[2], v[3], v[4], v[5]);
+			cli_show_free(&sh);
 		}
 	}
 	ct_job_stats_list_free(&l);
@@ -156,14 +158,17 @@ static int totals(struct ct_store *s, const struct stats_args *a, int64_t job)
 		       " %9" PRId64 " %9" PRId64 " %9" PRId64 " %9" PRId64 "\n",
 		       "", "total", "", "", pages, t[0], t[1], t[2], t[3], t[4],
 		       t[5]);
+		struct cli_shown_set sh = {0};
 		if (mst == CT_OK)
 			printf("\nRanking: run %" PRId64 " at %s, of %s%s: P0 %lld, "
 			       "P1 %lld, P2 %lld, P3 %lld, unranked %lld, average "
 			       "score %.1f (crawltop stats --ranking: the whole "
-			       "report)\n", m.id, m.run_at, m.job_id ? "job " :
-			       "every discovery job", m.job_id ? m.job_name : "",
+			       "report)\n", m.id, cli_show(&sh, m.run_at),
+			       m.job_id ? "job " : "every discovery job",
+			       cli_show(&sh, m.job_id ? m.job_name : ""),
 			       m.count[0], m.count[1], m.count[2], m.count[3],
 			       m.unranked, m.avg_score);
+		cli_show_free(&sh);
 	}
 	return DB_EXIT_OK;
 }
@@ -205,16 +210,21 @@ static int ranking(struct ct_store *s, const struct stats_args *a,
 	}
 	/* which tasks the run and the live counts cover: a run of one job
 	 * (the latest run may be one, without --job), or of them all */
-	char run_of[96] = "every discovery job", live_of[96];
+	char run_of[300] = "every discovery job", live_of[300];
+	char *name = cli_shown(m.job_name);
 	if (m.job_id)
-		snprintf(run_of, sizeof run_of, "job %s", m.job_name);
+		snprintf(run_of, sizeof run_of, "job %s",
+			 name ? name : "(out of memory)");
+	free(name);
 	if (job)
 		snprintf(live_of, sizeof live_of, "%s", run_of);
 	else
 		snprintf(live_of, sizeof live_of, "every discovery job");
 	rankfmt_text(stdout, &m, &b, true);
+	char *at = cli_shown(m.run_at);
 	printf("  Unranked: %lld\n\nRun: %" PRId64 " at %s, of %s\n", m.unranked,
-	       m.id, m.run_at, run_of);
+	       m.id, at ? at : "?", run_of);
+	free(at);
 	printf("\nLive Queue (pending tasks of %s):\n", live_of);
 	for (int k = 0; k < 4; k++)
 		printf("  P%d: %" PRId64 "\n", k, live[k]);

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -24,6 +25,15 @@ static int open_job(const struct job_args *a, struct ct_store **s,
 		return -1;
 	}
 	return 0;
+}
+
+/* Print "job NAME (ID): " to begin a report, the name escaped (another
+ * client may have written it; cli_shown). */
+static void job_prefix(const struct ct_job_info *j)
+{
+	char *name = cli_shown(j->name);
+	printf("job %s (%" PRId64 "): ", name ? name : "(out of memory)", j->id);
+	free(name);
 }
 
 /* Print the store's refusal and close; returns DB_EXIT_FAIL. */
@@ -71,14 +81,13 @@ int job_set_priority(const struct job_args *a)
 	long rows;
 	if (with_job(a, call_priority, &prio, &j, &rows) != 0)
 		return DB_EXIT_FAIL;
+	job_prefix(&j);
 	if (rows == 0 && j.priority == prio) {
-		printf("job %s (%" PRId64 "): priority %d already; nothing "
-		       "changed\n", j.name, j.id, prio);
+		printf("priority %d already; nothing changed\n", prio);
 		return DB_EXIT_OK;
 	}
-	printf("job %s (%" PRId64 "): priority %d -> %d; %ld pending task%s "
-	       "follow%s\n", j.name, j.id, j.priority, prio, rows,
-	       rows == 1 ? "" : "s", rows == 1 ? "s" : "");
+	printf("priority %d -> %d; %ld pending task%s follow%s\n", j.priority,
+	       prio, rows, rows == 1 ? "" : "s", rows == 1 ? "s" : "");
 	return DB_EXIT_OK;
 }
 
@@ -117,9 +126,12 @@ int job_set_mode(const struct job_args *a)
 			cli_error("job", "%s", err.msg);
 		return DB_EXIT_FAIL;
 	}
-	printf("job %s (%" PRId64 "): mode %s -> %s; %zu unfinished task%s "
-	       "rescored with settings v%d, %zu changed\n", j.name, j.id,
-	       j.mode, mode, r.done, r.done == 1 ? "" : "s", version, r.changed);
+	char *was = cli_shown(j.mode);
+	job_prefix(&j);
+	printf("mode %s -> %s; %zu unfinished task%s rescored with settings "
+	       "v%d, %zu changed\n", was ? was : "?", mode, r.done,
+	       r.done == 1 ? "" : "s", version, r.changed);
+	free(was);
 	if (r.settings_version != version)
 		cli_error("job", "note: the settings changed to v%d meanwhile; "
 			  "the tasks are scored with v%d (run set-mode again "
@@ -155,9 +167,11 @@ static int act(const struct job_args *a, ct_job_action action,
 	long rows;
 	if (with_job(a, call_act, &x, &j, &rows) != 0)
 		return DB_EXIT_FAIL;
-	printf("job %s (%" PRId64 "): %s (was %s); %ld pending task%s %s\n",
-	       j.name, j.id, what_done, j.status, rows, rows == 1 ? "" : "s",
-	       tasks_done);
+	char *was = cli_shown(j.status);
+	job_prefix(&j);
+	printf("%s (was %s); %ld pending task%s %s\n", what_done,
+	       was ? was : "?", rows, rows == 1 ? "" : "s", tasks_done);
+	free(was);
 	return DB_EXIT_OK;
 }
 
@@ -231,8 +245,9 @@ int job_boost(const struct job_args *a)
 	long rows;
 	if (with_job(a, call_boost, &x, &j, &rows) != 0)
 		return DB_EXIT_FAIL;
-	printf("job %s (%" PRId64 "): %ld pending task%s %s %s %s by %g "
-	       "point%s\n", j.name, j.id, rows, rows == 1 ? "" : "s",
+	job_prefix(&j);
+	printf("%ld pending task%s %s %s %s by %g point%s\n", rows,
+	       rows == 1 ? "" : "s",
 	       a->prefix ? "under" : "matching", match,
 	       a->demote ? "demoted" : "boosted", by, by == 1 ? "" : "s");
 	return DB_EXIT_OK;
@@ -254,9 +269,9 @@ int job_sitemap_priorities(const struct job_args *a)
 	long rows;
 	if (with_job(a, call_sitemap, NULL, &j, &rows) != 0)
 		return DB_EXIT_FAIL;
-	printf("job %s (%" PRId64 "): '/' and the sitemap's pages raised to "
-	       "the root and sitemap scores where they were lower; %ld "
-	       "pending task%s raised\n",
-	       j.name, j.id, rows, rows == 1 ? "" : "s");
+	job_prefix(&j);
+	printf("'/' and the sitemap's pages raised to the root and sitemap "
+	       "scores where they were lower; %ld pending task%s raised\n",
+	       rows, rows == 1 ? "" : "s");
 	return DB_EXIT_OK;
 }

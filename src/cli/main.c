@@ -29,6 +29,21 @@ static const struct cli_cmd *const commands[] = {
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
+/* s with what a terminal would obey escaped (urlpath_escape: control and
+ * invisible characters, and bytes that are not UTF-8, as \xNN; newlines
+ * too unless keep_newlines), in a new string; NULL when out of memory.
+ * Every text the commands print from the database or the server goes
+ * through here. Room for the longest escape of each byte (4 times) and
+ * what urlpath_escape keeps free before it writes one (20 bytes). */
+static char *escaped(const char *s, int keep_newlines)
+{
+	size_t len = strlen(s), cap = len * 4 + 24;
+	char *out = malloc(cap);
+	if (out)
+		urlpath_escape(s, len, len, keep_newlines, out, cap);
+	return out;
+}
+
 void cli_error(const char *cmd, const char *fmt, ...)
 {
 	/* The store's messages name their operation ("rank: job x ..."),
@@ -58,10 +73,7 @@ void cli_error(const char *cmd, const char *fmt, ...)
 		m += n + 2;
 	/* the message may quote the server, which quotes the input: escape
 	 * what a terminal would obey (an ESC sequence in a job's name) */
-	size_t mlen = strlen(m), cap = mlen * 4 + 16;
-	char *shown = malloc(cap);
-	if (shown)
-		urlpath_escape(m, mlen, mlen, 1, shown, cap);
+	char *shown = escaped(m, 1);
 	fprintf(stderr, "crawltop %s: %s\n", cmd, shown ? shown : "(out of memory)");
 	free(shown);
 	if (msg != small)
@@ -77,11 +89,32 @@ int64_t cli_now_ms(void)
 
 char *cli_shown(const char *s)
 {
-	size_t len = strlen(s), cap = len * 4 + 8;
-	char *out = malloc(cap);
-	if (out)
-		urlpath_escape(s, len, len, 0, out, cap);
-	return out;
+	return escaped(s ? s : "", 0);
+}
+
+const char *cli_show(struct cli_shown_set *set, const char *s)
+{
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 16;
+		char **t = realloc(set->s, cap * sizeof *t);
+		if (!t)
+			return "(out of memory)";
+		set->s = t;
+		set->cap = cap;
+	}
+	char *e = cli_shown(s);
+	if (!e)
+		return "(out of memory)";
+	set->s[set->n++] = e;
+	return e;
+}
+
+void cli_show_free(struct cli_shown_set *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		free(set->s[i]);
+	free(set->s);
+	*set = (struct cli_shown_set){0};
 }
 
 int cli_text_ok(const char *cmd, const char *what, const char *s,
