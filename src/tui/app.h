@@ -120,6 +120,21 @@ struct tui_weights {
 	int want_preview;        /* start one when the worker is free */
 };
 
+/* The line being typed (the filter, a prompt, a value) and the paste
+ * coming in, as the shared line code (keys.c) keeps them. A paste is
+ * text, never keys: it goes into the open line whole or not at all, and
+ * where no line is open it is ignored. */
+struct tui_line {
+	int pasting;             /* between a paste's start and end marks */
+	int paste_dropped;       /* the rest of this paste is not taken */
+	enum tui_mode paste_mode;/* the mode the paste began in */
+	size_t paste_from;       /* the line's length when the paste began */
+	int paste_breaks;        /* line breaks at the paste's end so far */
+	char lost[96];           /* why Enter applies nothing; "" = it applies */
+	char note[200];          /* said under the line while it is open */
+	int note_err;
+};
+
 struct tui {
 	struct tui_opts opts;
 	struct tui_prefs prefs;
@@ -173,6 +188,7 @@ struct tui {
 	int n_view;
 	char filter[64];
 	char input[256];          /* the prompt's text */
+	struct tui_line line;     /* what the filter, prompt or value lost */
 	char prompt[320];         /* the prompt's question */
 	enum tui_action pending;  /* confirmed or prompted change */
 	int64_t pending_job;
@@ -347,6 +363,7 @@ enum {
 	TK_UP = 0x110000, TK_DOWN, TK_LEFT, TK_RIGHT, TK_PGUP, TK_PGDN,
 	TK_HOME, TK_END, TK_ENTER, TK_ESC, TK_BACKSPACE, TK_F1, TK_F7, TK_F8,
 	TK_RESIZE, TK_TAB, TK_BTAB, TK_DEL,
+	TK_PASTE_BEGIN, TK_PASTE_END, /* a bracketed paste's marks */
 };
 #define TK_CTRL(c) ((c) & 0x1f)
 

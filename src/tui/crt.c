@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,7 +27,7 @@ static int sig_pipe[2] = {-1, -1};
 /* One flag per signal, so that none is lost to another arriving before
  * the loop takes them: SIGINT apart (a prompt takes it as Ctrl-C). */
 static volatile sig_atomic_t got_int, got_term, got_hup, got_quitsig,
-	got_winch;
+	got_winch, got_tstp;
 static attr_t role_attr[R_ROLE_N];
 static int mono_forced;
 
@@ -39,6 +40,7 @@ static void on_signal(int sig)
 	case SIGINT: got_int = 1; break;
 	case SIGTERM: got_term = 1; break;
 	case SIGHUP: got_hup = 1; break;
+	case SIGTSTP: got_tstp = 1; break;
 	default: got_quitsig = 1; break; /* SIGQUIT */
 	}
 	if (sig_pipe[1] >= 0) {
@@ -60,6 +62,29 @@ static void on_signal(int sig)
 #define CRT_CRASH_HANDLERS 1
 #endif
 
+/* The key codes of a bracketed paste's marks (define_key binds them to
+ * ESC [ 200 ~ and ESC [ 201 ~): beyond every code curses has. */
+#define KEY_PASTE_BEGIN (KEY_MAX + 1)
+#define KEY_PASTE_END (KEY_MAX + 2)
+/* How long (ms) curses waits for the rest of an escape sequence: short
+ * for the Esc key, longer inside a paste, where a slow link may split
+ * the end mark and no Esc key is waited for. */
+#define ESCDELAY_KEYS 25
+#define ESCDELAY_PASTE 1000
+
+/* Ask the terminal to mark pastes (on 1) or to stop (on 0). Pasted text
+ * then comes between ESC [ 200 ~ and ESC [ 201 ~, so that keys.c takes
+ * it as text, never as keys. write() itself: this runs in the crash
+ * handler too, and after endwin() has flushed curses' output. A
+ * terminal without the mode ignores the sequence. */
+static void paste_mode(int on)
+{
+	static const char on_seq[] = "\033[?2004h", off_seq[] = "\033[?2004l";
+	ssize_t w = write(STDOUT_FILENO, on ? on_seq : off_seq,
+			  sizeof on_seq - 1);
+	(void)w; /* nothing better to do on a terminal that is gone */
+}
+
 /* A crash: give the terminal back, then die of the same signal. Not
  * async-signal-safe (endwin), as in htop: the process is lost anyway and a
  * usable shell matters more. */
@@ -67,6 +92,7 @@ static void on_crash(int sig)
 {
 	if (active) {
 		endwin();
+		paste_mode(0);
 		active = 0;
 	}
 	signal(sig, SIG_DFL);
@@ -89,6 +115,12 @@ int crt_signals_install(void)
 	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
 		if (sigaction(sigs[i], &sa, NULL) != 0)
 			return -1;
+	/* SIGTSTP (Ctrl-Z) too, then curses leaves it to us (crt_suspend);
+	 * as curses does, not when it is ignored (no job control) */
+	struct sigaction tstp;
+	if (sigaction(SIGTSTP, NULL, &tstp) == 0 && tstp.sa_handler == SIG_DFL &&
+	    sigaction(SIGTSTP, &sa, NULL) != 0)
+		return -1;
 	signal(SIGPIPE, SIG_IGN);
 	if (CRT_CRASH_HANDLERS) {
 		/* on a stack of its own, so that a stack overflow (SIGSEGV
@@ -112,7 +144,8 @@ int crt_signal_fd(void)
 	return sig_pipe[0];
 }
 
-void crt_signals_take(int *quit, int *interrupt, int *resize)
+void crt_signals_take(int *quit, int *interrupt, int *resize,
+		      int *suspend)
 {
 	char buf[64];
 	while (read(sig_pipe[0], buf, sizeof buf) > 0)
@@ -136,6 +169,36 @@ void crt_signals_take(int *quit, int *interrupt, int *resize)
 	got_int = 0;
 	*resize = got_winch != 0;
 	got_winch = 0;
+	*suspend = got_tstp != 0;
+	got_tstp = 0;
+}
+
+/* Ctrl-Z: the terminal as the shell had it (without bracketed paste),
+ * stop; on fg, the console's modes again. The shell may have changed
+ * the paste mode meanwhile (readline turns it off before it runs fg).
+ * Not in the signal handler: the loop calls this when it takes the
+ * signal, and redraws the whole screen after it. */
+void crt_suspend(void)
+{
+	if (!active)
+		return;
+	endwin();
+	paste_mode(0);
+	struct sigaction dfl, ours;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGTSTP, &dfl, &ours);
+	sigset_t tstp, old;
+	sigemptyset(&tstp);
+	sigaddset(&tstp, SIGTSTP);
+	pthread_sigmask(SIG_UNBLOCK, &tstp, &old);
+	kill(getpid(), SIGTSTP); /* stops here until SIGCONT */
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	sigaction(SIGTSTP, &ours, NULL);
+	paste_mode(1);
+	clearok(curscr, TRUE);
+	refresh(); /* the program's terminal modes, and the screen */
 }
 
 void crt_done(void)
@@ -145,6 +208,7 @@ void crt_done(void)
 	active = 0;
 	curs_set(1);
 	endwin();
+	paste_mode(0);
 	if (screen) {
 		delscreen(screen);
 		screen = NULL;
@@ -286,7 +350,10 @@ int crt_init(struct tui *t, char *buf, size_t len)
 	no_flow_control();
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
-	set_escdelay(25);
+	set_escdelay(ESCDELAY_KEYS);
+	define_key("\033[200~", KEY_PASTE_BEGIN);
+	define_key("\033[201~", KEY_PASTE_END);
+	paste_mode(1);
 	curs_set(0);
 	mono_forced = (nc && *nc) || !has_colors();
 	if (!mono_forced) {
@@ -334,6 +401,12 @@ int crt_getkey(void)
 		case KEY_F(8): return TK_F8;
 		case KEY_RESIZE: return TK_RESIZE;
 		case KEY_BTAB: return TK_BTAB;
+		case KEY_PASTE_BEGIN:
+			set_escdelay(ESCDELAY_PASTE);
+			return TK_PASTE_BEGIN;
+		case KEY_PASTE_END:
+			set_escdelay(ESCDELAY_KEYS);
+			return TK_PASTE_END;
 		default: return 0; /* a key we do not bind */
 		}
 	}

@@ -2,6 +2,10 @@
  * signals. With view.c the only code that includes curses; this header
  * does not, so loop.c stays free of it.
  *
+ * The console asks the terminal for bracketed paste (pasted text comes
+ * marked, and reaches keys.c as TK_PASTE_BEGIN ... TK_PASTE_END); every
+ * way out turns it off again, a suspend (Ctrl-Z) included.
+ *
  * Every way out restores the terminal: crt_done() is idempotent and is
  * registered with atexit; signals (SIGINT, SIGTERM, SIGHUP) only set a
  * flag and wake the loop through a self-pipe; crt_die() restores first
@@ -27,8 +31,13 @@ int crt_signals_install(void);
 int crt_signal_fd(void);
 /* Drain the self-pipe: *quit receives the number of a SIGTERM, SIGHUP or
  * SIGQUIT that came (0: none), *interrupt is 1 after a SIGINT (Ctrl-C),
- * *resize is 1 after a SIGWINCH. No signal is lost to another. */
-void crt_signals_take(int *quit, int *interrupt, int *resize);
+ * *resize is 1 after a SIGWINCH, *suspend 1 after a SIGTSTP (Ctrl-Z). No
+ * signal is lost to another. */
+void crt_signals_take(int *quit, int *interrupt, int *resize,
+		      int *suspend);
+/* Give the terminal back, stop the process (job control), and take the
+ * terminal again when it continues; the caller redraws. */
+void crt_suspend(void);
 
 /* Start curses on the terminal; t->utf8, t->cols, t->lines are filled.
  * 0, or -1 when there is no usable terminal (message in buf). */

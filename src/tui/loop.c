@@ -164,9 +164,15 @@ int tui_run(const struct tui_opts *o)
 			crt_die("poll: %s", strerror(errno));
 		now = tui_now();
 
-		int quit = 0, interrupt = 0, resize = 0;
+		int quit = 0, interrupt = 0, resize = 0, suspend = 0;
 		if (n > 0 && pfd[1].revents)
-			crt_signals_take(&quit, &interrupt, &resize);
+			crt_signals_take(&quit, &interrupt, &resize, &suspend);
+		/* back from a suspend, the terminal may have another size */
+		if (suspend) {
+			crt_suspend();
+			now = tui_now();
+			resize = 1;
+		}
 		if (resize) {
 			crt_resize(t);
 			flags |= TUI_REDRAW;
