@@ -383,10 +383,34 @@ static int k_help_close(struct tui *t, int key)
 	return TUI_REDRAW;
 }
 
-/* ---- line editing (filter and prompt) -------------------------------- */
+/* ---- line editing (filter, prompt, value) ---------------------------- */
 
-/* Append a printable ASCII or UTF-8 byte sequence of key to s. */
-static void append_key(char *s, size_t len, int key)
+/* The filter, the boost prompt and the value editor share this code:
+ * whatever a line is for, input it cannot hold or take marks it lost,
+ * and tui_key refuses Enter on a lost line (line_refuse), so that no
+ * line can apply a cut text or what was left after a refused paste. */
+
+/* The text the current mode types into and its size; NULL (and 0) in a
+ * mode without a line, where keys are commands. */
+static char *line_text(struct tui *t, size_t *len)
+{
+	switch (t->mode) {
+	case TUI_FILTER:
+		*len = sizeof t->filter;
+		return t->filter;
+	case TUI_PROMPT:
+	case TUI_WEDIT:
+		*len = sizeof t->input;
+		return t->input;
+	default:
+		*len = 0;
+		return NULL;
+	}
+}
+
+/* Append a printable ASCII or UTF-8 byte sequence of key to s; -1 (s
+ * unchanged) when it does not fit. */
+static int append_key(char *s, size_t len, int key)
 {
 	size_t l = strlen(s);
 	char u[5] = {0};
@@ -405,8 +429,10 @@ static void append_key(char *s, size_t len, int key)
 		u[2] = (char)(0x80 | (key >> 6 & 0x3f));
 		u[3] = (char)(0x80 | (key & 0x3f));
 	}
-	if (l + strlen(u) < len)
-		memcpy(s + l, u, strlen(u) + 1);
+	if (l + strlen(u) >= len)
+		return -1;
+	memcpy(s + l, u, strlen(u) + 1);
+	return 0;
 }
 
 /* Remove the last UTF-8 character of s. */
@@ -420,13 +446,80 @@ static void erase_char(char *s)
 	s[l] = '\0';
 }
 
+/* Say something under the open line: in a line's mode the message line
+ * is the line itself (view.c draws the note below it). The message line
+ * gets it too, for when the line has closed. */
+static void line_note(struct tui *t, int err, const char *what)
+{
+	tx_copy(t->line.note, sizeof t->line.note, what);
+	t->line.note_err = err;
+	tui_msg(t, err, "%s", what);
+}
+
+/* The line lost input (why says how): Enter will apply nothing. The
+ * first reason stays: it is the one that made the line unusable. */
+static void line_lose(struct tui *t, const char *why)
+{
+	char b[sizeof t->line.note];
+	if (!t->line.lost[0])
+		tx_copy(t->line.lost, sizeof t->line.lost, why);
+	snprintf(b, sizeof b, "%s: Enter applies nothing, Esc abandons", why);
+	line_note(t, 1, b);
+}
+
+/* A character did not fit into a line of len bytes. */
+static void line_too_long(struct tui *t, size_t len)
+{
+	char why[64];
+	snprintf(why, sizeof why, "input too long: %zu characters at most",
+		 len - 1);
+	line_lose(t, why);
+}
+
+/* A new line, or none: nothing lost, nothing to say under it. */
+static void line_reset(struct tui *t)
+{
+	t->line.lost[0] = '\0';
+	t->line.note[0] = '\0';
+	t->line.note_err = 0;
+}
+
+/* Enter on a lost line: it closes and applies nothing (the filter is
+ * cleared rather than kept cut; a prompt's change is dropped). */
+static int line_refuse(struct tui *t)
+{
+	char why[sizeof t->line.lost];
+	tx_copy(why, sizeof why, t->line.lost);
+	if (t->mode == TUI_FILTER) {
+		t->filter[0] = '\0';
+		tui_view_jobs(t);
+		t->mode = TUI_NORMAL;
+	} else {
+		leave(t);
+		t->pending = TUI_ACT_NONE;
+	}
+	tui_msg(t, 1, "nothing applied: %s", why);
+	return TUI_REDRAW;
+}
+
+/* Edit the open line with a typed key: Backspace erases; a character
+ * goes in when it fits, and one that does not marks the line lost. */
+static void line_edit(struct tui *t, int key)
+{
+	size_t len;
+	char *s = line_text(t, &len);
+	if (!s)
+		return;
+	if (key == TK_BACKSPACE || key == TK_DEL || key == 127 || key == 8)
+		erase_char(s);
+	else if (append_key(s, len, key) != 0)
+		line_too_long(t, len);
+}
+
 /* Edit the filter; the table follows each key. */
 static int k_filter_text(struct tui *t, int key)
 {
-	if (key == TK_BACKSPACE || key == TK_DEL || key == 127 || key == 8)
-		erase_char(t->filter);
-	else
-		append_key(t->filter, sizeof t->filter, key);
+	line_edit(t, key);
 	tui_view_jobs(t);
 	return TUI_REDRAW;
 }
@@ -445,10 +538,7 @@ static int k_filter_done(struct tui *t, int key)
 /* Edit the prompt's text. */
 static int k_prompt_text(struct tui *t, int key)
 {
-	if (key == TK_BACKSPACE || key == TK_DEL || key == 127 || key == 8)
-		erase_char(t->input);
-	else
-		append_key(t->input, sizeof t->input, key);
+	line_edit(t, key);
 	return TUI_REDRAW;
 }
 
@@ -919,6 +1009,138 @@ static int is_text(int key)
 	return key >= 0x20 && key != 0x7f && key < 0x110000;
 }
 
+/* ---- pasted text -------------------------------------------------------- */
+
+/* A terminal in bracketed paste mode (crt.c asks for it) sends a paste
+ * between two marks, and the keys in between are text, never commands:
+ * without the marks a pasted ESC ended the filter and the rest of the
+ * paste ran as keys. In a line, a paste goes in whole or not at all:
+ *  - line breaks at its end are dropped (a copied line often ends with
+ *    one): a paste never submits the line;
+ *  - any other control character (ESC, Tab, a line break before more
+ *    text, Ctrl-X, a key a terminal sends as an escape sequence) or text
+ *    the line cannot hold refuses the whole paste: the line is as it was
+ *    before it, and marked lost (Enter applies nothing).
+ * Where no line is open (the jobs view, a y/N question, the help, the
+ * weights panel) the paste is ignored and the message line says so. */
+
+/* What makes key no text for a paste ("ESC", "Ctrl-X", ...), or NULL
+ * when it is text. buf holds the name when one is made up. */
+static const char *paste_control(int key, char *buf, size_t len)
+{
+	if (is_text(key) && !(key >= 0x80 && key < 0xa0))
+		return NULL;
+	switch (key) {
+	case TK_ESC: return "ESC";
+	case TK_TAB: return "a Tab";
+	case TK_BACKSPACE: case TK_DEL: return "a Backspace or DEL";
+	default: break;
+	}
+	if (key == 0) /* crt.c's code for a key it does not know, too */
+		return "a NUL or an escape sequence";
+	if (key > 0 && key < 0x20) {
+		snprintf(buf, len, "Ctrl-%c", key + '@');
+		return buf;
+	}
+	if (key >= 0x80 && key < 0xa0)
+		return "a C1 control character";
+	return "an escape sequence";
+}
+
+/* Refuse the rest of the paste (what says which input it held): the
+ * line goes back to what it was before the paste, and is lost. */
+static int paste_refuse(struct tui *t, char *s, const char *what)
+{
+	char why[sizeof t->line.lost];
+	t->line.paste_dropped = 1;
+	if (t->line.paste_from < strlen(s))
+		s[t->line.paste_from] = '\0';
+	if (what) {
+		snprintf(why, sizeof why, "paste refused: it holds %s", what);
+		line_lose(t, why);
+	}
+	if (t->mode == TUI_FILTER)
+		tui_view_jobs(t);
+	return TUI_REDRAW;
+}
+
+/* The start mark: a line takes the paste from its current end; without
+ * a line the paste is ignored, saying so. */
+static int paste_begin(struct tui *t)
+{
+	size_t len;
+	char *s = line_text(t, &len);
+	t->line.pasting = 1;
+	t->line.paste_mode = t->mode;
+	t->line.paste_breaks = 0;
+	t->line.paste_dropped = !s;
+	t->line.paste_from = s ? strlen(s) : 0;
+	if (!s) {
+		line_note(t, 1, "paste ignored: not in a prompt (/ filters, b "
+			  "boosts; no key of it ran)");
+		return TUI_REDRAW;
+	}
+	return 0;
+}
+
+/* One key of a paste: text goes into the line, line breaks are held
+ * until more text shows they are inside it; anything else refuses it. */
+static int paste_char(struct tui *t, int key)
+{
+	size_t len;
+	char *s = line_text(t, &len), name[16];
+	if (t->line.paste_dropped)
+		return 0;
+	if (!s || t->mode != t->line.paste_mode) {
+		t->line.paste_dropped = 1;
+		return 0;
+	}
+	if (key == TK_ENTER) {
+		t->line.paste_breaks++;
+		return 0;
+	}
+	if (t->line.paste_breaks)
+		return paste_refuse(t, s, "a line break before more text");
+	const char *bad = paste_control(key, name, sizeof name);
+	if (bad)
+		return paste_refuse(t, s, bad);
+	if (append_key(s, len, key) != 0) {
+		paste_refuse(t, s, NULL);
+		line_too_long(t, len);
+		return TUI_REDRAW;
+	}
+	return TUI_REDRAW;
+}
+
+/* The end mark: the filter follows the pasted text; dropped line breaks
+ * are said, so that the operator knows Enter is still to come. */
+static int paste_end(struct tui *t)
+{
+	size_t len;
+	int kept = !t->line.paste_dropped && t->mode == t->line.paste_mode;
+	t->line.pasting = 0;
+	if (!kept || !line_text(t, &len))
+		return TUI_REDRAW;
+	if (t->mode == TUI_FILTER)
+		tui_view_jobs(t);
+	if (t->line.paste_breaks)
+		line_note(t, 0, "the line break that ended the paste was not "
+			  "taken as Enter: Enter applies the line");
+	return TUI_REDRAW;
+}
+
+/* Every key while a paste comes in, and its marks. A start mark inside
+ * a paste is pasted text holding ESC; an end mark outside one is
+ * dropped. */
+static int paste_key(struct tui *t, int key)
+{
+	if (key == TK_PASTE_BEGIN && !t->line.pasting)
+		return paste_begin(t);
+	if (key == TK_PASTE_END)
+		return t->line.pasting ? paste_end(t) : 0;
+	return paste_char(t, key == TK_PASTE_BEGIN ? TK_ESC : key);
+}
+
 int tui_mode_binds(const struct tui *t, int key)
 {
 	for (int i = 0; i < N_KEYS; i++)
@@ -929,6 +1151,10 @@ int tui_mode_binds(const struct tui *t, int key)
 
 int tui_interrupt(struct tui *t)
 {
+	/* a pasted Ctrl-C byte raises SIGINT (the terminal keeps its
+	 * signal keys): it belongs to the paste, which refuses it */
+	if (t->line.pasting)
+		return paste_char(t, TK_CTRL('c'));
 	int small = t->cols < TUI_MIN_COLS || t->lines < TUI_MIN_LINES;
 	t->quit_status = 128 + SIGINT;
 	/* too small, nothing can be asked; a second Ctrl-C at the quit
@@ -938,13 +1164,20 @@ int tui_interrupt(struct tui *t)
 	/* a prompt, an editor: it abandons what is being typed */
 	if (tui_mode_binds(t, TK_CTRL('c')))
 		return tui_key(t, TK_CTRL('c'));
-	return quit_ask(t, 128 + SIGINT);
+	/* the question opens with nothing said under it yet */
+	int r = quit_ask(t, 128 + SIGINT);
+	if (t->mode == TUI_CONFIRM)
+		line_reset(t);
+	return r;
 }
 
 int tui_key(struct tui *t, int key)
 {
 	if (key == TK_RESIZE)
 		return TUI_REDRAW;
+	/* a paste is text, never keys, whatever the mode and the size */
+	if (key == TK_PASTE_BEGIN || key == TK_PASTE_END || t->line.pasting)
+		return paste_key(t, key);
 	/* Too small to show anything: nothing may act unseen (a change, a
 	 * hidden confirmation); q and Ctrl-C quit whatever the mode. */
 	if (t->cols < TUI_MIN_COLS || t->lines < TUI_MIN_LINES) {
@@ -952,6 +1185,13 @@ int tui_key(struct tui *t, int key)
 			return 0;
 		t->quit_status = key == 'q' ? 0 : 128 + SIGINT;
 		return TUI_QUIT;
+	}
+	/* a line that lost input applies nothing, whichever line it is */
+	size_t len;
+	if (key == TK_ENTER && line_text(t, &len) && t->line.lost[0]) {
+		int r = line_refuse(t);
+		line_reset(t);
+		return r;
 	}
 	const struct tui_key *hit = NULL;
 	for (int i = 0; i < N_KEYS && !hit; i++)
@@ -980,5 +1220,10 @@ int tui_key(struct tui *t, int key)
 			return TUI_REDRAW;
 		}
 	}
-	return hit->fn(t, key);
+	/* a line opened or closed: the next one starts with nothing lost */
+	enum tui_mode before = t->mode;
+	int r = hit->fn(t, key);
+	if (t->mode != before)
+		line_reset(t);
+	return r;
 }

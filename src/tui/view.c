@@ -1233,6 +1233,24 @@ static void draw_message(struct tui *t, int y, double now)
 		put(y, 0, W, A(R_DIM), FMT(b, " changes are off: %s", why));
 }
 
+/* What the open line (filter, prompt, value) lost or dropped, or a paste
+ * a question ignored, on the key bar's line: in these modes the message
+ * line is the line or the question itself, and a refusal must be seen
+ * before Enter. 1 when it was drawn. */
+static int draw_line_note(struct tui *t, int y)
+{
+	char b[sizeof t->line.note + 2];
+	if (t->mode != TUI_FILTER && t->mode != TUI_PROMPT &&
+	    t->mode != TUI_WEDIT && t->mode != TUI_CONFIRM &&
+	    t->mode != TUI_MODESEL)
+		return 0;
+	if (!t->line.note[0])
+		return 0;
+	put(y, 0, COLS, t->line.note_err ? A(R_ERR) : A(R_GOOD),
+	    FMT(b, " %s", t->line.note));
+	return 1;
+}
+
 static void draw_keybar(struct tui *t, int y)
 {
 	int W = COLS, n, x = 0;
@@ -1336,7 +1354,8 @@ void view_draw(struct tui *t, double now)
 		}
 	}
 	draw_message(t, H - 2, now);
-	draw_keybar(t, H - 1);
+	if (!draw_line_note(t, H - 1))
+		draw_keybar(t, H - 1);
 	if (!t->connected && (t->ever_connected || t->down_since)) {
 		char b[600], d[16], e[16];
 		double left = t->reconnect_at - now;

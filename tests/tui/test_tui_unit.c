@@ -479,6 +479,176 @@ static void keys_boost_prompt_refusals(void **state)
 	}
 }
 
+/* Keys as a paste brings them: the marks around the text. */
+static int paste_keys(struct tui *t, const int *keys, size_t n)
+{
+	int f = tui_key(t, TK_PASTE_BEGIN);
+	for (size_t i = 0; i < n; i++)
+		f |= tui_key(t, keys[i]);
+	return f | tui_key(t, TK_PASTE_END);
+}
+#define PASTE(t, ...) paste_keys(t, (const int[]){__VA_ARGS__}, \
+	sizeof (const int[]){__VA_ARGS__} / sizeof(int))
+
+/* A paste is text, never keys: where no line is open it runs nothing
+ * (not [, not C, not y at a question) and says so; in a line its ESC and
+ * line breaks neither end nor submit it, and a refused paste leaves the
+ * line as it was, which Enter then does not apply. */
+static void keys_paste_is_text(void **state)
+{
+	(void)state;
+	struct tui *t = new_tui();
+	t->connected = 1;
+	t->model.can_change = 1;
+	int64_t sel = t->sel_job;
+	int f = PASTE(t, 'j', '[', '[', 'C', 'y', 'q', TK_ENTER);
+	assert_int_equal(f & TUI_QUIT, 0);
+	assert_int_equal(t->mode, TUI_NORMAL);
+	assert_int_equal(t->sel_job, sel);
+	assert_int_equal(t->act_seq, 0); /* no change was sent */
+	assert_non_null(strstr(t->message, "paste ignored: not in a prompt"));
+	/* ... nor at a y/N question, where the note shows under it */
+	tui_key(t, 'C');
+	assert_int_equal(t->mode, TUI_CONFIRM);
+	assert_string_equal(t->line.note, "");
+	PASTE(t, 'y');
+	assert_int_equal(t->mode, TUI_CONFIRM);
+	assert_int_equal(t->act_seq, 0);
+	assert_non_null(strstr(t->line.note, "paste ignored"));
+	tui_key(t, 'n');
+	assert_string_equal(t->line.note, "");
+
+	/* the filter: text goes in; ESC refuses the whole paste */
+	tui_key(t, '/');
+	PASTE(t, 'b', 'e');
+	assert_string_equal(t->filter, "be");
+	assert_int_equal(t->n_view, 1);
+	PASTE(t, 't', TK_ESC, '[', '[');
+	assert_int_equal(t->mode, TUI_FILTER);
+	assert_string_equal(t->filter, "be");
+	assert_non_null(strstr(t->line.note, "paste refused: it holds ESC"));
+	assert_int_equal(t->act_seq, 0);
+	tui_key(t, TK_ENTER);
+	assert_int_equal(t->mode, TUI_NORMAL);
+	assert_string_equal(t->filter, "");
+	assert_int_equal(t->n_view, 3);
+	assert_string_equal(t->message, "nothing applied: paste refused: it holds ESC");
+
+	/* line breaks at the end are dropped, not Enter; inside, refused */
+	tui_key(t, '/');
+	assert_string_equal(t->line.note, "");
+	PASTE(t, 'g', 'a', TK_ENTER, TK_ENTER);
+	assert_int_equal(t->mode, TUI_FILTER);
+	assert_string_equal(t->filter, "ga");
+	assert_int_equal(t->line.note_err, 0);
+	tui_key(t, TK_ENTER);
+	assert_int_equal(t->mode, TUI_NORMAL);
+	assert_string_equal(t->filter, "ga");
+	tui_key(t, TK_ESC);
+
+	/* the boost prompt: a line break inside, Tab, Ctrl-X, a key's escape
+	 * sequence: each refuses the paste, and Enter sends nothing */
+	static const struct {
+		int key;
+		const char *name;
+	} bad[] = {
+		{TK_ENTER, "a line break before more text"}, {TK_TAB, "a Tab"},
+		{TK_CTRL('x'), "Ctrl-X"}, {TK_UP, "an escape sequence"},
+		{0x9b, "a C1 control character"},
+		{TK_PASTE_BEGIN, "ESC"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		tui_key(t, 'b');
+		assert_int_equal(t->mode, TUI_PROMPT);
+		PASTE(t, 'b', 'l', 'o', 'g', bad[i].key, 'x');
+		assert_string_equal(t->input, "/");
+		if (!strstr(t->line.lost, bad[i].name))
+			fail_msg("%s: lost '%s'", bad[i].name, t->line.lost);
+		tui_key(t, TK_ENTER);
+		assert_int_equal(t->mode, TUI_NORMAL);
+		assert_int_equal(t->pending, TUI_ACT_NONE);
+		assert_int_equal(t->act_seq, 0);
+		assert_non_null(strstr(t->message, "nothing applied: paste refused"));
+	}
+	/* a Ctrl-C byte in a paste (SIGINT) is part of it: no quit */
+	tui_key(t, TK_PASTE_BEGIN);
+	assert_int_equal(tui_interrupt(t) & TUI_QUIT, 0);
+	tui_key(t, 'q');
+	tui_key(t, TK_PASTE_END);
+	assert_int_equal(t->mode, TUI_NORMAL);
+	assert_int_equal(t->line.pasting, 0);
+	/* a stray end mark is nothing */
+	assert_int_equal(tui_key(t, TK_PASTE_END), 0);
+	free(t);
+}
+
+/* A line that cannot hold its input says so and applies nothing: the
+ * boost prompt, the filter and the value editor alike, typed or pasted
+ * (a paste too long for the line is not put in at all). */
+static void keys_line_too_long_applies_nothing(void **state)
+{
+	(void)state;
+	struct tui *t = new_tui();
+	t->connected = 1;
+	t->model.can_change = 1;
+	tui_key(t, 'b');
+	tui_key(t, TK_BACKSPACE);
+	for (int i = 0; i < 300; i++)
+		tui_key(t, i < 5 ? "/blog"[i] : ' ');
+	assert_int_equal(strlen(t->input), sizeof t->input - 1);
+	assert_non_null(strstr(t->line.note,
+			       "input too long: 255 characters at most"));
+	assert_int_equal(t->line.note_err, 1);
+	tui_key(t, TK_BACKSPACE); /* erasing does not make it whole again */
+	tui_key(t, TK_ENTER);
+	assert_int_equal(t->mode, TUI_NORMAL);
+	assert_int_equal(t->act_seq, 0);
+	assert_string_equal(t->message, "nothing applied: input too long: "
+			    "255 characters at most");
+
+	/* pasted: the line keeps what it had before the paste */
+	tui_key(t, 'd');
+	assert_string_equal(t->line.lost, "");
+	tui_key(t, TK_PASTE_BEGIN);
+	for (int i = 0; i < 6000; i++)
+		tui_key(t, 'a');
+	tui_key(t, TK_PASTE_END);
+	assert_string_equal(t->input, "/");
+	assert_string_equal(t->line.lost, "input too long: 255 characters at most");
+	tui_key(t, TK_ENTER);
+	assert_int_equal(t->mode, TUI_NORMAL);
+	assert_int_equal(t->act_seq, 0);
+
+	/* the filter: cleared, not kept cut */
+	tui_key(t, '/');
+	for (int i = 0; i < 70; i++)
+		tui_key(t, 'z');
+	assert_string_equal(t->line.lost, "input too long: 63 characters at most");
+	tui_key(t, TK_ENTER);
+	assert_int_equal(t->mode, TUI_NORMAL);
+	assert_string_equal(t->filter, "");
+
+	/* the value editor: back to the panel, the draft untouched */
+	t->input[0] = '\0';
+	t->mode = TUI_WEDIT;
+	t->back_mode = TUI_WEIGHTS;
+	for (int i = 0; i < 300; i++)
+		tui_key(t, '1');
+	int edits = t->w.n_edits;
+	tui_key(t, TK_ENTER);
+	assert_int_equal(t->mode, TUI_WEIGHTS);
+	assert_int_equal(t->w.n_edits, edits);
+	assert_non_null(strstr(t->message, "nothing applied: input too long"));
+	/* the next line starts whole */
+	t->mode = TUI_NORMAL;
+	tui_key(t, '/');
+	assert_string_equal(t->line.lost, "");
+	tui_key(t, 'x');
+	tui_key(t, TK_ENTER);
+	assert_string_equal(t->filter, "x");
+	free(t);
+}
+
 /* How help names key c ("" for the ones a label need not name: text and
  * "any other" rows name themselves; Ctrl-C is the abort everywhere and Del
  * Backspace's twin, as the help's foot and the man page say). */
@@ -1152,6 +1322,8 @@ int main(void)
 		cmocka_unit_test(keys_boost_prompt_refusals),
 		cmocka_unit_test(keys_quit_asks_for_a_draft),
 		cmocka_unit_test(keys_interrupt_asks_for_a_draft),
+		cmocka_unit_test(keys_paste_is_text),
+		cmocka_unit_test(keys_line_too_long_applies_nothing),
 		cmocka_unit_test(prefs_round_trip_atomic),
 		cmocka_unit_test(aconn_display_hides_password),
 		cmocka_unit_test(settings_json_round_trip),
