@@ -250,7 +250,7 @@ END $$;
 -- The store's own key for lease expiries (below).
 INSERT INTO crawltop.setting_rules (path, kind, lo, lo_out, hi, hi_out, rule)
 VALUES ('store.max_expiries', 'integer', 0, false, 1000, false,
-	'an integer, 0..1000 (leases of one task that may run out before it fails)');
+	'an integer, 0..1000 (leases of one task that may run out before it fails; 10 when not set)');
 
 -- 0014's check of a settings version: the size rules first (above), then
 -- every leaf, with map entry names (and alias targets) held to the

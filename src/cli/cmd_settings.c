@@ -82,7 +82,9 @@ static int hex_digit(char c)
 }
 
 /* The store's own keys ("store.lease_seconds") of document doc, as
- * "key = value" lines; only the one named `only` when it is not NULL.
+ * "key = value" lines, and those the store has a rule for that doc leaves
+ * out as "key = (not set: RULE)"; only the one named `only` when it is
+ * not NULL.
  * Each line comes hex-encoded (a key is any text: one holding a newline
  * would otherwise print as two lines) and is printed escaped. Returns the
  * number printed (0 or 1: some or none), or -1 when the query failed. */
@@ -94,11 +96,17 @@ static int print_store_keys(struct ct_store *s, const char *doc,
 	const char *p[] = {doc, only};
 	if (ct_store_query(s, "settings get",
 			   "SELECT coalesce(string_agg(encode(convert_to("
-			   "l.path || ' = ' || l.value::text, 'UTF8'), 'hex'), "
-			   "E'\\n' ORDER BY l.path), '') "
-			   "FROM crawltop.jsonb_leaves($1::jsonb) l "
-			   "WHERE l.path LIKE 'store.%' "
-			   "AND ($2::text IS NULL OR l.path = $2)", 2, p, buf,
+			   "l.path || ' = ' || l.v, 'UTF8'), 'hex'), "
+			   "E'\\n' ORDER BY l.path), '') FROM ("
+			   "SELECT d.path, d.value::text AS v "
+			   "FROM crawltop.jsonb_leaves($1::jsonb) d "
+			   "WHERE d.path LIKE 'store.%' UNION ALL "
+			   "SELECT r.path, '(not set: ' || r.rule || ')' "
+			   "FROM crawltop.setting_rules r "
+			   "WHERE r.path LIKE 'store.%' AND NOT EXISTS ("
+			   "SELECT 1 FROM crawltop.jsonb_leaves($1::jsonb) d "
+			   "WHERE d.path = r.path)) l "
+			   "WHERE $2::text IS NULL OR l.path = $2", 2, p, buf,
 			   sizeof buf, NULL, &err) != CT_OK) {
 		cli_error("settings", "%s", err.msg);
 		return -1;
@@ -381,7 +389,9 @@ static int s_set(struct ct_store *s, int argc, char **argv, const char *note)
 			const char *p[] = {row.value, key};
 			if (ct_store_query(s, "settings set", "SELECT EXISTS (SELECT "
 					   "1 FROM crawltop.jsonb_leaves($1::jsonb) l "
-					   "WHERE l.path = $2)", 2, p, buf,
+					   "WHERE l.path = $2) OR EXISTS (SELECT 1 "
+					   "FROM crawltop.setting_rules r WHERE "
+					   "r.path = $2)", 2, p, buf,
 					   sizeof buf, NULL, &err) != CT_OK) {
 				cli_error("settings", "%s", err.msg);
 				rc = DB_EXIT_FAIL;

@@ -177,4 +177,16 @@ psql -qAtd "$DB" -c "INSERT INTO crawltop.settings (value, note) SELECT value, E
 run settings history
 ok_match "history: a note's ESC shown as \\x1b" "$OUT" 'evil\\x1b\[31mRED'
 ok_eq "history: no ESC byte reaches the terminal" "$(printf '%s' "$OUT" | tr -cd '\033' | wc -c)" 0
+# a store key the version leaves out (store.max_expiries, added by 0016
+# after the first version was written): shown with its rule, and set
+run settings get store.max_expiries
+ok_match "store key not set: shown with its rule" "$OUT" \
+	'^store\.max_expiries = \(not set: an integer, 0\.\.1000 .*10 when not set\)\)$'
+run settings set store.max_expiries 4
+ok_eq "store key not set: set it, exit 0" "$RC" 0
+run settings get store.max_expiries
+ok_eq "store key not set: now set" "$OUT" "store.max_expiries = 4"
+run settings set store.max_expiries 1001
+ok_eq "store.max_expiries 1001: refused" "$RC" 1
+ok_match "store.max_expiries 1001: the rule" "$OUT" 'store\.max_expiries = 1001 is not allowed: an integer, 0\.\.1000'
 done_testing
