@@ -529,6 +529,12 @@ static int run(int argc, char **argv)
 	}
 	if (position(s, &t) != 0)
 		goto out;
+	if (t.lease.expiries > 0)
+		/* counted apart from failed attempts (0016): a worker that
+		 * vanished is no fault of the task's */
+		printf("Expiries:    %d lease%s ran out with the worker gone "
+		       "(no retry used; store.max_expiries limits them)\n",
+		       t.lease.expiries, t.lease.expiries == 1 ? "" : "s");
 	rc = DB_EXIT_OK;
 out:
 	cli_show_free(&sh);

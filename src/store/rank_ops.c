@@ -776,7 +776,7 @@ ct_status ct_store_task_view(struct ct_store *s, int64_t job_id,
 		/* quoted and shortened (0002), control characters blanked */
 		"CASE WHEN t.last_error IS NULL THEN '' ELSE crawltop.shown("
 		"regexp_replace(t.last_error, '[[:cntrl:]]', ' ', 'g')) END, "
-		"coalesce(rm.id, 0), coalesce(rm.note, '') "
+		"coalesce(rm.id, 0), coalesce(rm.note, ''), t.expiries "
 		"FROM crawltop.jobs j "
 		"JOIN crawltop.pages p ON p.domain_id = j.domain_id AND p.path = $2 "
 		"JOIN crawltop.tasks t ON t.job_id = j.id AND t.page_id = p.id "
@@ -832,6 +832,7 @@ ct_status ct_store_task_view(struct ct_store *s, int64_t job_id,
 	snprintf(l->last_error, sizeof l->last_error, "%s", PQgetvalue(r, 0, 29));
 	out->rank_run = strtoll(PQgetvalue(r, 0, 30), NULL, 10);
 	snprintf(out->rank_note, sizeof out->rank_note, "%s", PQgetvalue(r, 0, 31));
+	l->expiries = atoi(PQgetvalue(r, 0, 32));
 	PQclear(r);
 	return CT_OK;
 }

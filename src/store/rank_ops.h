@@ -131,6 +131,8 @@ struct ct_task_lease {
 	long long expires_in; /* whole seconds until then (<= 0: passed) */
 	int retry_count;      /* failed attempts so far */
 	int max_retries;      /* the job's limit */
+	int expiries;         /* leases that ran out with their worker
+			       * gone (no failed attempt: 0016) */
 	char last_error[400]; /* the last failure's message, quoted and
 			       * shortened (crawltop.shown); "" for none */
 };

@@ -325,6 +325,14 @@ ids=$(claim flaky 5)
 ok_eq "retrying: the next claim reaps and hands them out" "$(echo "$ids" | tr ',' '\n' | wc -l)" 3
 ok_eq "retrying: claimed again: running (pending running retrying)" \
 	"$("$CT" job list | awk -v id="$fid" '$1 == id { print $6, $8, $9, $10 }')" "running 0 3 0"
+# a lease that runs out with its worker gone: an expiry, no retry used
+q "UPDATE crawltop.tasks SET lease_expires_at = now() - interval '1 second' WHERE job_id = $fid AND status = 'running'" >/dev/null
+q "SELECT crawltop.reap_expired(100)" >/dev/null
+run explain "$rpath" --job flaky
+ok_match "expired: explain counts the expiry apart" "$OUT" \
+	'Expiries: +1 lease ran out with the worker gone \(no retry used; store\.max_expiries limits them\)'
+ok_eq "expired: no retry used (retry_count, expiries)" \
+	"$(q "SELECT t.retry_count || ' ' || t.expiries FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE t.job_id = $fid AND p.path = '$rpath'")" "1 1"
 
 run job --help
 ok_match "--help lists every subcommand" "$OUT" \
