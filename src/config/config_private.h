@@ -22,7 +22,10 @@ ct_status ct_config_scan_int_literals(const char *file, struct ct_error *err);
  * cannot open include file "name" (path): reason" (CT_ENOENT when missing,
  * CT_EIO otherwise). libconfig 1.5 would say no more than "cannot open
  * include file", and for a directory exits the process. A file that starts
- * with a UTF-8 byte-order mark is CT_EINVAL, said so. */
+ * with a UTF-8 byte-order mark is CT_EINVAL, said so. A configuration whose
+ * size would make libconfig's time grow with its square is refused unread:
+ * more than 1024 settings and array elements, or 32 @include lines followed
+ * (CT_EFULL), a line or a string over 8192 bytes (CT_ERANGE). */
 ct_status ct_config_scan_includes(const char *file, const char *dir,
 				  struct ct_error *err);
 

@@ -9,7 +9,10 @@
  * arrays, so every token knows the dotted key it belongs to. On it:
  *   - before libconfig parses: every @include must name a readable regular
  *     file (libconfig 1.5 opens a directory and then exits the process
- *     from its flex scanner), and no file may start with a byte-order mark;
+ *     from its flex scanner), no file may start with a byte-order mark,
+ *     and the text is bounded (settings, @include lines, line and string
+ *     lengths) so that libconfig's quadratic parts stay small: reading a
+ *     configuration takes time linear in its size;
  *   - after: integer literals libconfig would wrap or clamp are refused;
  *   - on libconfig's "duplicate setting name": which key it was. */
 #include <ctype.h>
@@ -27,6 +30,28 @@
 #define MAX_FILE_BYTES (16u << 20)
 #define MAX_DEPTH 32          /* group nesting the walker names */
 #define MAX_INCLUDE_DEPTH 10  /* libconfig 1.5's own limit */
+/* The most settings and array or list elements one read takes, the
+ * @include files' included; libconfig checks each new setting's name
+ * against every earlier member of its group, so its time grows with the
+ * square of a group's size: past this bound a file is refused before
+ * libconfig reads it. No valid file comes near it: every key of the table
+ * and its group, each map full and both token lists full. */
+#define MAX_VALUES 1024
+/* The most @include lines one read follows, each time its file is
+ * included: a file that includes another twice, which includes a third
+ * twice, ..., would have libconfig read 2^10 files. */
+#define MAX_INCLUDES 32
+/* The longest line, and the longest string, one file may hold: libconfig's
+ * scanner reads a token longer than its buffer again from its start each
+ * time it refills the buffer, so its time grows with the square of the
+ * token (a 4 MB string or comment line takes seconds). A full token list
+ * on one line is under 2.5 KB. */
+#define MAX_LINE 8192
+
+_Static_assert(MAX_VALUES >= 2 * CT_CONFIG_MAX_KEYS +
+		       3 * (CT_FRONTIER_MAX_NAMES + 1) +
+		       2 * CT_FRONTIER_MAX_TOKENS,
+	       "MAX_VALUES must pass every valid file");
 
 /* Reads the whole file into *out, a NUL-terminated buffer the caller
  * frees; *n receives its length (it may hold NUL bytes). */
@@ -268,10 +293,12 @@ struct walker {
 		const char *s, *e;  /* the name, or NULL inside a list */
 		unsigned index;     /* then its place in the list */
 		unsigned elems;     /* commas seen inside it */
+		char open;          /* '{', '(' or '[' */
 	} stack[MAX_DEPTH];
 	unsigned depth;        /* may pass MAX_DEPTH: deeper levels unnamed */
 	const char *name_s, *name_e; /* the setting being assigned, or NULL */
 	bool assigned;         /* t is the '=' or ':' after its name */
+	bool element;          /* t starts an element of an array or list */
 };
 
 static void walk_init(struct walker *w, const char *text)
@@ -291,6 +318,11 @@ static bool walk_next(struct walker *w)
 	lex_next(&w->lx, &w->t);
 	if (w->t.kind == TK_END)
 		return false;
+	/* past MAX_DEPTH the kind of level is unknown: taken for a list */
+	w->element = w->depth > 0 &&
+		     (w->depth > MAX_DEPTH ||
+		      w->stack[w->depth - 1].open != '{') &&
+		     (w->t.kind != TK_PUNCT || strchr("{([", *w->t.s));
 	if (w->t.kind != TK_PUNCT)
 		return true;
 	switch (*w->t.s) {
@@ -311,6 +343,7 @@ static bool walk_next(struct walker *w)
 			w->stack[w->depth].index =
 				w->depth ? w->stack[w->depth - 1].elems : 0;
 			w->stack[w->depth].elems = 0;
+			w->stack[w->depth].open = *w->t.s;
 		}
 		w->depth++;
 		w->name_s = w->name_e = NULL;
@@ -480,13 +513,114 @@ static void include_name(const char *s, const char *e, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
+/* What one read has taken so far, across the file and its @includes. */
+struct budget {
+	size_t values;      /* settings and array or list elements */
+	unsigned includes;  /* @include lines followed */
+};
+
 static ct_status scan_includes(const char *file, const char *dir, int depth,
-			       struct ct_error *err)
+			       struct budget *b, struct ct_error *err);
+
+/* The first line of text[0, n) longer than MAX_LINE bytes, or 0. */
+static unsigned long_line(const char *text, size_t n)
 {
-	struct lexer lx;
-	struct tok t;
+	const char *p = text, *end = text + n;
+	unsigned line = 1;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (size_t)((nl ? nl : end) - p);
+
+		if (len > MAX_LINE)
+			return line;
+		if (!nl)
+			break;
+		p = nl + 1;
+		line++;
+	}
+	return 0;
+}
+
+/* A string (or @include name) longer than MAX_LINE bytes, which may span
+ * lines, is refused as a long line is. */
+static ct_status check_string(const char *file, const struct walker *w,
+			      struct ct_error *err)
+{
+	char key[CT_CONFIG_PATH_LEN];
+
+	if ((w->t.kind != TK_STRING && w->t.kind != TK_INCLUDE) ||
+	    (size_t)(w->t.e - w->t.s) <= MAX_LINE)
+		return CT_OK;
+	return ct_error_set(err, CT_ERANGE,
+			    "%s:%u: %s: a string longer than %d bytes: libconfig's time grows with the square of its length, so it is refused unread",
+			    file, w->t.line, walk_path(w, key, sizeof(key)),
+			    MAX_LINE);
+}
+
+/* Counts the setting or element at the walker's token against b; the
+ * refusal names the key it reached. */
+static ct_status spend_value(const char *file, const struct walker *w,
+			     struct budget *b, struct ct_error *err)
+{
+	char key[CT_CONFIG_PATH_LEN];
+
+	if (!(w->assigned || w->element) || ++b->values <= MAX_VALUES)
+		return CT_OK;
+	return ct_error_set(err, CT_EFULL,
+			    "%s:%u: %s: more than %d settings and array elements in this configuration (its @include files counted): no valid one holds that many, refused unread",
+			    file, w->t.line, walk_path(w, key, sizeof(key)),
+			    MAX_VALUES);
+}
+
+/* One @include line: its file must be a readable regular file, then is
+ * scanned as deep as libconfig would go. */
+static ct_status follow_include(const char *file, const char *dir, int depth,
+				const struct tok *t, struct budget *b,
+				struct ct_error *err)
+{
+	char name[CT_CONFIG_PATH_LEN], full[CT_CONFIG_PATH_LEN + 8];
+	char shown[2 * CT_CONFIG_PATH_LEN];
+	const char *why, *esc;
+	ct_status st;
+	int n;
+
+	include_name(t->s, t->e, name, sizeof(name));
+	esc = ct_config_escape(name, 200, shown, sizeof(shown));
+	/* an absolute name is refused: libconfig 1.5 opens it under the
+	 * include directory ("/a.conf" as dir//a.conf), 1.7 as it is; the
+	 * rest of this reader would take it as it is */
+	if (name[0] == '/')
+		return ct_error_set(err, CT_EINVAL,
+				    "%s:%u: @include \"%s\": an absolute name is not supported (libconfig reads it under %s in one version and as it is in another): write it relative to %s",
+				    file, t->line, esc, dir, dir);
+	if (++b->includes > MAX_INCLUDES)
+		return ct_error_set(err, CT_EFULL,
+				    "%s:%u: @include \"%s\": more than %d @include lines followed in one configuration (a file included twice counts twice, with its own @include lines)",
+				    file, t->line, esc, MAX_INCLUDES);
+	n = snprintf(full, sizeof(full), "%s/%s", dir, name);
+	if (n < 0 || (size_t)n >= sizeof(full))
+		return ct_error_set(err, CT_ERANGE,
+				    "%s:%u: @include \"%.64s...\": file name too long",
+				    file, t->line, name);
+	if ((why = ct_config_open_problem(full, &st)) != NULL)
+		return ct_error_set(err, st,
+				    "%s:%u: cannot open include file \"%s\" (%s): %s",
+				    file, t->line, esc, full, why);
+	if (depth + 1 < MAX_INCLUDE_DEPTH)
+		return scan_includes(full, dir, depth + 1, b, err);
+	return CT_OK;
+}
+
+/* The byte-order mark, the @include lines and the budget of one file. */
+static ct_status scan_includes(const char *file, const char *dir, int depth,
+			       struct budget *b, struct ct_error *err)
+{
+	struct walker w;
 	char *text;
-	ct_status st = slurp(file, &text, NULL, err);
+	size_t n;
+	unsigned line;
+	ct_status st = slurp(file, &text, &n, err);
 
 	if (st != CT_OK)
 		return st;
@@ -496,43 +630,20 @@ static ct_status scan_includes(const char *file, const char *dir, int depth,
 				    "%s:1: the file starts with a UTF-8 byte-order mark (bytes EF BB BF), which libconfig cannot read: save it without one",
 				    file);
 	}
-	lx = (struct lexer){ text, 1, true };
-	for (lex_next(&lx, &t); st == CT_OK && t.kind != TK_END;
-	     lex_next(&lx, &t)) {
-		char name[CT_CONFIG_PATH_LEN], full[CT_CONFIG_PATH_LEN + 8];
-		char shown[2 * CT_CONFIG_PATH_LEN];
-		const char *why;
-		int n;
-
-		if (t.kind != TK_INCLUDE)
-			continue;
-		include_name(t.s, t.e, name, sizeof(name));
-		/* an absolute name is refused: libconfig 1.5 opens it under
-		 * the include directory ("/a.conf" as dir//a.conf), 1.7 as it
-		 * is; the rest of this reader would take it as it is */
-		if (name[0] == '/') {
-			st = ct_error_set(err, CT_EINVAL,
-					  "%s:%u: @include \"%s\": an absolute name is not supported (libconfig reads it under %s in one version and as it is in another): write it relative to %s",
-					  file, t.line,
-					  ct_config_escape(name, 200, shown,
-							   sizeof(shown)),
-					  dir, dir);
-			break;
-		}
-		n = snprintf(full, sizeof(full), "%s/%s", dir, name);
-		if (n < 0 || (size_t)n >= sizeof(full))
-			st = ct_error_set(err, CT_ERANGE,
-					  "%s:%u: @include \"%.64s...\": file name too long",
-					  file, t.line, name);
-		else if ((why = ct_config_open_problem(full, &st)) != NULL)
-			st = ct_error_set(err, st,
-					  "%s:%u: cannot open include file \"%s\" (%s): %s",
-					  file, t.line,
-					  ct_config_escape(name, 200, shown,
-							   sizeof(shown)),
-					  full, why);
-		else if (depth + 1 < MAX_INCLUDE_DEPTH)
-			st = scan_includes(full, dir, depth + 1, err);
+	if ((line = long_line(text, n)) != 0) {
+		free(text);
+		return ct_error_set(err, CT_ERANGE,
+				    "%s:%u: a line longer than %d bytes: libconfig's time grows with the square of a long token, so it is refused unread",
+				    file, line, MAX_LINE);
+	}
+	walk_init(&w, text);
+	while (st == CT_OK && walk_next(&w)) {
+		st = check_string(file, &w, err);
+		if (st == CT_OK)
+			st = w.t.kind == TK_INCLUDE
+				? follow_include(file, dir, depth, &w.t, b,
+						 err)
+				: spend_value(file, &w, b, err);
 	}
 	free(text);
 	return st;
@@ -541,7 +652,9 @@ static ct_status scan_includes(const char *file, const char *dir, int depth,
 ct_status ct_config_scan_includes(const char *file, const char *dir,
 				  struct ct_error *err)
 {
-	return scan_includes(file, dir, 0, err);
+	struct budget b = { 0, 0 };
+
+	return scan_includes(file, dir, 0, &b, err);
 }
 
 /* ---- after libconfig's "duplicate setting name" ---------------------- */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -419,6 +420,112 @@ static void test_include_syntax_error(void **state)
 /* @include of a missing file, a directory or an unreadable file: the
  * including file and line, the file as written and as opened, and why
  * (libconfig 1.5 exits the process on a directory). Nothing loads. */
+/* head, then line (with one %u: 0, 1, ..., or none) n times, then tail; the caller
+ * frees it. */
+static char *repeat_text(const char *head, const char *line, unsigned n,
+			 const char *tail)
+{
+	size_t cap = strlen(head) + strlen(tail) + (size_t)n * (strlen(line) + 10) + 1;
+	char *buf = malloc(cap);
+	size_t used;
+
+	assert_non_null(buf);
+	used = (size_t)snprintf(buf, cap, "%s", head);
+	for (unsigned i = 0; i < n; i++)
+		used += (size_t)snprintf(buf + used, cap - used, line, i);
+	snprintf(buf + used, cap - used, "%s", tail);
+	return buf;
+}
+
+/* Seconds on the monotonic clock. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Loads text, expecting st and want, within 10 s however slow the build
+ * (a sanitizer's included): libconfig's time grows with the square of a
+ * group's members and of a token's length, so these took minutes before
+ * the text was bounded ahead of it; refused now after reading at most
+ * 1024 settings, and a file that is only big (comments) loads. */
+static void assert_fast(char *text, ct_status st, const char *want)
+{
+	struct ct_settings s;
+	struct ct_error e;
+	const char *p;
+	double t0 = now_s();
+	ct_status got = load_text(text, &p, &s, &e);
+
+	if (got != st)
+		fail_msg("status %d, not %d: %s", (int)got, (int)st, e.msg);
+	if (want)
+		assert_msg_has(e, want);
+	if (now_s() - t0 > 10)
+		fail_msg("%.1f s to load %zu bytes (%s)", now_s() - t0,
+			 strlen(text), want ? want : "accepted");
+	free(text);
+}
+
+static void test_big_files_refused_fast(void **state)
+{
+	/* 200,000 keys in one open map, at the top, in one array */
+	assert_fast(repeat_text("frontier = {\n types = {\n", "  t%u = 1.0;\n",
+				200000, " };\n};\n"),
+		    CT_EFULL, ":1025: frontier.types.t1022: more than 1024 settings and array elements in this configuration");
+	assert_fast(repeat_text("", "k%u = 1;\n", 200000, ""), CT_EFULL,
+		    ":1025: k1024: more than 1024 settings");
+	assert_fast(repeat_text("x = [\n", "%u,\n", 200000, "0];\n"), CT_EFULL,
+		    ":1025: x: more than 1024 settings");
+	/* 200,000 comment lines: read, and fast */
+	assert_fast(repeat_text("", "# comment %u\n", 200000,
+				"frontier = { queue = { burst = 6; }; };\n"),
+		    CT_OK, NULL);
+	/* one long token: a 4 MB string, a 4 MB comment line */
+	assert_fast(repeat_text("classes = { p0 = \"", "x\n", 2000000,
+				"\"; };\n"),
+		    CT_ERANGE, ":1: classes.p0: a string longer than 8192 bytes");
+	assert_fast(repeat_text("classes = { p0 = 90.0; }; #", "xx",
+				2000000, "\n"),
+		    CT_ERANGE, ":1: a line longer than 8192 bytes");
+}
+
+/* A file that includes the next one 8 times, 7 deep: libconfig would read
+ * 8^7 files; refused at the 33rd @include. */
+static void test_include_fan_out_bounded(void **state)
+{
+	char name[16];
+	double t0;
+
+	for (int i = 0; i < 8; i++) {
+		char *text;
+
+		snprintf(name, sizeof(name), "f%d.conf", i);
+		text = i == 7 ? strdup("# leaf\n")
+			      : repeat_text("", "@include \"fX.conf\" #%u\n", 8, "");
+		assert_non_null(text);
+		for (char *x = text; (x = strstr(x, "fX")) != NULL; x++)
+			x[1] = (char)('0' + i + 1);
+		tmp_write(name, text);
+		free(text);
+	}
+	t0 = now_s();
+	{
+		struct ct_settings s;
+		struct ct_error e;
+		char path[CT_CONFIG_PATH_LEN];
+
+		snprintf(path, sizeof(path), "%s/f0.conf", tmp.dir);
+		memset(&e, 0, sizeof(e));
+		assert_int_equal(ct_config_load_file(path, &s, &e), CT_EFULL);
+		assert_msg_has(e, "f5.conf:4: @include \"f6.conf\": more than 32 @include lines followed in one configuration");
+	}
+	if (now_s() - t0 > 10)
+		fail_msg("%.1f s to refuse 8^7 includes", now_s() - t0);
+}
+
 static void test_include_cannot_open(void **state)
 {
 	struct ct_settings s, before;
@@ -1512,6 +1619,8 @@ int main(void)
 		T(test_include_error_names_included_file),
 		T(test_include_cannot_open),
 		T(test_byte_order_mark),
+		T(test_big_files_refused_fast),
+		T(test_include_fan_out_bounded),
 		T(test_include_syntax_error),
 		T(test_syntax_error),
 		T(test_missing_explicit_file),
