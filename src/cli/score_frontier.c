@@ -2,7 +2,29 @@
 #include <stdio.h>
 
 #include "crawltop/frontier.h"
+#include "crawltop/number.h"
 #include "score.h"
+
+/* The input ranges, the store's too (crawltop.score_input_spec): a bias
+ * that dwarfs the type weights (0..25) and depths would decide the order
+ * alone, and far out it swamps every other term in a double (-1e308 gave
+ * score 100); a count or a cost above 1e12 is no measurement. */
+#define BIAS_MAX 1e6
+#define COUNT_MAX 1e12
+
+/* "name = value: must be lo..hi" into err unless lo <= v <= hi; -1 then. */
+static int in_range(const char *name, double v, double lo, double hi,
+		    char err[JIN_ERR])
+{
+	char a[CT_NUMBER_BUF], b[CT_NUMBER_BUF], c[CT_NUMBER_BUF];
+
+	if (v >= lo && v <= hi)
+		return 0;
+	snprintf(err, JIN_ERR, "%s = %s: must be %s..%s", name,
+		 ct_number_format(v, a), ct_number_format(lo, b),
+		 ct_number_format(hi, c));
+	return -1;
+}
 
 /* The "meta" object's fields into fi; -1 with a message in err. */
 static int read_meta(const struct jin_doc *in, struct ct_frontier_input *fi,
@@ -14,7 +36,9 @@ static int read_meta(const struct jin_doc *in, struct ct_frontier_input *fi,
 	return jin_only(in, "meta", fields, err) ||
 	       jin_string(in, "meta.discoveryMethod", &fi->discovery_method, &p, err) ||
 	       jin_number(in, "meta.knowledgeReuse", &fi->knowledge_reuse, &p, err) ||
-	       jin_number(in, "meta.estimatedCostMs", &fi->estimated_cost_ms, &p, err)
+	       jin_number(in, "meta.estimatedCostMs", &fi->estimated_cost_ms, &p, err) ||
+	       (p && in_range("meta.estimatedCostMs", fi->estimated_cost_ms, 0,
+			      COUNT_MAX, err))
 		? -1 : 0;
 }
 
@@ -63,6 +87,10 @@ int frontier_input_read(const struct jin_doc *in,
 		return -1;
 	}
 	fi.depth = (int)depth;
+	if (in_range("bias", fi.bias, -BIAS_MAX, BIAS_MAX, err) ||
+	    in_range("clusterOccurrences", (double)fi.cluster_occurrences, 0,
+		     COUNT_MAX, err))
+		return -1;
 	if ((has_meta && read_meta(in, &fi, err)) ||
 	    (has_gap && read_gap(in, &fi, err)))
 		return -1;

@@ -187,6 +187,22 @@ out=$(echo '{"url":"u","gap":{"confidence":2}}' | "$CT" score frontier)
 ok_match "frontier: gap confidence 2 refused" "$out" '^\{"line":1,"error":".*confidence'
 out=$(echo '{"url":"u","clusterOccurrences":-1}' | "$CT" score frontier)
 ok_match "frontier: negative cluster count refused" "$out" '^\{"line":1,"error":'
+# every numeric input has a range, the store's (score_input_spec): the
+# most negative double as a bias gave score 100, class P0
+out=$(echo '{"url":"u","bias":-1.7976931348623157e308}' | "$CT" score frontier)
+ok_eq "frontier: bias -1.8e308 refused" "$out" \
+	'{"line":1,"error":"bias = -1.7976931348623157e+308: must be -1000000..1000000"}'
+out=$(printf '%s\n' '{"url":"u","bias":1000000.5}' '{"url":"u","bias":-1000000}' | "$CT" score frontier)
+ok_eq "frontier: bias just past 1e6 refused" "$(printf '%s\n' "$out" | sed -n 1p)" \
+	'{"line":1,"error":"bias = 1000000.5: must be -1000000..1000000"}'
+ok_match "frontier: bias -1e6 scored" "$(printf '%s\n' "$out" | sed -n 2p)" \
+	'^\{"url":"u","priority":-999988,'
+out=$(echo '{"url":"u","clusterOccurrences":1000000000001}' | "$CT" score frontier)
+ok_eq "frontier: cluster count above 1e12 refused" "$out" \
+	'{"line":1,"error":"clusterOccurrences = 1000000000001: must be 0..1000000000000"}'
+out=$(echo '{"url":"u","meta":{"estimatedCostMs":1e13}}' | "$CT" score frontier)
+ok_eq "frontier: cost above 1e12 ms refused" "$out" \
+	'{"line":1,"error":"meta.estimatedCostMs = 10000000000000: must be 0..1000000000000"}'
 out=$(echo '{"url":"u","classification":"planet"}' | "$CT" score frontier)
 ok_match "frontier: unknown classification refused" "$out" "unknown class 'planet'"
 
