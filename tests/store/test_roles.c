@@ -433,7 +433,8 @@ static void grants_are_complete_and_public_has_none(void **state)
 		"'notify_settings', 'notify_jobs', 'settings_check_row', "
 		"'append_only', 'refs_keep', 'pages_refs_check', "
 		"'tasks_refs_check', 'jobs_delete_tasks', 'jobs_truncate_tasks', "
-		"'jobs_keep_id', 'jobs_name_not_number', 'lock_job') AND NOT (has_function_privilege("
+		"'jobs_keep_id', 'jobs_name_not_number', 'lock_job', "
+		"'enqueue_batch') AND NOT (has_function_privilege("
 		"'crawltop_viewer', p.oid, 'EXECUTE') OR has_function_privilege("
 		"'crawltop_operator', p.oid, 'EXECUTE') OR has_function_privilege("
 		"'crawltop_worker', p.oid, 'EXECUTE'))", 0, NULL);
@@ -455,7 +456,8 @@ static void grants_are_complete_and_public_has_none(void **state)
 		     "FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
 		     "WHERE n.nspname = 'crawltop' AND p.prosecdef", 0, NULL);
 	assert_string_equal(t, "adjust_scores,apply_sitemap_priorities,claim,"
-			    "compact_counts,complete,create_job,enqueue,fail,"
+			    "compact_counts,complete,create_job,enqueue,"
+			    "enqueue_batch,fail,"
 			    "jobs_delete_tasks,"
 			    "lock_job,rank_apply,rank_lock,reap_expired,"
 			    "rebuild_counts,record_run_manifest,release,"
