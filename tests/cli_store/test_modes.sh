@@ -30,21 +30,20 @@ trap 'rm -rf "$T"' EXIT
 	done
 } >"$T/site.tsv"
 
-MODES="hierarchy frontier discovery freshness importance fifo"
-
-# through JOB START: simulate JOB created in mode START in the background,
-# switch it through every mode (twice) while it runs, then wait for it
+# through JOB START MODES: simulate JOB created in mode START in the
+# background, switch it through MODES (twice) while it runs, then wait for
+# it. The first switch comes while the crawlers still find new pages.
 through() {
-	local job=$1 start=$2 pid rc m n=0
+	local job=$1 start=$2 modes=$3 pid rc m n=0
 	"$CT" simulate --graph "$T/site.tsv" --job "$job" --mode "$start" \
-		--workers 2 --latency-ms 15 >"$T/$job.out" 2>&1 &
+		--workers 2 --latency-ms 30 >"$T/$job.out" 2>&1 &
 	pid=$!
 	# the job exists once simulate has created it
 	for _ in $(seq 100); do
 		[ -n "$(q "SELECT id FROM crawltop.jobs WHERE name = '$job'")" ] && break
 		sleep 0.1
 	done
-	for m in $MODES $MODES; do
+	for m in $modes $modes; do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.4
 		"$CT" job set-mode "$job" "$m" >>"$T/$job.modes" 2>&1 && n=$((n + 1))
@@ -64,8 +63,8 @@ through() {
 		   FROM crawltop.jobs j JOIN crawltop.tasks t ON t.job_id = j.id
 		   WHERE j.name = '$job' GROUP BY j.id")" "259 259 0 0 0"
 }
-through from-fifo fifo
-through from-frontier frontier
+through from-fifo fifo "frontier hierarchy discovery freshness importance fifo"
+through from-frontier frontier "hierarchy fifo discovery freshness importance frontier"
 
 # ---- provisional scores are the engine's ----------------------------------
 # enq JOB PATHS-ARRAY DEPTH TYPE METHOD: enqueue without scores, as a
