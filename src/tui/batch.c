@@ -73,8 +73,13 @@ int tui_print_text(const struct tui *t, FILE *f)
 	struct tm_totals tt;
 	tm_totals(m, t->focus, &tt);
 	const struct tm_job *fj = t->focus ? tm_job_by_id(m, t->focus) : NULL;
-	if (fj)
-		fprintf(f, "Focus:    job %" PRId64 " %s\n", fj->id, fj->name);
+	if (fj) {
+		/* a job name is store text: shown as the table shows it */
+		char fn[4 * 128 + 8];
+		fprintf(f, "Focus:    job %" PRId64 " %s\n", fj->id,
+			tx_fit(fn, sizeof fn, fj->name, 128, t->utf8,
+			       NULL));
+	}
 	fprintf(f, "Tasks:    pending %lld, running %lld, retrying %lld, "
 		"completed %lld, failed %lld, skipped %lld; claims/s %.2f, "
 		"completions/s %.2f, ETA %s\n", tt.pending, tt.running,

@@ -56,6 +56,13 @@ for cmd in "rank --job 2" "stats --ranking" "stats"; do
 	ok_eq "$cmd (a ranked job): no raw ESC or BEL" "$(raw "$OUT")" 0
 	ok_match "$cmd (a ranked job): the name shown escaped" "$OUT" "${SHOWN}2"
 done
+# the dashboard as text, focused on the job (its Focus line) and not
+run top -b -n 1 -j 1
+ok_eq "top -b -j (the Focus line): no raw ESC or BEL" "$(raw "$OUT")" 0
+ok_match "top -b -j: the Focus line names the job, control characters as '?'" "$OUT" \
+	'Focus: +job 1 evil\?\]0;pwned\?\?\[2J1'
+run top -b -n 1
+ok_eq "top -b: no raw ESC or BEL" "$(raw "$OUT")" 0
 run stats --json
 ok_eq "stats --json: no raw ESC or BEL" "$(raw "$OUT")" 0
 ok_match "stats --json: JSON's escapes" "$OUT" '"name":"evil\\u001[bB]\]0;pwned\\u0007\\u001[bB]\[2J1"'
