@@ -414,8 +414,8 @@ static ct_status parse_error(const config_t *cf, const char *main_path,
 			    file, line, key[0] ? " " : "", key);
 }
 
-/* Check the @include lines, parse with libconfig, refuse wrapped integers,
- * then walk the tree. */
+/* Check the @include lines, parse with libconfig, refuse wrapped integers
+ * and floats a double cannot hold, then walk the tree. */
 ct_status ct_config_read_file(struct ct_config *c, const char *path,
 			      struct ct_error *err)
 {
@@ -465,7 +465,7 @@ ct_status ct_config_read_file(struct ct_config *c, const char *path,
 		st = scan_files(&r, config_root_setting(&cf));
 	for (size_t i = 0; st == CT_OK && i < c->n_files; i++)
 		if (touched[i])
-			st = ct_config_scan_int_literals(c->files[i], err);
+			st = ct_config_scan_literals(c->files[i], err);
 	if (st == CT_OK)
 		st = read_group(&r, config_root_setting(&cf), "");
 	config_destroy(&cf);

@@ -13,8 +13,11 @@
  * 99999999999999999999L is clamped to 2^63 - 1 and 0x1ffffffffffffffffL
  * becomes -1. This scans the text of `file` (comments and strings skipped)
  * and refuses such a literal: CT_ERANGE "file:line: key = literal: rule
- * (libconfig would read it as N)". CT_EIO when the file cannot be read. */
-ct_status ct_config_scan_int_literals(const char *file, struct ct_error *err);
+ * (libconfig would read it as N)". So is a non-zero float literal that
+ * strtod reads as 0 or a subnormal: "file:line: key = 1e-400: too small
+ * for a double: it would read as 0 (...)". CT_EIO when the file cannot be
+ * read. */
+ct_status ct_config_scan_literals(const char *file, struct ct_error *err);
 
 /* Run before libconfig reads `file`: every @include line of it (and of the
  * files it includes, as deep as libconfig goes) must name a readable

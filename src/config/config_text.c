@@ -13,16 +13,21 @@
  *     and the text is bounded (settings, @include lines, line and string
  *     lengths) so that libconfig's quadratic parts stay small: reading a
  *     configuration takes time linear in its size;
- *   - after: integer literals libconfig would wrap or clamp are refused;
+ *   - after: integer literals libconfig would wrap or clamp, and float
+ *     literals a double cannot hold (1e-400 reads as 0), are refused;
  *   - on libconfig's "duplicate setting name": which key it was. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include <crawltop/number.h>
 
 #include "config.h"
 #include "config_private.h"
@@ -470,7 +475,27 @@ static const char *literal_problem(const char *s, const char *e,
 		   : (wide ? "does not fit in 64 bits" : "does not fit in 32 bits");
 }
 
-ct_status ct_config_scan_int_literals(const char *file, struct ct_error *err)
+/* Checks one float literal [s, e): NULL unless it underflows, else why,
+ * with what libconfig reads into *got. strtod (which libconfig calls)
+ * gives 0 or a subnormal for a non-zero literal below DBL_MIN in
+ * magnitude, which the settings rules refuse (the JSON reader and the
+ * store's setting_number_fault alike); past DBL_MAX it gives +-inf, which
+ * the range of every key refuses with its own words. */
+static const char *float_problem(const char *s, const char *e, double *got)
+{
+	char tmp[96];
+	const char *p = *s == '+' ? s + 1 : s;
+
+	if (e - p >= (ptrdiff_t)sizeof(tmp))
+		return NULL;  /* not a number this long: libconfig's syntax */
+	memcpy(tmp, p, (size_t)(e - p));
+	tmp[e - p] = '\0';
+	if (ct_number_read(tmp, true, got) != CT_ERANGE || isinf(*got))
+		return NULL;
+	return "too small for a double";
+}
+
+ct_status ct_config_scan_literals(const char *file, struct ct_error *err)
 {
 	struct walker w;
 	char *text;
@@ -480,10 +505,21 @@ ct_status ct_config_scan_int_literals(const char *file, struct ct_error *err)
 		return st;
 	walk_init(&w, text);
 	while (walk_next(&w)) {
-		char key[CT_CONFIG_PATH_LEN];
+		char key[CT_CONFIG_PATH_LEN], num[CT_NUMBER_BUF];
 		const char *why, *fix;
 		long long got;
+		double d;
 
+		if (w.t.kind == TK_FLOAT &&
+		    (why = float_problem(w.t.s, w.t.e, &d)) != NULL) {
+			st = ct_error_set(err, CT_ERANGE,
+					  "%s:%u: %s = %.*s: %s: it would read as %s (a number other than 0 must be at least 2.2250738585072014e-308 in magnitude: write 0 or a larger number)",
+					  file, w.t.line,
+					  walk_path(&w, key, sizeof(key)),
+					  (int)(w.t.e - w.t.s), w.t.s, why,
+					  ct_number_format(d, num));
+			break;
+		}
 		if (w.t.kind != TK_INT ||
 		    !(why = literal_problem(w.t.s, w.t.e, &got, &fix)))
 			continue;

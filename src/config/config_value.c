@@ -5,6 +5,8 @@
  * JSON ones; both hand every value here through struct ct_value_ops, so
  * a type or range rule and its words exist once. The walk, and how a
  * message names the value's place, stay with them. */
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -81,7 +83,7 @@ static ct_status read_number(const struct ct_value_reader *r, const void *node,
 			     bool need_whole, double min, double max,
 			     unsigned flags, double *d, long long *i)
 {
-	char rule[128];
+	char rule[192];
 
 	if (v->kind != CT_VALUE_NUMBER)
 		return fail_type(r, node, path,
@@ -89,9 +91,13 @@ static ct_status read_number(const struct ct_value_reader *r, const void *node,
 	if (need_whole && !v->whole)
 		return ct_value_fail(r, node, path, CT_EINVAL,
 				     "must be a whole number (no decimal point)");
-	if (v->unheld) {
+	/* a subnormal (0 < |x| < DBL_MIN) is refused as the store's
+	 * setting_number_fault refuses it: it reads with lost precision, and
+	 * the literal that gave it was most likely meant otherwise */
+	if (v->unheld || (v->d != 0 && fabs(v->d) < DBL_MIN)) {
 		snprintf(rule, sizeof(rule), "a double cannot hold it (it "
-			 "would read as %g)", v->d);
+			 "would read as %g; a number other than 0 must be at "
+			 "least 2.2250738585072014e-308 in magnitude)", v->d);
 		return ct_value_fail(r, node, path, CT_ERANGE, rule);
 	}
 	*d = need_whole ? (double)v->i : v->d;

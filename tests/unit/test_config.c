@@ -863,6 +863,36 @@ static void test_out_of_range(void **state)
 }
 
 /* libconfig 1.5 would wrap these; they are refused instead. */
+/* A float literal a double cannot hold is refused with its file, line
+ * and key: 1e-400 read as 0 (here a class bound of 0, or a type weight of
+ * 0 without a word), 1e-310 as a subnormal; 0 written small and the
+ * smallest normal double are numbers. */
+static void test_float_underflow_refused(void **state)
+{
+	struct ct_settings s;
+	struct ct_error e;
+	const char *p;
+	char want[CT_CONFIG_PATH_LEN + 128];
+
+	assert_refused("classes = {\n p2 = 1e-400;\n};\n", CT_ERANGE, 2,
+		       "classes.p2 = 1e-400: too small for a double: it would read as 0 (a number other than 0 must be at least 2.2250738585072014e-308 in magnitude: write 0 or a larger number)");
+	assert_refused("frontier = { types = { hub = -1.5e-400; }; };\n",
+		       CT_ERANGE, 1,
+		       "frontier.types.hub = -1.5e-400: too small for a double: it would read as -0");
+	assert_refused("classes = { p2 = 1e-310; };\n", CT_ERANGE, 1,
+		       "classes.p2 = 1e-310: too small for a double: it would read as 1e-310");
+	tmp_write("small.conf", "\nfreshness = { hub = 2E-999; };\n");
+	assert_int_equal(load_text("@include \"small.conf\"\n", &p, &s, &e),
+			 CT_ERANGE);
+	snprintf(want, sizeof(want), "%s/small.conf:2: freshness.hub = 2E-999: too small for a double", tmp.dir);
+	assert_msg_has(e, want);
+	assert_int_equal(load_text("classes = { p2 = 0.0e-400; };\n"
+				   "freshness = { topic_high = 2.2250738585072014e-308; };\n",
+				   &p, &s, &e), CT_OK);
+	assert_true(s.classes.p2 == 0);
+	assert_true(s.freshness.topic_high == 2.2250738585072014e-308);
+}
+
 static void test_integer_wrap_refused(void **state)
 {
 	static const struct {
@@ -1628,6 +1658,7 @@ int main(void)
 		T(test_unknown_key),
 		T(test_out_of_range),
 		T(test_integer_wrap_refused),
+		T(test_float_underflow_refused),
 		T(test_bounds_strictly_decreasing),
 		T(test_other_order_rules),
 		T(test_alias_and_tokens),
