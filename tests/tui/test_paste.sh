@@ -183,7 +183,7 @@ ok_eq "suspended: bracketed paste is off" \
 	"$(printf '%s\n' "$SCREEN" | grep -c '20[01]~')" 0
 tm_keys C-c
 tm_wait '^\$ ?$' 5
-tm_run "clear; fg"
+tm_run "clear; fg; echo exit=\$?"
 ok_screen "fg: the console is back" 'Jobs 3 of 3'
 select_job beta
 ok_screen "fg: beta selected" '▶ +2 beta'
@@ -191,6 +191,7 @@ paste_text '[['
 ok_screen "fg: a paste is a paste again" 'paste ignored: not in a prompt'
 ok_unchanged "fg: no priority lowered"
 tm_keys q
-ok_screen "q after fg: the shell is back" '^\$ ?$'
+ok_screen "q after fg: the console ends with status 0 (and no sanitizer report)" \
+	'^exit=0$'
 
 done_testing
