@@ -183,3 +183,4 @@ BEGIN
 			'crawltop_operator, crawltop_worker', f);
 	END LOOP;
 END $$;
+

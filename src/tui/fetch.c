@@ -17,9 +17,15 @@
 
 enum {
 	Q_ROLE = 1, Q_JOBS, Q_CELLS, Q_RATE, Q_NEXT, Q_AUDIT, Q_SETTINGS,
+	Q_REAP = 100,
 	Q_ACT = 1000, /* + act_seq % 8 */
 };
 
+/* Before each refresh of a session that may change jobs: expired leases
+ * back to pending (or failed, or skipped), as the next claim would, so
+ * that a job whose crawlers are gone is not shown running on a lease that
+ * ran out. One probe of the lease index when none has (0005). */
+static const char SQL_REAP[] = "SELECT crawltop.reap_expired(100)";
 /* The queries of one refresh: their columns are what model.c reads. */
 static const char SQL_JOBS[] =
 	"SELECT job_id, name, domain, mode, priority, status, total_pages, "
@@ -171,6 +177,14 @@ static void start_refresh(struct tui *t, double now)
 	t->refresh_failed = 0;
 	t->refresh_again = 0;
 	t->refreshing = 0;
+	if (t->model.can_change && !t->opts.readonly &&
+	    !ct_aconn_standby(t->ac)) {
+		struct ct_error err;
+		/* its result is not the refresh's: not counted, not waited for
+		 * (the connection runs it before the queries below) */
+		(void)ct_aconn_send(t->ac, Q_REAP, "expired leases", SQL_REAP,
+				    0, NULL, &err);
+	}
 	send_q(t, Q_JOBS, "dashboard jobs", SQL_JOBS, 0, NULL);
 	const char *p1[] = {jobp};
 	send_q(t, Q_CELLS, "dashboard cells", SQL_CELLS, 1, p1);
@@ -273,6 +287,8 @@ static void dispatch(struct tui *t, struct ct_arows *r, double now)
 		tm_load_role(&t->model, r);
 		return;
 	}
+	if (r->tag == Q_REAP) /* a refusal (an older store) changes nothing */
+		return;
 	if (r->tag == Q_SETTINGS) {
 		tws_loaded(t, r);
 		t->settings_loading = 0;

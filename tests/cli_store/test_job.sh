@@ -560,4 +560,28 @@ ok_eq "no answer, connect_timeout=2 in the DSN: exit 1" "$RC2" 1
 ok_eq "no answer, connect_timeout=2 in the DSN: the DSN's timeout wins" \
 	"$(( (t2 - t1) / 1000000000 <= 6 ))" 1
 
+# ---- an operator's console takes expired leases back ----------------------
+# a crawler claimed and vanished: its leases ran out, nobody claims. The
+# console (top -b: the same refresh) of an operator returns them as a
+# claim would (0018), so the job is not shown running; a read-only one
+# (-r) changes nothing.
+"$CT" job create gone --domain gone.example --mode fifo >/dev/null
+"$CT" enqueue --job gone --urls <(printf '/a\n/b\n') >/dev/null
+gid=$(q "SELECT id FROM crawltop.jobs WHERE name = 'gone'")
+q "SELECT count(*) FROM crawltop.claim('vanished', 2, $gid, 0.05)" >/dev/null
+sleep 0.3
+gone_counts() { "$CT" job list | awk -v id="$gid" '$1 == id { print $8, $9 }'; }
+ok_eq "vanished crawler: its tasks shown running (pending running)" "$(gone_counts)" "0 2"
+run top -r -b -n 3 -i 0.5 -j gone
+ok_eq "a read-only console: exit 0" "$RC" 0
+ok_eq "a read-only console takes nothing back" "$(gone_counts)" "0 2"
+run top -b -n 3 -i 0.5 -j gone
+ok_eq "an operator's console: exit 0" "$RC" 0
+ok_match "an operator's console: its last frame shows them pending" \
+	"$(printf '%s' "$OUT" | grep '^Tasks:' | tail -1)" '^Tasks: +pending 2, running 0,'
+ok_eq "an operator's console took the expired leases back (pending running)" "$(gone_counts)" "2 0"
+ok_eq "... as an expiry each, no retry used" \
+	"$(q "SELECT string_agg(status || ' ' || expiries || ' ' || retry_count, ',') FROM crawltop.tasks WHERE job_id = $gid")" \
+	"pending 1 0,pending 1 0"
+
 done_testing
