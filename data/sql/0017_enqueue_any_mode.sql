@@ -183,4 +183,3 @@ BEGIN
 			'crawltop_operator, crawltop_worker', f);
 	END LOOP;
 END $$;
-
