@@ -25,7 +25,9 @@ ct_status ct_config_scan_literals(const char *file, struct ct_error *err);
  * cannot open include file "name" (path): reason" (CT_ENOENT when missing,
  * CT_EIO otherwise). libconfig 1.5 would say no more than "cannot open
  * include file", and for a directory exits the process. A file that starts
- * with a UTF-8 byte-order mark is CT_EINVAL, said so. A configuration whose
+ * with a UTF-8 byte-order mark is CT_EINVAL, said so, as is a file owned
+ * by another user than the running one or root, or writable by others or
+ * by a group other than its owner's private one. A configuration whose
  * size would make libconfig's time grow with its square is refused unread:
  * more than 1024 settings and array elements, or 32 @include lines followed
  * (CT_EFULL), a line or a string over 8192 bytes (CT_ERANGE). */

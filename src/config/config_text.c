@@ -7,8 +7,9 @@
  * (decimal, 0x hexadecimal, an optional L or LL suffix) and @include at
  * the start of a line. A walker on top of it follows groups, lists and
  * arrays, so every token knows the dotted key it belongs to. On it:
- *   - before libconfig parses: every @include must name a readable regular
- *     file (libconfig 1.5 opens a directory and then exits the process
+ *   - before libconfig parses: no file may be writable by anyone but its
+ *     owner, the running user or root; every @include must name a
+ *     readable regular file (libconfig 1.5 opens a directory and then exits the process
  *     from its flex scanner), no file may start with a byte-order mark,
  *     and the text is bounded (settings, @include lines, line and string
  *     lengths) so that libconfig's quadratic parts stay small: reading a
@@ -18,6 +19,7 @@
  *   - on libconfig's "duplicate setting name": which key it was. */
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -25,7 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <crawltop/number.h>
 
@@ -139,6 +143,57 @@ const char *ct_config_open_problem(const char *path, ct_status *st)
 	fclose(f);
 	*st = CT_OK;
 	return NULL;
+}
+
+/* Whether gid is owner's private group: the owner's primary group, named
+ * as the owner, with no other member (the Debian and Ubuntu convention,
+ * under which files are made group-writable by umask 002); then its
+ * members are the owner alone. */
+static bool private_group(uid_t owner, gid_t gid)
+{
+	const struct passwd *pw = getpwuid(owner);
+	const struct group *gr;
+	char name[256];
+
+	if (!pw || pw->pw_gid != gid ||
+	    snprintf(name, sizeof(name), "%s", pw->pw_name) >= (int)sizeof(name))
+		return false;
+	gr = getgrgid(gid);
+	if (!gr || strcmp(gr->gr_name, name) != 0)
+		return false;
+	for (char *const *m = gr->gr_mem; *m; m++)
+		if (strcmp(*m, name) != 0)
+			return false;
+	return true;
+}
+
+/* A configuration decides what crawltop does, so, as ssh's StrictModes
+ * does for its files, one that someone else could change is refused, not
+ * read with a warning: it must belong to the running user or root, and be
+ * writable by no one else (group-writable only for the owner's private
+ * group). A symbolic link is judged by the file it names. */
+static ct_status check_trusted(const char *file, struct ct_error *err)
+{
+	struct stat sb;
+	unsigned mode;
+
+	if (stat(file, &sb) != 0)
+		return ct_error_set(err, errno == ENOENT ? CT_ENOENT : CT_EIO,
+				    "%s: %s", file, strerror(errno));
+	mode = (unsigned)sb.st_mode & 07777;
+	if (sb.st_uid != 0 && sb.st_uid != geteuid())
+		return ct_error_set(err, CT_EINVAL,
+				    "%s is owned by uid %u, neither you (uid %u) nor root: refusing it, as its owner could change what crawltop does; use a copy of your own",
+				    file, (unsigned)sb.st_uid, (unsigned)geteuid());
+	if (mode & S_IWOTH)
+		return ct_error_set(err, CT_EINVAL,
+				    "%s is writable by others (mode %04o): refusing it, as anyone could change what crawltop does; chmod go-w %s",
+				    file, mode, file);
+	if ((mode & S_IWGRP) && !private_group(sb.st_uid, sb.st_gid))
+		return ct_error_set(err, CT_EINVAL,
+				    "%s is writable by its group (gid %u, mode %04o): refusing it, as the group's members could change what crawltop does; chmod g-w %s",
+				    file, (unsigned)sb.st_gid, mode, file);
+	return CT_OK;
 }
 
 /* ---- the lexer ------------------------------------------------------ */
@@ -656,7 +711,10 @@ static ct_status scan_includes(const char *file, const char *dir, int depth,
 	char *text;
 	size_t n;
 	unsigned line;
-	ct_status st = slurp(file, &text, &n, err);
+	ct_status st = check_trusted(file, err);
+
+	if (st == CT_OK)
+		st = slurp(file, &text, &n, err);
 
 	if (st != CT_OK)
 		return st;

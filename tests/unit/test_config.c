@@ -526,6 +526,58 @@ static void test_include_fan_out_bounded(void **state)
 		fail_msg("%.1f s to refuse 8^7 includes", now_s() - t0);
 }
 
+/* A file someone else could change is refused, the main file and an
+ * @include alike, naming the file, why and the remedy: writable by others,
+ * by a group that is not the owner's private one, or owned by another
+ * user (those two need root to set up). Mode 0644 passes, and root's
+ * files pass for anyone. */
+static void test_untrusted_file_refused(void **state)
+{
+	struct ct_settings s;
+	struct ct_error e;
+	const char *p, *part;
+	char want[2 * CT_CONFIG_PATH_LEN + 64];
+
+	assert_int_equal(load_text("classes = { p2 = 30.0; };\n", &p, &s, &e),
+			 CT_OK);
+	assert_int_equal(chmod(p, 0666), 0);
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(ct_config_load_file(p, &s, &e), CT_EINVAL);
+	snprintf(want, sizeof(want), "%s is writable by others (mode 0666): refusing it, as anyone could change what crawltop does; chmod go-w %s", p, p);
+	assert_msg_has(e, want);
+	assert_int_equal(chmod(p, 0644), 0);
+
+	part = tmp_write("part.conf", "classes = { p2 = 30.0; };\n");
+	assert_int_equal(chmod(part, 0602), 0);
+	assert_int_equal(load_text("@include \"part.conf\"\n", &p, &s, &e),
+			 CT_EINVAL);
+	snprintf(want, sizeof(want), "%s/part.conf is writable by others (mode 0602)", tmp.dir);
+	assert_msg_has(e, want);
+	assert_int_equal(chmod(part, 0644), 0);
+	assert_int_equal(load_text("@include \"part.conf\"\n", &p, &s, &e),
+			 CT_OK);
+	assert_true(s.classes.p2 == 30.0);
+
+	if (geteuid() != 0)
+		return;
+	/* root's private group "root" may write; nogroup may not */
+	assert_int_equal(chmod(part, 0664), 0);
+	assert_int_equal(chown(part, 0, 0), 0);
+	assert_int_equal(load_text("@include \"part.conf\"\n", &p, &s, &e),
+			 CT_OK);
+	assert_int_equal(chown(part, 0, 65534), 0);
+	assert_int_equal(load_text("@include \"part.conf\"\n", &p, &s, &e),
+			 CT_EINVAL);
+	snprintf(want, sizeof(want), "%s/part.conf is writable by its group (gid 65534, mode 0664): refusing it, as the group's members could change what crawltop does; chmod g-w %s/part.conf", tmp.dir, tmp.dir);
+	assert_msg_has(e, want);
+	assert_int_equal(chmod(part, 0644), 0);
+	assert_int_equal(chown(part, 65534, 65534), 0);
+	assert_int_equal(load_text("@include \"part.conf\"\n", &p, &s, &e),
+			 CT_EINVAL);
+	snprintf(want, sizeof(want), "%s/part.conf is owned by uid 65534, neither you (uid 0) nor root: refusing it, as its owner could change what crawltop does", tmp.dir);
+	assert_msg_has(e, want);
+}
+
 static void test_include_cannot_open(void **state)
 {
 	struct ct_settings s, before;
@@ -1651,6 +1703,7 @@ int main(void)
 		T(test_byte_order_mark),
 		T(test_big_files_refused_fast),
 		T(test_include_fan_out_bounded),
+		T(test_untrusted_file_refused),
 		T(test_include_syntax_error),
 		T(test_syntax_error),
 		T(test_missing_explicit_file),
