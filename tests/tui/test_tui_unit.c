@@ -1052,7 +1052,7 @@ static void settings_json_refusals(void **state)
 		/* a double cannot hold it (it read as 0, inside the range) */
 		{"{\"discovery\": {\"weights\": {\"topic_boost\": 1e-400}}}",
 		 "discovery.weights.topic_boost = 1e-400: a double cannot hold "
-		 "it (it would read as 0)"},
+		 "it (it would read as 0"},
 		{"[1]", "the settings must be a JSON object, not an array"},
 		{"{\"classes\": ", "crawltop.settings:7: not JSON"},
 	};
