@@ -33,7 +33,7 @@ SELECT crawltop.enqueue(2, ARRAY['/a', '/b', '/c', '/d', '/e'], 'link',
 	NULL, 1, 'article', 'link');
 SELECT crawltop.enqueue(3, ARRAY['/x', '/y'], 'manual', NULL, NULL, 'hub',
 	'search');
-SELECT count(*) FROM crawltop.claim('w1', 2, 1);
+SELECT count(*) FROM crawltop.claim('w1', 2, 1, 3600);
 EOF
 		echo "Bail out! seeding the database failed"
 		exit 1

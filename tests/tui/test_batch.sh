@@ -73,6 +73,9 @@ ok_eq "--json -n 2: one line per snapshot" "$(printf '%s\n' "$out" | grep -c '^{
 # retrying: in the totals, the job row, the JSON and the queue's status
 # cells, never running; alpha, with one task still held, stays running
 psql -qAtd tui_batch -c "SELECT count(*) FROM crawltop.fail('w1', ARRAY(SELECT id FROM crawltop.tasks WHERE lease_owner = 'w1' ORDER BY id LIMIT 1), 'timeout')" >/dev/null
+# its retry backoff (10 s) made an hour: the console takes a task whose
+# backoff is over back to pending before it refreshes (0018)
+psql -qAtd tui_batch -c "UPDATE crawltop.tasks SET lease_expires_at = now() + interval '1 hour' WHERE status = 'running' AND lease_owner IS NULL" >/dev/null
 out=$("$CT" top -b -n 1 -d "$DSN" 2>&1)
 ok_match "retrying: totals" "$out" '^Tasks: +pending 12, running 1, retrying 1, completed 0,'
 ok_match "retrying: alpha's row (pend run retry fail)" "$out" \

@@ -48,6 +48,9 @@ ok_match "jobs table: RUN, then RETRY" "$SCREEN" ' PEND +RUN +RETRY +FAIL '
 # ---- a failed attempt waiting for its retry: retrying, not running --------
 # (fail with retries left: status running, no lease owner, until the backoff)
 sql "SELECT count(*) FROM crawltop.fail('w1', ARRAY(SELECT id FROM crawltop.tasks WHERE lease_owner = 'w1' ORDER BY id LIMIT 1), 'timeout')" >/dev/null
+# its retry backoff (10 s) made an hour: the console takes a task whose
+# backoff is over back to pending before it refreshes (0018)
+sql "UPDATE crawltop.tasks SET lease_expires_at = now() + interval '1 hour' WHERE status = 'running' AND lease_owner IS NULL" >/dev/null
 ok_screen "header: the failed attempt is retrying, not running" \
 	'pending 12  running 1  retrying 1  completed 0  failed 0'
 ok_match "alpha's row: PEND 5, RUN 1, RETRY 1" "$SCREEN" \

@@ -27,8 +27,8 @@ for j in 2 3 5; do
 done
 sql "SELECT crawltop.create_job('empty', 'empty.example.org', 9, 'fifo')" >/dev/null
 sql "SELECT count(*) FROM crawltop.complete('w1', ARRAY(SELECT id FROM crawltop.tasks WHERE lease_owner = 'w1'))" >/dev/null
-# the seed's two leases (30 s) may have run out during the enqueues on a
-# busy machine: complete was then refused, and alpha must still have two
+# the seed's two leases last an hour; should they have run out (a very
+# busy machine), complete was refused, and alpha must still have two
 # completions in the last minute (the claim takes the expired ones back)
 left=$((2 - $(sql "SELECT count(*) FROM crawltop.tasks WHERE job_id = 1 AND status = 'completed'")))
 [ "$left" -gt 0 ] && sql "SELECT count(*) FROM crawltop.complete('w1', ARRAY(SELECT task_id FROM crawltop.claim('w1', $left, 1)))" >/dev/null
