@@ -122,6 +122,10 @@ END $$;
 
 -- 0007's compact_counts, with the shards' row locks: slot 0 keeps two
 -- compactions apart, a writer's slot is folded only when nobody holds it.
+-- One compaction per transaction: a transaction that holds slot 0 already
+-- (its row's xmax is this transaction) folds nothing more, so that no
+-- transaction holds more than half of the writers' shards (three calls in
+-- one open transaction took all 32, and every writer waited).
 CREATE OR REPLACE FUNCTION crawltop.compact_counts() RETURNS integer
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -130,6 +134,11 @@ DECLARE
 	folded integer := 0;
 	s integer;
 BEGIN
+	IF EXISTS (SELECT 1 FROM crawltop.counter_slots c WHERE c.shard = 0
+		   AND c.xmax::text = (pg_current_xact_id()::text::bigint
+					% 4294967296)::text) THEN
+		RETURN 0;
+	END IF;
 	PERFORM 1 FROM crawltop.counter_slots c WHERE c.shard = 0
 	FOR UPDATE SKIP LOCKED;
 	IF NOT FOUND THEN

@@ -14,7 +14,9 @@
 --     score the engine gives for what the store knows of it, computed
 --     here in SQL (crawltop.provisional_scores): the task's type, depth
 --     and discovery method (frontier), a page never visited (freshness),
---     an unranked URL (discovery: the P2 bound). A rescore of the job
+--     an unranked URL (discovery: the P2 bound); a task of this job
+--     that has score inputs or a ranking is not raised by it (its own
+--     score stands). A rescore of the job
 --     (set-mode, the console's apply) computes the same score until score
 --     inputs are stored for the task (set_score_inputs), so the task is
 --     scored from the moment it is queued; tests/cli_store/test_modes.sh
@@ -155,9 +157,25 @@ BEGIN
 	IF v_mode IN ('fifo', 'hierarchy') THEN
 		v_scores := NULL;
 	ELSIF v_mode IN ('frontier', 'discovery', 'freshness') AND p_scores IS NULL
-	      AND array_ndims(p_paths) = 1 THEN
-		v_scores := crawltop.provisional_scores(v_mode, p_paths, p_type,
-			p_depth, p_discovery_method);
+	      AND coalesce(array_ndims(p_paths), 1) = 1
+	      AND cardinality(p_paths) <= 100000 THEN
+		-- a page whose task in this job has score inputs or a ranking
+		-- gets 0, which raises nothing: the engine's score of that task
+		-- is not the one for what this call says of it
+		SELECT array_agg(CASE WHEN EXISTS (SELECT 1 FROM crawltop.pages pg
+				JOIN crawltop.tasks t ON t.page_id = pg.id
+				 AND t.job_id = p_job_id
+				WHERE pg.domain_id = (SELECT j.domain_id FROM
+					crawltop.jobs j WHERE j.id = p_job_id)
+				  AND pg.path = u.p
+				  AND (t.score_inputs IS NOT NULL
+				       OR t.ranked_at IS NOT NULL))
+			THEN 0 ELSE u.s END ORDER BY u.i)
+		INTO v_scores
+		FROM unnest(p_paths, crawltop.provisional_scores(v_mode, p_paths,
+			p_type, p_depth, p_discovery_method))
+			WITH ORDINALITY AS u(p, s, i);
+		v_scores := coalesce(v_scores, '{}');
 	END IF;
 	SELECT e.inserted, e.raised INTO inserted, raised
 	FROM crawltop.enqueue_batch(p_job_id, p_paths, p_source_type,

@@ -24,8 +24,13 @@ enum {
 /* Before each refresh of a session that may change jobs: expired leases
  * back to pending (or failed, or skipped), as the next claim would, so
  * that a job whose crawlers are gone is not shown running on a lease that
- * ran out. One probe of the lease index when none has (0005). */
-static const char SQL_REAP[] = "SELECT crawltop.reap_expired(100)";
+ * ran out. One probe of the lease index when none has (0005). The reaper
+ * waits for the job rows of what it takes back: a job held by a change
+ * (or a transaction left open) gives up after 200 ms instead of holding
+ * the refresh to its statement timeout; the next refresh tries again. */
+static const char SQL_REAP[] =
+	"SELECT set_config('lock_timeout', '200ms', true), "
+	"crawltop.reap_expired(100)";
 /* The queries of one refresh: their columns are what model.c reads. */
 static const char SQL_JOBS[] =
 	"SELECT job_id, name, domain, mode, priority, status, total_pages, "

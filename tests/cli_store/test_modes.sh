@@ -105,6 +105,12 @@ agrees front "frontier, types, bonuses, aliases and the base weight set"
 	frontier.total_prioritisation.related_tokens europe >/dev/null
 "$CT" job set-mode front frontier >/dev/null
 fill front /v3
+# words the engine splits as it does: non-ASCII letters, '://' in a path,
+# words of 31 and 32 characters, a query, names that are JSON keys
+enq front "ARRAY['/v3/é-fr-x', '/v3/ß/eu', '/v3/ｆｒ/x', '/v3/x://fr/y', '/v3/a?fr',
+	'/v3/FR', '/v3/$(printf 'f%.0s' $(seq 31))', '/v3/$(printf 'r%.0s' $(seq 32))']" 2 NULL NULL
+enq front "ARRAY['/v3/h']" 2147483647 "'default'" "'default'"
+enq front "ARRAY['/v3/i']" 1 "'$(printf 'T%.0s' $(seq 32))'" "'adaptive-seed'"
 agrees front "frontier, total prioritisation on"
 ok_eq "frontier, total prioritisation: a country word in the path, the type, or none" \
 	"$(q "SELECT string_agg(p.path || ' ' || round(t.score::numeric, 4), ', ' ORDER BY p.path)
@@ -126,6 +132,34 @@ ok_eq "discovery: unranked, at the P2 bound" \
 		FROM crawltop.tasks WHERE job_id =
 		(SELECT id FROM crawltop.jobs WHERE name = 'disc')")" "40 2 true"
 agrees disc "discovery"
+
+# ---- what a call without scores does not change ---------------------------
+# a task with score inputs (frontier), a ranking (discovery) or a visit
+# (freshness) keeps its own score when its page comes again without scores
+"$CT" settings set frontier.total_prioritisation.enabled false >/dev/null
+"$CT" job set-mode front frontier >/dev/null
+q "SELECT crawltop.set_score_inputs((SELECT id FROM crawltop.jobs WHERE name = 'front'),
+	ARRAY['/v1/a'], ARRAY['{\"bias\": 40}'::jsonb])" >/dev/null
+"$CT" job set-mode front frontier >/dev/null
+before=$(q "SELECT t.score FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE p.path = '/v1/a' AND t.job_id = (SELECT id FROM crawltop.jobs WHERE name = 'front')")
+enq front "ARRAY['/v1/a']" NULL NULL NULL
+ok_eq "frontier: a task with score inputs is not raised by a call without scores" \
+	"$(q "SELECT t.score FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE p.path = '/v1/a' AND t.job_id = (SELECT id FROM crawltop.jobs WHERE name = 'front')")" "$before"
+agrees front "frontier, a task with inputs enqueued again"
+q "SELECT crawltop.set_score_inputs((SELECT id FROM crawltop.jobs WHERE name = 'fresh'),
+	ARRAY['/v1/a'], ARRAY[jsonb_build_object('lastVisited', (extract(epoch FROM now()) * 1000)::bigint - 60000)])" >/dev/null
+"$CT" job set-mode fresh freshness >/dev/null
+enq fresh "ARRAY['/v1/a']" NULL NULL NULL
+agrees fresh "freshness, a visited page enqueued again"
+q "SELECT crawltop.set_score_inputs((SELECT id FROM crawltop.jobs WHERE name = 'disc'),
+	ARRAY['/v1/a'], ARRAY['{\"subscores\": {\"unseen_likelihood\": 0.05, \"host_novelty\": 0.05, \"content_readiness\": 0.05, \"link_yield\": 0.05, \"source_reliability\": 0.05, \"freshness\": 0.05, \"quality_safety\": 0.05, \"topic_boost\": 0.05}}'::jsonb])" >/dev/null
+"$CT" rank --job disc >/dev/null
+enq disc "ARRAY['/v1/a']" NULL NULL NULL
+ok_eq "discovery: a ranked task (score 5, P3) keeps its ranking" \
+	"$(q "SELECT t.score || ' ' || t.class || ' ' || t.priority_class FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE p.path = '/v1/a' AND t.job_id = (SELECT id FROM crawltop.jobs WHERE name = 'disc')")" "5 3 3"
+# a leaf page: no link, no score, nothing refused
+ok_eq "frontier: an empty batch without scores: nothing, no refusal" \
+	"$(q "SELECT inserted || ' ' || raised FROM crawltop.enqueue((SELECT id FROM crawltop.jobs WHERE name = 'front'), '{}')" 2>&1)" "0 0"
 
 # ---- scores given ---------------------------------------------------------
 # scores a crawler gives still count in the scored modes, and are not
