@@ -412,6 +412,56 @@ BEGIN
 	RETURN NEW;
 END $$;
 
+-- A database whose current settings name a map entry that the rule above
+-- refuses (0014 took any name of 1..31 bytes) could no longer be read by
+-- any program, `crawltop settings set` included. Such entries are taken
+-- out of a new version, which names them in its note and in an audit row
+-- (the version before keeps them; settings history shows both), and so
+-- are the aliases that led to a bonus taken out.
+DO $$
+DECLARE
+	cur crawltop.settings;
+	fr jsonb;
+	rule constant text := '^[A-Za-z0-9_-]{1,31}$';
+	gone text[] := '{}';
+	k text;
+	m text;
+	v jsonb;
+	v_new integer;
+BEGIN
+	SELECT * INTO cur FROM crawltop.settings s ORDER BY s.version DESC LIMIT 1;
+	fr := cur.value->'frontier';
+	IF jsonb_typeof(fr) IS DISTINCT FROM 'object' THEN
+		RETURN;
+	END IF;
+	FOREACH m IN ARRAY ARRAY['types', 'bonuses', 'aliases'] LOOP
+		CONTINUE WHEN jsonb_typeof(fr->m) IS DISTINCT FROM 'object';
+		FOR k, v IN SELECT e.key, e.value FROM jsonb_each(fr->m) e ORDER BY 1 LOOP
+			IF k !~ rule OR (m = 'aliases' AND ((v->>0) IS NULL
+			   OR (v->>0) !~ rule OR NOT (
+				(crawltop.settings_defaults() #> '{frontier,bonuses}') ? (v->>0)
+				OR (jsonb_typeof(fr->'bonuses') = 'object'
+				    AND (fr->'bonuses') ? (v->>0)
+				    AND (v->>0) ~ rule)))) THEN
+				fr := jsonb_set(fr, ARRAY[m], (fr->m) - k);
+				gone := gone || ('frontier.' || m || '.' || to_json(k)::text);
+			END IF;
+		END LOOP;
+	END LOOP;
+	IF cardinality(gone) = 0 THEN
+		RETURN;
+	END IF;
+	INSERT INTO crawltop.settings (value, note)
+	VALUES (jsonb_set(cur.value, '{frontier}', fr),
+		'migration 0016: map entries whose names are not 1 to 31 of A-Z, a-z, 0-9, _ and - taken out: '
+		|| array_to_string(gone, ', '))
+	RETURNING crawltop.settings.version INTO v_new;
+	INSERT INTO crawltop.audit_log (action, before, after, rows_affected)
+	VALUES ('settings.update', jsonb_build_object('version', cur.version,
+			'taken_out', to_jsonb(gone)),
+		jsonb_build_object('version', v_new), cardinality(gone));
+END $$;
+
 REVOKE ALL ON FUNCTION crawltop.settings_size_fault(jsonb) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION crawltop.settings_size_fault(jsonb)
 	TO crawltop_viewer, crawltop_operator, crawltop_worker;

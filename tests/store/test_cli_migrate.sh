@@ -111,6 +111,38 @@ ok_match "a schema crawltop of another role: names the owner" "$out" \
 ok_eq "a schema crawltop of another role: nothing made in it" \
 	"$(psql -qAtd cli_adopt -c "SELECT count(*) FROM pg_class WHERE relnamespace = 'crawltop'::regnamespace")" 0
 
+# a database made before 0016 whose settings name map entries 0016 no
+# longer takes ("blog post", a terminal escape, an alias to a bonus taken
+# out): migrating takes them out in a new version that names them, and
+# every program reads the settings again
+psql -qAtc "CREATE DATABASE cli_names" >/dev/null
+old=$(mktemp -d "${TMPDIR:-/tmp}/ct-mig.XXXXXX")
+for f in "$CRAWLTOP_SQL_DIR"/00*.sql; do
+	n=$(basename "$f"); [ "${n%%_*}" -le 15 ] && cp "$f" "$old/"
+done
+ND="$CT_TEST_DSN dbname=cli_names"
+"$CT" migrate -d "$ND" --sql-dir "$old" >/dev/null
+rm -rf "$old"
+psql -qAtd cli_names -c "SELECT crawltop.settings_put(jsonb_set(jsonb_set(jsonb_set(value,
+	'{frontier,types}', value #> '{frontier,types}' || jsonb_build_object('blog post', 3, 'blog', 4)),
+	'{frontier,bonuses}', value #> '{frontier,bonuses}' || jsonb_build_object(E'x\x1b]0;t\x07', 2)),
+	'{frontier,aliases}', value #> '{frontier,aliases}' || jsonb_build_object('feed', E'x\x1b]0;t\x07')),
+	version) FROM crawltop.settings ORDER BY version DESC LIMIT 1" >/dev/null
+v15=$(psql -qAtd cli_names -c "SELECT max(version) FROM crawltop.settings")
+out=$("$CT" migrate -d "$ND" 2>&1); rc=$?
+ok_eq "names 0016 refuses: migrate exits 0" "$rc" 0
+ok_eq "names 0016 refuses: a new version without them, the rest kept" \
+	"$(psql -qAtd cli_names -c "SELECT (value #> '{frontier,types}') ? 'blog post', (value #> '{frontier,types,blog}')::text, (value #> '{frontier,aliases}') ? 'feed', version > $v15 FROM crawltop.settings ORDER BY version DESC LIMIT 1")" \
+	"f|4|f|t"
+ok_match "names 0016 refuses: the new version's note names them" \
+	"$(psql -qAtd cli_names -c "SELECT note FROM crawltop.settings ORDER BY version DESC LIMIT 1")" \
+	'taken out: frontier.types."blog post", frontier.bonuses."x\\u001b\]0;t\\u0007", frontier.aliases."feed"'
+ok_eq "names 0016 refuses: an audit row" \
+	"$(psql -qAtd cli_names -c "SELECT action || ' ' || rows_affected FROM crawltop.audit_log ORDER BY id DESC LIMIT 1")" \
+	"settings.update 3"
+out=$("$CT" settings get frontier.types.blog -d "$ND" 2>&1); rc=$?
+ok_eq "names 0016 refuses: the settings read again" "$rc $out" "0 frontier.types.blog = 4"
+
 out=$("$CT" migrate -d "host=/nonexistent dbname=x" 2>&1); rc=$?
 ok_eq "unreachable server: exit 1" "$rc" 1
 ok_match "unreachable server: says so" "$out" '^crawltop migrate: connect: '
