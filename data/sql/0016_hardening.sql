@@ -227,6 +227,14 @@ BEGIN
 	IF v_why IS NOT NULL THEN
 		RAISE EXCEPTION '%', v_why USING ERRCODE = '22003';
 	END IF;
+	-- the current version is read after the lock: a snapshot taken
+	-- before it (REPEATABLE READ, SERIALIZABLE) would miss a version
+	-- written meanwhile and write over its change
+	IF current_setting('transaction_isolation') <> 'read committed' THEN
+		RAISE EXCEPTION 'settings are written in READ COMMITTED only, not %: a snapshot taken before the lock would write over a version written meanwhile',
+			upper(current_setting('transaction_isolation'))
+			USING ERRCODE = '0A000';
+	END IF;
 	LOCK TABLE crawltop.settings IN SHARE ROW EXCLUSIVE MODE;
 	SELECT * INTO v_cur FROM crawltop.settings s ORDER BY s.version DESC LIMIT 1;
 	IF v_cur.version IS DISTINCT FROM p_base_version THEN

@@ -417,6 +417,17 @@ static void settings_put_checks_names_and_sizes_first(void **state)
 		    "g = 7 THEN 'bad name' ELSE 'x' || g END, 1) FROM "
 		    "generate_series(1, 33) g)",
 		    "setting frontier.bonuses is not allowed: more than 32 entries");
+	/* READ COMMITTED only: a snapshot taken before the lock would write
+	 * over a version written meanwhile */
+	struct ct_error err = {{0}};
+	pgt_exec(s, "BEGIN ISOLATION LEVEL REPEATABLE READ");
+	assert_int_not_equal(ct_store_exec(s, "put", "SELECT crawltop.settings_put("
+		"jsonb_set(value, '{frontier,types,hub_seed-2}', '3'), version) "
+		"FROM crawltop.settings ORDER BY version DESC LIMIT 1", &err), CT_OK);
+	if (!strstr(err.msg, "settings are written in READ COMMITTED only, not "
+		    "REPEATABLE READ"))
+		fail_msg("unclear: %s", err.msg);
+	pgt_exec(s, "ROLLBACK");
 	/* a plain new name goes in */
 	assert_int_equal(pgt_int(s, "SELECT (crawltop.settings_put(jsonb_set("
 		"value, '{frontier,types,hub_seed-2}', '3'), version)).changed "
