@@ -220,6 +220,14 @@ ok_eq "enqueue into a cancelled job: exit 1" "$RC" 1
 ok_match "enqueue into a cancelled job: says so" "$OUT" 'is cancelled: it takes no new tasks'
 run job resume news
 ok_match "resume a cancelled job: says it is cancelled" "$RC $OUT" '^1 .*is cancelled: cannot resume'
+audits=$(q "SELECT count(*) FROM crawltop.audit_log")
+prio=$(q "SELECT priority FROM crawltop.jobs WHERE name = 'news'")
+run job set-priority news $((prio == 2 ? 3 : 2))
+ok_match "priority of a cancelled job: refused, says why (0019)" "$RC $OUT" \
+	'^1 .*is cancelled: its priority orders nothing any more'
+ok_eq "priority of a cancelled job: no audit row, the priority kept" \
+	"$(q "SELECT count(*) FROM crawltop.audit_log") $(q "SELECT priority FROM crawltop.jobs WHERE name = 'news'")" \
+	"$audits $prio"
 
 # ---- the status shown follows the tasks -------------------------------
 # jobs.status keeps the operator's state; job list, job show and stats
