@@ -4,6 +4,7 @@
 #   tap_skip NAME           a test this build cannot run
 #   sanitized PROGRAM       true when PROGRAM runs under AddressSanitizer
 #   done_testing            print the plan; exit 1 if anything failed
+#   ms_now, nap             NOW_MS, a 0.05 s pause (no process)
 TAP_N=0
 TAP_FAILED=0
 tap_result() { # OK? NAME [DIAG...]
@@ -14,7 +15,9 @@ tap_result() { # OK? NAME [DIAG...]
 		TAP_FAILED=$((TAP_FAILED + 1))
 		echo "not ok $TAP_N - $2"
 		shift 2
-		printf '# %s\n' "$@"
+		# every line of a diagnostic is a comment: a screen or a
+		# message of several lines must not read as TAP
+		printf '%s\n' "$@" | sed 's/^/# /'
 	fi
 }
 ok_eq() {
@@ -35,4 +38,21 @@ sanitized() { # the runtime lists its flags when asked to
 done_testing() {
 	echo "1..$TAP_N"
 	[ "$TAP_FAILED" -eq 0 ]
+}
+
+# ms_now: NOW_MS = the clock in milliseconds, without a process
+# ($EPOCHREALTIME; a $(date) would fork twice).
+ms_now() { local t=${EPOCHREALTIME/[.,]/}; NOW_MS=$((t / 1000)); }
+
+# nap: 0.05 s without a process: a read that times out on a FIFO nobody
+# writes (a poll used to fork five processes: tmux, grep, its printf,
+# date and sleep; on two cores running four tests, that was CPU taken
+# from the programs under test).
+nap() {
+	if [ -z "${NAP_FD:-}" ]; then
+		local f
+		f=$(mktemp -u "${TMPDIR:-/tmp}/ct-nap.XXXXXX")
+		mkfifo "$f" && exec {NAP_FD}<>"$f" && rm -f "$f"
+	fi
+	read -r -t 0.05 -u "$NAP_FD" _ || :
 }

@@ -43,12 +43,15 @@ EOF
 sql() { psql -qAtd "$DB" -c "$1"; }
 
 ok_sql() { # NAME SQL WANT [SECS]
-	local deadline=$(($(date +%s%N) + ${4:-10} * 1000000000)) got
+	local deadline got
+	ms_now
+	deadline=$((NOW_MS + ${4:-10} * 1000))
 	while :; do
 		got=$(sql "$2" 2>&1)
 		[ "$got" = "$3" ] && break
-		[ "$(date +%s%N)" -ge "$deadline" ] && break
-		sleep 0.05
+		ms_now
+		[ "$NOW_MS" -ge "$deadline" ] && break
+		nap
 	done
 	ok_eq "$1" "$got" "$3"
 }

@@ -263,7 +263,7 @@ for _ in $(seq 100); do
 	[ "$(read_keys)" -ge 5 ] &&
 		[ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE \
 application_name = 'crawltop console' AND state <> 'idle'")" = 0 ] && break
-	sleep 0.05
+	nap
 done
 ok_eq "60x15: the console read the five keys" "$(read_keys)" 5
 ok_sql "60x15: change keys act on nothing unseen" "$jobs_now" "$jobs_before"
@@ -487,7 +487,7 @@ tm kill-session -t hup
 gone=0
 for _ in $(seq 1 100); do
 	kill -0 "$pid" 2>/dev/null || { gone=1; break; }
-	sleep 0.05
+	nap
 done
 ok_eq "no SIGHUP: the console ends when its terminal closes" "$gone" 1
 [ "$gone" = 1 ] || kill -KILL "$pid" 2>/dev/null

@@ -17,7 +17,7 @@
 #   ok_noscreen NAME REGEX [SECS] TAP: REGEX disappears in time
 #   pg_ctl_stop, pg_ctl_start     stop / start the test cluster (the one
 #                         pg-cluster.sh started, data in $PGHOST/data)
-# Every wait polls (every 0.05 s) up to its timeout: no fixed sleeps.
+# Every wait polls (every 0.05 s, nap) up to its timeout: no fixed sleeps.
 TM_SOCK=
 SCREEN=
 
@@ -51,25 +51,25 @@ tm_run() {
 	tm send-keys -t "${TM_T:-ct}" Enter
 }
 
-tm_wait() { # REGEX [SECS]
-	local deadline=$(($(date +%s%N) + ${2:-10} * 1000000000))
+# tm_poll WANT REGEX SECS: capture the pane until grep -E REGEX matches
+# (WANT 0) or stops matching (WANT 1).
+tm_poll() {
+	local deadline rc
+	ms_now
+	deadline=$((NOW_MS + $3 * 1000))
 	while :; do
 		SCREEN=$(tm capture-pane -p -t "${TM_T:-ct}" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" && return 0
-		[ "$(date +%s%N)" -ge "$deadline" ] && return 1
-		sleep 0.05
+		grep -Eq -- "$2" <<<"$SCREEN"
+		rc=$?
+		[ $rc -eq "$1" ] && return 0
+		ms_now
+		[ "$NOW_MS" -ge "$deadline" ] && return 1
+		nap
 	done
 }
 
-tm_gone() { # REGEX [SECS]
-	local deadline=$(($(date +%s%N) + ${2:-10} * 1000000000))
-	while :; do
-		SCREEN=$(tm capture-pane -p -t "${TM_T:-ct}" 2>/dev/null)
-		printf '%s\n' "$SCREEN" | grep -Eq -- "$1" || return 0
-		[ "$(date +%s%N)" -ge "$deadline" ] && return 1
-		sleep 0.05
-	done
-}
+tm_wait() { tm_poll 0 "$1" "${2:-10}"; } # REGEX [SECS]
+tm_gone() { tm_poll 1 "$1" "${2:-10}"; } # REGEX [SECS]
 
 # The screen as TAP diagnostics.
 screen_diag() {
