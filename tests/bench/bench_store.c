@@ -13,6 +13,14 @@
  *       one connection runs SQL BATCHES times with $1 = the batch number
  *       (0, 1, ...); the first column is the number of tasks enqueued.
  *       Prints "<tasks per second> <seconds per batch>".
+ *   bench_store drain DSN CONNS CLAIM_SQL COMPLETE_SQL
+ *       CONNS connections (one thread each) empty the queue as crawlers
+ *       do: CLAIM_SQL ($1 the worker name) returns the ids of the tasks
+ *       it hands out, one a row, in its own transaction; COMPLETE_SQL
+ *       ($1 the worker, $2 the ids as an array literal) completes them
+ *       in another. A thread stops when a claim hands out nothing.
+ *       Prints "<tasks> <seconds> <handed out> <handed out twice>"
+ *       (./dev bench peers; the ids are compared across threads).
  * Any error stops the program with the server's message (exit 1). */
 #include <libpq-fe.h>
 #include <pthread.h>
@@ -77,6 +85,80 @@ static void *rate_worker(void *arg)
 	}
 	PQfinish(c);
 	return NULL;
+}
+
+struct drainer {
+	const char *dsn, *claim, *complete;
+	int no;
+	long *ids;
+	size_t n, cap;
+	double last; /* when it completed its last batch */
+};
+
+static void *drain_worker(void *arg)
+{
+	struct drainer *w = arg;
+	PGconn *c = connect_or_die(w->dsn);
+	char name[32];
+	snprintf(name, sizeof name, "bench-%d", w->no);
+	size_t cap_arr = 256;
+	char *arr = malloc(cap_arr);
+	if (!arr)
+		exit(1);
+	for (;;) {
+		const char *v[2] = {name, NULL};
+		PGresult *r = PQexecParams(c, w->claim, 1, NULL, v, NULL, NULL, 0);
+		if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+			fprintf(stderr, "bench_store: claim: %s", PQresultErrorMessage(r));
+			exit(1);
+		}
+		int rows = PQntuples(r);
+		if (rows == 0) {
+			PQclear(r);
+			break;
+		}
+		size_t len = 0;
+		for (int i = 0; i < rows; i++) {
+			const char *id = PQgetvalue(r, i, 0);
+			size_t need = len + strlen(id) + 3;
+			if (need > cap_arr) {
+				cap_arr = need * 2;
+				arr = realloc(arr, cap_arr);
+				if (!arr)
+					exit(1);
+			}
+			arr[len++] = i ? ',' : '{';
+			len += (size_t)sprintf(arr + len, "%s", id);
+			if (w->n == w->cap) {
+				w->cap = w->cap ? w->cap * 2 : 1024;
+				w->ids = realloc(w->ids, w->cap * sizeof *w->ids);
+				if (!w->ids)
+					exit(1);
+			}
+			w->ids[w->n++] = atol(id);
+		}
+		arr[len++] = '}';
+		arr[len] = '\0';
+		PQclear(r);
+		v[1] = arr;
+		r = PQexecParams(c, w->complete, 2, NULL, v, NULL, NULL, 0);
+		if (PQresultStatus(r) != PGRES_TUPLES_OK &&
+		    PQresultStatus(r) != PGRES_COMMAND_OK) {
+			fprintf(stderr, "bench_store: complete: %s", PQresultErrorMessage(r));
+			exit(1);
+		}
+		PQclear(r);
+		w->last = now_s();
+	}
+	free(arr);
+	PQfinish(c);
+	return NULL;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+	return x < y ? -1 : x > y;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -146,7 +228,43 @@ int main(int argc, char **argv)
 		PQfinish(c);
 		return 0;
 	}
+	if (argc == 6 && strcmp(argv[1], "drain") == 0) {
+		int conns = atoi(argv[3]);
+		if (conns < 1 || conns > 64)
+			return 2;
+		struct drainer w[64];
+		pthread_t th[64];
+		double t0 = now_s(), end = t0;
+		for (int i = 0; i < conns; i++) {
+			w[i] = (struct drainer){.dsn = argv[2], .claim = argv[4],
+				.complete = argv[5], .no = i};
+			pthread_create(&th[i], NULL, drain_worker, &w[i]);
+		}
+		size_t total = 0;
+		for (int i = 0; i < conns; i++) {
+			pthread_join(th[i], NULL);
+			total += w[i].n;
+			if (w[i].last > end)
+				end = w[i].last;
+		}
+		long *all = malloc((total + 1) * sizeof *all);
+		if (!all)
+			return 1;
+		size_t k = 0, twice = 0;
+		for (int i = 0; i < conns; i++) {
+			memcpy(all + k, w[i].ids, w[i].n * sizeof *all);
+			k += w[i].n;
+			free(w[i].ids);
+		}
+		qsort(all, total, sizeof *all, cmp_long);
+		for (size_t i = 1; i < total; i++)
+			twice += all[i] == all[i - 1];
+		printf("%zu %.3f %zu %zu\n", total - twice, end - t0, total, twice);
+		free(all);
+		return 0;
+	}
 	fprintf(stderr, "usage: bench_store rate DSN SECONDS CONNS SQL | "
-			"latency DSN CALLS SQL | enqueue DSN BATCHES SQL\n");
+			"latency DSN CALLS SQL | enqueue DSN BATCHES SQL | "
+			"drain DSN CONNS CLAIM_SQL COMPLETE_SQL\n");
 	return 2;
 }

@@ -46,4 +46,16 @@ ok_match "bench_enqueue: every URL of the sitemap is a new task" "$out" \
 ok_match "bench_enqueue: median" "$out" \
 	"crawltop enqueue --sitemap \(2000 URLs\): median of 1 = $num s"
 
+# crawltop's side of ./dev bench peers (the peers stay out of the tests:
+# only the benchmark installs them)
+out=$(PEERS= REPS=1 N_ENQ=2000 N_ONE=1000 N_BATCH=2000 CLAIMERS=2 \
+	"$here/bench_peers.sh" "$build" 2>&1)
+ok_eq "bench_peers: exit status" "$?" 0
+for w in enqueue one/2 batch; do
+	ok_match "bench_peers: $w: tasks/s and busy CPU per task" "$out" \
+		"^$w +crawltop +$num +$num +- +-\$"
+done
+ok_match "bench_peers: every task handed out once" "$out" \
+	"^exactly once: every system handed out every task once"
+
 done_testing
