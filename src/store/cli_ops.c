@@ -163,10 +163,10 @@ ct_status ct_store_job_active(struct ct_store *s, int64_t job_id,
 	const char *params[] = {job};
 	PGresult *r;
 	ct_status st = st_exec(s, "job state",
-		"SELECT EXISTS (SELECT 1 FROM crawltop.tasks "
-		"WHERE job_id = $1::bigint AND status = 'pending'), "
-		"EXISTS (SELECT 1 FROM crawltop.tasks "
-		"WHERE job_id = $1::bigint AND status = 'running'), status "
+		"SELECT EXISTS (SELECT 1 FROM crawltop.queue "
+		"WHERE job_id = $1::bigint), "
+		"EXISTS (SELECT 1 FROM crawltop.leases l JOIN crawltop.tasks t "
+		"ON t.id = l.task_id WHERE t.job_id = $1::bigint), status "
 		"FROM crawltop.jobs WHERE id = $1::bigint",
 		1, params, &r, err);
 	if (st != CT_OK)

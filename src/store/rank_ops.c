@@ -883,28 +883,29 @@ ct_status ct_store_queue_position(struct ct_store *s, int64_t task_id,
 				  long long *ahead, bool *beyond,
 				  struct ct_error *err)
 {
-	/* Three index ranges of the claim order, each cut at the limit:
+	/* Three index ranges of the claim order (crawltop.queue), each cut
+	 * at the limit:
 	 * better job priority (or, for one job, none), higher score, then
 	 * the same score and earlier (created_at, id). */
 	static const char all_sql[] =
-		"SELECT (SELECT count(*) FROM (SELECT 1 FROM crawltop.tasks x "
-		"  WHERE x.status = 'pending' AND x.job_priority < t.job_priority "
+		"SELECT (SELECT count(*) FROM (SELECT 1 FROM crawltop.queue x "
+		"  WHERE x.job_priority < t.job_priority "
 		"  AND x.job_priority <= 10 LIMIT $2::bigint) a) "
-		"+ (SELECT count(*) FROM (SELECT 1 FROM crawltop.tasks x "
-		"  WHERE x.status = 'pending' AND x.job_priority = t.job_priority "
+		"+ (SELECT count(*) FROM (SELECT 1 FROM crawltop.queue x "
+		"  WHERE x.job_priority = t.job_priority "
 		"  AND x.score > t.score LIMIT $2::bigint) b) "
-		"+ (SELECT count(*) FROM (SELECT 1 FROM crawltop.tasks x "
-		"  WHERE x.status = 'pending' AND x.job_priority = t.job_priority "
-		"  AND x.score = t.score AND (x.created_at, x.id) < (t.created_at, t.id) "
+		"+ (SELECT count(*) FROM (SELECT 1 FROM crawltop.queue x "
+		"  WHERE x.job_priority = t.job_priority "
+		"  AND x.score = t.score AND (x.created_at, x.task_id) < (t.created_at, t.id) "
 		"  LIMIT $2::bigint) c) "
 		"FROM crawltop.tasks t WHERE t.id = $1::bigint";
 	static const char job_sql[] =
-		"SELECT (SELECT count(*) FROM (SELECT 1 FROM crawltop.tasks x "
-		"  WHERE x.status = 'pending' AND x.job_id = t.job_id "
+		"SELECT (SELECT count(*) FROM (SELECT 1 FROM crawltop.queue x "
+		"  WHERE x.job_id = t.job_id "
 		"  AND x.score > t.score LIMIT $2::bigint) b) "
-		"+ (SELECT count(*) FROM (SELECT 1 FROM crawltop.tasks x "
-		"  WHERE x.status = 'pending' AND x.job_id = t.job_id "
-		"  AND x.score = t.score AND (x.created_at, x.id) < (t.created_at, t.id) "
+		"+ (SELECT count(*) FROM (SELECT 1 FROM crawltop.queue x "
+		"  WHERE x.job_id = t.job_id "
+		"  AND x.score = t.score AND (x.created_at, x.task_id) < (t.created_at, t.id) "
 		"  LIMIT $2::bigint) c) "
 		"FROM crawltop.tasks t WHERE t.id = $1::bigint";
 	char id[24], lim[24];

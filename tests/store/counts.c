@@ -43,7 +43,7 @@
 /* Mismatches between the raw counter rows and the truth. */
 static const char raw_sql[] =
 	"WITH " TRUTH ", counted AS ("
-	" SELECT job_id, dim, key, sum(n) AS n FROM crawltop.task_counts"
+	" SELECT job_id, dim, key, sum(n) AS n FROM crawltop.task_counts_now"
 	" GROUP BY 1, 2, 3 HAVING sum(n) <> 0)"
 	" SELECT count(*) || coalesce(': ' || string_agg(format("
 	"'job %s %s=%s: counters %s, tasks %s', job_id, dim, key,"

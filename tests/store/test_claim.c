@@ -183,13 +183,13 @@ static void explain_shows_index_scan_no_sort(void **state)
 	int all = 0, one = 0, reap = 0, starve = 0, reaped = 0;
 	for (int i = 0; i < p.n; i++) {
 		const char *t = p.text[i];
-		int is_starve = strstr(t, "ORDER BY t.pending_since") != NULL;
+		int is_starve = strstr(t, "ORDER BY q.pending_since") != NULL;
 		int is_all = !is_starve &&
-			     strstr(t, "t.job_priority <= 10") != NULL;
+			     strstr(t, "q.job_priority <= 10") != NULL;
 		int is_one = !is_starve &&
-			     strstr(t, "t.job_id = p_job_id") != NULL &&
-			     strstr(t, "ORDER BY t.score DESC") != NULL;
-		int is_reap = strstr(t, "lease_expires_at < now()") != NULL;
+			     strstr(t, "q.job_id = p_job_id") != NULL &&
+			     strstr(t, "ORDER BY q.score DESC") != NULL;
+		int is_reap = strstr(t, "l.expires_at < now()") != NULL;
 		/* the reaper's UPDATE of the leases it took (by id) */
 		int is_reaping = strstr(t, "UPDATE crawltop.tasks") != NULL &&
 				 strstr(t, "WHERE t.id = ANY (v_ids)") != NULL;
@@ -200,13 +200,17 @@ static void explain_shows_index_scan_no_sort(void **state)
 		if (!is_all && !is_one && !is_reap && !is_starve)
 			continue;
 		if (is_all)
-			pgt_assert_index_scan(t, "tasks_claim_all", "all-jobs claim");
+			pgt_assert_index_scan(t, "queue_claim_all", "all-jobs claim");
 		if (is_one)
-			pgt_assert_index_scan(t, "tasks_claim_job", "one-job claim");
-		if (is_reap)
-			pgt_assert_index_scan(t, "tasks_lease", "reaper");
+			pgt_assert_index_scan(t, "queue_claim_job", "one-job claim");
+		/* the leases hold the running tasks only: a table this
+		 * small may be read whole, but tasks never is */
+		if (is_reap && !strstr(t, "Seq Scan on leases"))
+			pgt_assert_index_scan(t, "leases_expiry", "reaper");
+		if (is_reap && (strstr(t, "Seq Scan on tasks") || strstr(t, "Sort")))
+			fail_msg("reaper plan sorts or scans tasks:\n%s", t);
 		if (is_starve)
-			pgt_assert_index_scan(t, "tasks_starve_", "starving path");
+			pgt_assert_index_scan(t, "queue_starve_", "starving path");
 		all += is_all;
 		one += is_one;
 		reap += is_reap;

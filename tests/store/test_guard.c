@@ -360,10 +360,10 @@ static void explain_both_paths(void **state)
 	static const struct {
 		const char *a, *b, *index;
 	} kinds[] = {
-		{"t.job_priority <= 10", "ORDER BY t.job_priority", "tasks_claim_all"},
-		{"t.job_priority <= 10", "ORDER BY t.pending_since", "tasks_starve_all"},
-		{"t.job_id = p_job_id", "ORDER BY t.score DESC", "tasks_claim_job"},
-		{"t.job_id = p_job_id", "ORDER BY t.pending_since", "tasks_starve_job"},
+		{"q.job_priority <= 10", "ORDER BY q.job_priority", "queue_claim_all"},
+		{"q.job_priority <= 10", "ORDER BY q.pending_since", "queue_starve_all"},
+		{"q.job_id = p_job_id", "ORDER BY q.score DESC", "queue_claim_job"},
+		{"q.job_id = p_job_id", "ORDER BY q.pending_since", "queue_starve_job"},
 	};
 	int seen[4] = {0};
 	for (int i = 0; i < p.n; i++) {

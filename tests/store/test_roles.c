@@ -430,6 +430,7 @@ static void grants_are_complete_and_public_has_none(void **state)
 		"FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
 		"WHERE n.nspname = 'crawltop' AND p.proname NOT IN ("
 		"'counter_shard', 'tasks_count', 'tasks_count_truncate', "
+		"'tasks_queue_sync', 'tasks_queue_truncate', "
 		"'notify_settings', 'notify_jobs', 'settings_check_row', "
 		"'append_only', 'refs_keep', 'pages_refs_check', "
 		"'tasks_refs_check', 'jobs_delete_tasks', 'jobs_truncate_tasks', "
@@ -457,14 +458,15 @@ static void grants_are_complete_and_public_has_none(void **state)
 		     "WHERE n.nspname = 'crawltop' AND p.prosecdef", 0, NULL);
 	assert_string_equal(t, "adjust_scores,apply_sitemap_priorities,claim,"
 			    "compact_counts,complete,create_job,enqueue,"
-			    "enqueue_batch,fail,"
+			    "enqueue_batch,fail,fold_counts,"
 			    "jobs_delete_tasks,"
 			    "lock_job,rank_apply,rank_lock,reap_expired,"
 			    "rebuild_counts,record_run_manifest,release,"
 			    "rescore_apply,rescore_fetch,rescore_start,"
 			    "set_job_mode,set_job_priority,set_job_state,"
 			    "set_score_inputs,settings_put,tasks_count,"
-			    "tasks_count_truncate");
+			    "tasks_count_truncate,tasks_queue_sync,"
+			    "tasks_queue_truncate");
 	free(t);
 	/* every definer and every PL/pgSQL function (the trigger functions
 	 * run for whoever writes a table) resolves names in pg_catalog only

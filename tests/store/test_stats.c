@@ -182,7 +182,7 @@ static void counters_follow_every_change(void **state)
 	pgt_exec(s, "DELETE FROM crawltop.jobs WHERE name = 'a'");
 	pgt_assert_counts_exact(s, "after a job was deleted with its tasks");
 	assert_int_equal(pgt_int(s, "SELECT coalesce(sum(n), 0) FROM "
-				 "crawltop.task_counts WHERE job_id = 1"), 0);
+				 "crawltop.task_counts_now WHERE job_id = 1"), 0);
 
 	/* one call folds at most half the shards; a shard without rows is
 	 * not even locked */
@@ -477,14 +477,12 @@ static void counters_exact_under_concurrency(void **state)
 		      ops, THREADS, deadlocks);
 	assert_true(ops >= 7 * 10);
 	assert_int_equal(deadlocks, 0);
-	/* the writers spread over several shards (rate_ticks keeps the
-	 * shard of every claim and completion; compaction folded the
-	 * counters meanwhile) */
-	long long shards = pgt_int(s, "SELECT count(DISTINCT shard) FROM "
-				   "crawltop.rate_ticks");
-	print_message("# claims and completions came from %lld shards\n",
-		      shards);
-	assert_true(shards >= 2);
+	/* claims and completions counted by their deltas (0020), folded
+	 * or not */
+	long long claims = pgt_int(s, "SELECT coalesce(sum(claims), 0) FROM "
+				   "crawltop.rate_ticks_now");
+	print_message("# %lld claims counted\n", claims);
+	assert_true(claims >= 1);
 	pgt_assert_counts_exact(s, "after concurrent changes");
 	/* every kind of change happened */
 	assert_true(pgt_int(s, "SELECT count(DISTINCT status) FROM crawltop.tasks") >= 4);
@@ -511,8 +509,10 @@ static void writers_do_not_queue_on_counters(void **state)
 		/* a wait for another transaction's row would fail fast */
 		pgt_exec(c[i], "SET lock_timeout = '300ms'");
 	}
-	/* 32 transactions, all open at once, each claim and complete tasks
-	 * of the same job: the same cells, never the same counter rows */
+	/* 32 transactions, all open at once, each claim, complete and fail
+	 * tasks of the same job: the same cells, never the same counter
+	 * rows. Claims and completions append deltas (0020) and take no
+	 * shard; a failure counts through the trigger, in a shard. */
 	for (int i = 0; i < OPEN; i++) {
 		char name[16];
 		snprintf(name, sizeof name, "open%d", i);
@@ -520,18 +520,29 @@ static void writers_do_not_queue_on_counters(void **state)
 		struct ct_claim k = pgt_claim(c[i], name, job, 2, 0);
 		assert_int_equal(k.n, 2);
 		int64_t ids[2] = {k.tasks[0].id, k.tasks[1].id};
-		size_t done;
+		size_t done, retried, failed;
 		if (ct_store_complete(c[i], name, ids, 1, &done, &err) != CT_OK)
+			fail_msg("transaction %d: %s", i, err.msg);
+		assert_int_equal(pgt_int(c[i], MY_SHARDS " AND shard > 0"), 0);
+		if (ct_store_fail(c[i], name, ids + 1, 1, "e", &retried, &failed,
+				  &err) != CT_OK)
 			fail_msg("transaction %d: %s", i, err.msg);
 		ct_claim_free(&k);
 	}
 	assert_int_equal(pgt_int(s, SHARDS_HELD), OPEN);
-	/* a 33rd writer finds every shard taken: it waits for its home
-	 * shard (here: until lock_timeout), the documented bound */
-	struct ct_claim k;
-	assert_int_not_equal(ct_store_claim(c[OPEN], "late", job, 1, 0, &k, &err),
-			     CT_OK);
+	/* a 33rd writer claims and completes at once (no shard), and its
+	 * failure finds every shard taken: it waits for its home shard
+	 * (here: until lock_timeout), the documented bound */
+	struct ct_claim k = pgt_claim(c[OPEN], "late", job, 2, 0);
+	assert_int_equal(k.n, 2);
+	size_t done, retried, failed;
+	assert_int_equal(ct_store_complete(c[OPEN], "late", &k.tasks[0].id, 1,
+					   &done, &err), CT_OK);
+	assert_int_equal(done, 1);
+	assert_int_not_equal(ct_store_fail(c[OPEN], "late", &k.tasks[1].id, 1,
+					   "e", &retried, &failed, &err), CT_OK);
 	assert_string_equal(ct_store_sqlstate(c[OPEN]), "55P03");
+	ct_claim_free(&k);
 	for (int i = 0; i < OPEN; i++)
 		pgt_exec(c[i], "COMMIT");
 	k = pgt_claim(c[OPEN], "late", job, 1, 0);
@@ -553,7 +564,9 @@ static void writers_do_not_queue_on_counters(void **state)
 		ct_store_close(c[i]);
 	pgt_assert_counts_exact(s, "after 32 open transactions");
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks WHERE "
-				 "status = 'completed'"), OPEN);
+				 "status = 'completed'"), OPEN + 1);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks WHERE "
+				 "retry_count = 1"), OPEN);
 }
 
 /* ---- plans ---------------------------------------------------------------- */
@@ -978,23 +991,21 @@ static void rates_count_and_ticks_stay_bounded(void **state)
 	pgt_exec(s, "INSERT INTO crawltop.rate_ticks (second, shard, job_id, "
 		 "claims, completions) SELECT date_trunc('second', now()) - "
 		 "make_interval(secs => g), sh, 1, 1, 1 FROM generate_series(601, "
-		 "700) g, generate_series(1, 32) sh");
-	/* this session's shard when nothing else runs: the home shard */
-	long long mine = pgt_int(s, "SELECT pg_backend_pid() % 32 + 1");
-	/* a new second for the shard: its writer drops its old seconds */
-	sleep_ms(1100);
+		 "700) g, generate_series(0, 32) sh");
 	struct ct_claim k = pgt_claim(s, "r", job, 7, 0);
 	int64_t ids[7];
 	size_t done;
 	assert_int_equal(ct_store_complete(s, "r", ids, ids_of(&k, 0, 5, ids),
 					   &done, &err), CT_OK);
 	ct_claim_free(&k);
-	char sql[200];
-	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.rate_ticks WHERE "
-		 "shard = %lld AND second < now() - interval '600 s'", mine);
-	assert_int_equal(pgt_int(s, sql), 0);
+	/* claims and completions append deltas (0020); a fold moves them
+	 * into shard 0 and drops shard 0's old seconds */
+	assert_true(pgt_int(s, "SELECT crawltop.fold_counts()") >= 0);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.count_deltas"), 0);
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.rate_ticks WHERE "
-				 "second < now() - interval '600 s'"), 31 * 100);
+				 "shard = 0 AND second < now() - interval '600 s'"), 0);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.rate_ticks WHERE "
+				 "second < now() - interval '600 s'"), 32 * 100);
 	/* compaction drops the rest: all 32 shards have rows, 16 a call */
 	int folded;
 	assert_int_equal(ct_store_compact_counts(s, &folded, &err), CT_OK);
@@ -1068,14 +1079,13 @@ static void rates_count_and_ticks_stay_bounded(void **state)
 
 /* ---- next tasks ------------------------------------------------------- */
 
-/* Old seconds of rate_ticks are swept by the sessions that write counters,
- * each its own shard, at most once a second (0007: crawltop.rate_swept). A
- * transaction that counts no claim or completion sweeps nothing: a failed
+/* Old seconds of rate_ticks: claims and completions append deltas, and a
+ * fold (0020) moves them into shard 0 and drops shard 0's seconds past the
+ * retention; other shards' old seconds wait for compaction. A failed
  * attempt with a retry left moves its task from running to retrying (it
- * takes a shard for that) but counts no claim, and a statement that
- * changes no cell (a lease moved) takes no shard at all; the next claim,
- * in a later second than the session's last sweep, sweeps its own shard
- * only. */
+ * takes a writer shard for that) but counts no claim; a statement that
+ * changes no cell (a lease moved) takes no shard at all; a claim takes
+ * none either. */
 static void rates_swept_by_shard_writers(void **state)
 {
 	struct ct_store *s = *state;
@@ -1086,24 +1096,17 @@ static void rates_swept_by_shard_writers(void **state)
 	snprintf(sql, sizeof sql, "SELECT task_id FROM crawltop.claim('sw', 1, %"
 		 PRId64 ")", job);
 	long long task = pgt_int(s, sql);
-	long long mine = pgt_int(s, "SELECT pg_backend_pid() % 32 + 1");
-	long long other = mine % 32 + 1;
 	snprintf(sql, sizeof sql, "INSERT INTO crawltop.rate_ticks (second, "
 		 "shard, job_id, claims, completions) SELECT date_trunc('second', "
 		 "now()) - make_interval(secs => g), sh, %" PRId64 ", 1, 0 FROM "
-		 "generate_series(601, 610) g, (VALUES (%lld), (%lld)) v (sh)",
-		 job, mine, other);
+		 "generate_series(601, 610) g, (VALUES (0), (5)) v (sh)", job);
 	pgt_exec(s, sql);
-	char old_mine[200], old_all[200];
-	snprintf(old_mine, sizeof old_mine, "SELECT count(*) FROM "
-		 "crawltop.rate_ticks WHERE shard = %lld AND second < now() - "
-		 "interval '600 s'", mine);
-	snprintf(old_all, sizeof old_all, "SELECT count(*) FROM "
-		 "crawltop.rate_ticks WHERE second < now() - interval '600 s'");
-	assert_int_equal(pgt_int(s, old_mine), 10);
-	/* the claim above swept this second already: the next sweep comes in
-	 * a later second */
-	sleep_ms(1100);
+	const char *old_zero = "SELECT count(*) FROM crawltop.rate_ticks WHERE "
+		"shard = 0 AND second < now() - interval '600 s'";
+	const char *old_all = "SELECT count(*) FROM crawltop.rate_ticks WHERE "
+		"second < now() - interval '600 s'";
+	const char *writer_shards = MY_SHARDS " AND shard > 0";
+	assert_int_equal(pgt_int(s, old_zero), 10);
 
 	/* a failed attempt with a retry left: running -> retrying, a shard
 	 * for that, but no claim and no sweep */
@@ -1111,7 +1114,7 @@ static void rates_swept_by_shard_writers(void **state)
 	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.fail('sw', "
 		 "ARRAY[%lld]::bigint[], 'x') WHERE status = 'running'", task);
 	assert_int_equal(pgt_int(s, sql), 1);
-	assert_int_equal(pgt_int(s, MY_SHARDS), 1);
+	assert_int_equal(pgt_int(s, writer_shards), 1);
 	pgt_exec(s, "COMMIT");
 	assert_int_equal(pgt_int(s, old_all), 20);
 	/* a lease moved: no cell, no claim, no shard */
@@ -1123,13 +1126,17 @@ static void rates_swept_by_shard_writers(void **state)
 	pgt_exec(s, "COMMIT");
 	assert_int_equal(pgt_int(s, old_all), 20);
 
-	/* a claim takes the home shard and sweeps its old seconds only */
+	/* a claim takes no writer shard; the fold sweeps shard 0 only */
+	pgt_exec(s, "BEGIN");
 	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.claim('sw', 2, %"
 		 PRId64 ")", job);
 	assert_int_equal(pgt_int(s, sql), 2);
-	assert_int_equal(pgt_int(s, old_mine), 0);
+	assert_int_equal(pgt_int(s, writer_shards), 0);
+	pgt_exec(s, "COMMIT");
+	assert_true(pgt_int(s, "SELECT crawltop.fold_counts()") >= 0);
+	assert_int_equal(pgt_int(s, old_zero), 0);
 	assert_int_equal(pgt_int(s, old_all), 10);
-	/* the claims were counted in the shard's current second */
+	/* the claims were counted in their second */
 	snprintf(sql, sizeof sql, "SELECT coalesce(sum(claims), 0) FROM "
 		 "crawltop.rate_ticks WHERE job_id = %" PRId64 " AND second >= "
 		 "now() - interval '60 s'", job);
@@ -1146,8 +1153,10 @@ static void forged_shard_setting_is_not_trusted(void **state)
 	int64_t job = pgt_job(s, "fs", "fs.example", 5, "fifo");
 	enq(s, job, "/fs/", 10, 0, 0, NULL, NULL);
 	char sql[300];
-	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.claim('fs', 1, %"
-		 PRId64 ")", job);
+	/* a failure with a retry left counts through the trigger, in a
+	 * writer shard (claims append deltas and take none) */
+	struct ct_claim k = pgt_claim(s, "fs", job, 4, 60);
+	assert_int_equal(k.n, 4);
 	const char *held = MY_SHARDS " AND shard = "
 		"current_setting('crawltop.counter_shard')::integer";
 	const char *forged[] = {"7", "0", "33", "x"};
@@ -1157,6 +1166,8 @@ static void forged_shard_setting_is_not_trusted(void **state)
 			 forged[i]);
 		pgt_exec(s, set);
 		pgt_exec(s, "BEGIN");
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.fail("
+			 "'fs', ARRAY[%" PRId64 "]::bigint[], 'x')", k.tasks[i].id);
 		assert_int_equal(pgt_int(s, sql), 1);
 		/* the shard written is one this transaction holds */
 		if (pgt_int(s, held) != 1) {
@@ -1169,6 +1180,7 @@ static void forged_shard_setting_is_not_trusted(void **state)
 		pgt_exec(s, "COMMIT");
 		pgt_exec(s, "RESET crawltop.counter_shard");
 	}
+	ct_claim_free(&k);
 }
 
 /* Advisory locks have no privileges: a role that may only connect takes

@@ -142,6 +142,11 @@ tm_keys A
 ok_screen "A asks first, naming what it will do" \
 	'Apply 1 change as a new version after v3 and rescore 4 jobs \(15014 tasks\)\? \[y/N\]'
 tm_keys y
+# the version commits before the rescore starts: the other console hears
+# of it at once (its message lasts 10 s, less than a rescore may take)
+TM_T=ct2 ok_screen "the other console picked v4 up (LISTEN)" \
+	'Weights · settings v4 by postgres · 0 edits'
+TM_T=ct2 ok_match "... and says so" "$SCREEN" 'settings v4 \(postgres, 1 change \(console\)\) is now current'
 ok_screen "applied and rescored" \
 	'settings v4 written \(1 key changed\); 15014 tasks of 4 jobs rescored' 60
 ok_sql "the new version holds the value" \
@@ -152,9 +157,6 @@ after::text || ' ' || rows_affected FROM crawltop.audit_log WHERE action = 'sett
 ok_sql "alpha's tasks at 50 are P1 now" "SELECT count(*) FROM crawltop.tasks \
 WHERE job_id = 1 AND status = 'pending' AND class = 1" 2
 ok_screen "the panel is at v4, the draft empty" 'Weights · settings v4 by postgres · 0 edits'
-TM_T=ct2 ok_screen "the other console picked v4 up (LISTEN)" \
-	'Weights · settings v4 by postgres · 0 edits'
-TM_T=ct2 ok_match "... and says so" "$SCREEN" 'settings v4 \(postgres, 1 change \(console\)\) is now current'
 tm_keys Escape a
 ok_screen "the audit panel shows the change" \
 	'settings\.upd. +- +1 +classes\.p1 60 → 45, version 3 → 4'

@@ -1,0 +1,241 @@
+/* test_queue.c: the narrow hot path (0020_narrow_hot_path.sql).
+ *
+ * crawltop.queue holds exactly the pending tasks with their claim keys and
+ * crawltop.leases exactly the running ones with their expiries, after
+ * every kind of write (enqueue, claim, complete, fail, release, the
+ * reaper, pause, resume, cancel, a priority change, an adjustment, the
+ * owner's direct UPDATE and DELETE); a session that sets crawltop.inline
+ * cannot make another function skip its sync; every function that writes
+ * tasks other than claim and complete pins crawltop.inline; claim and
+ * complete update the task's row in place (HOT); the counters read with
+ * the deltas not folded yet equal a count over tasks, before and after
+ * fold_counts(). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pgtest.h"
+
+static int fresh(void **state)
+{
+	*state = pgt_fresh("ct_queue", 1);
+	return 0;
+}
+
+/* Rows where queue or leases and tasks disagree, both ways. */
+static long long mismatches(struct ct_store *s)
+{
+	return pgt_int(s,
+		"SELECT (SELECT count(*) FROM ("
+		"  SELECT id, job_id, job_priority, score, created_at, pending_since "
+		"  FROM crawltop.tasks WHERE status = 'pending' "
+		"  EXCEPT ALL SELECT task_id, job_id, job_priority, score, "
+		"  created_at, pending_since FROM crawltop.queue) a) "
+		"+ (SELECT count(*) FROM ("
+		"  SELECT task_id, job_id, job_priority, score, created_at, "
+		"  pending_since FROM crawltop.queue EXCEPT ALL "
+		"  SELECT id, job_id, job_priority, score, created_at, pending_since "
+		"  FROM crawltop.tasks WHERE status = 'pending') b) "
+		"+ (SELECT count(*) FROM ("
+		"  SELECT id, lease_expires_at FROM crawltop.tasks "
+		"  WHERE status = 'running' EXCEPT ALL "
+		"  SELECT task_id, expires_at FROM crawltop.leases) c) "
+		"+ (SELECT count(*) FROM ("
+		"  SELECT task_id, expires_at FROM crawltop.leases EXCEPT ALL "
+		"  SELECT id, lease_expires_at FROM crawltop.tasks "
+		"  WHERE status = 'running') d)");
+}
+
+/* Cells where the counters (folded or not) and a count over tasks differ. */
+static long long count_faults(struct ct_store *s)
+{
+	return pgt_int(s,
+		"SELECT count(*) FROM ("
+		"  (SELECT * FROM crawltop.dashboard_cells(NULL) "
+		"   EXCEPT ALL SELECT * FROM crawltop.dashboard_cells_exact(NULL)) "
+		"  UNION ALL "
+		"  (SELECT * FROM crawltop.dashboard_cells_exact(NULL) "
+		"   EXCEPT ALL SELECT * FROM crawltop.dashboard_cells(NULL))) x");
+}
+
+static void check(struct ct_store *s, const char *after)
+{
+	long long m = mismatches(s), c = count_faults(s);
+	if (m || c)
+		fail_msg("after %s: %lld queue/lease rows and %lld counter "
+			 "cells disagree with tasks", after, m, c);
+}
+
+static int64_t *ids_of(struct ct_claim *k)
+{
+	int64_t *ids = calloc(k->n ? k->n : 1, sizeof *ids);
+	for (size_t i = 0; i < k->n; i++)
+		ids[i] = k->tasks[i].id;
+	return ids;
+}
+
+static char *id_array(const struct ct_claim *k, size_t from, size_t n)
+{
+	static char buf[4096];
+	size_t o = 0;
+	o += (size_t)snprintf(buf + o, sizeof buf - o, "{");
+	for (size_t i = from; i < from + n && i < k->n; i++)
+		o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%lld",
+				      i > from ? "," : "",
+				      (long long)k->tasks[i].id);
+	snprintf(buf + o, sizeof buf - o, "}");
+	return buf;
+}
+
+static void every_write_keeps_queue_and_leases(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t a = pgt_job(s, "qa", "qa.example", 3, "hierarchy");
+	int64_t b = pgt_job(s, "qb", "qb.example", 6, "fifo");
+	const char *pa[] = {"/", "/a", "/a/b", "/a/b/c", "/d", "/d/e", "/f",
+			    "/g", "/h", "/i", "/j", "/k"};
+	pgt_enqueue(s, a, pa, 12, NULL);
+	pgt_enqueue(s, b, pa, 12, NULL);
+	check(s, "enqueue");
+
+	struct ct_claim k = pgt_claim(s, "w1", 0, 8, 60);
+	assert_int_equal(k.n, 8);
+	check(s, "claim");
+	char sql[8192];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.complete("
+		 "'w1', '%s')", id_array(&k, 0, 2));
+	assert_int_equal(pgt_int(s, sql), 2);
+	check(s, "complete");
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.fail("
+		 "'w1', '%s', 'boom')", id_array(&k, 2, 2));
+	assert_int_equal(pgt_int(s, sql), 2);
+	check(s, "fail");
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.release("
+		 "'w1', '%s')", id_array(&k, 4, 2));
+	assert_int_equal(pgt_int(s, sql), 2);
+	check(s, "release");
+	/* the rest expire: the reaper (in the next claim) takes them back */
+	pgt_exec(s, "UPDATE crawltop.tasks SET lease_expires_at = now() - "
+		 "interval '1 second' WHERE status = 'running'");
+	check(s, "the owner's direct UPDATE of leases");
+	assert_true(pgt_int(s, "SELECT crawltop.reap_expired(100)") >= 2);
+	check(s, "reap_expired");
+
+	pgt_exec(s, "SELECT crawltop.set_job_state(" "(SELECT id FROM "
+		 "crawltop.jobs WHERE name = 'qb'), 'pause')");
+	check(s, "pause");
+	pgt_exec(s, "SELECT crawltop.set_job_priority((SELECT id FROM "
+		 "crawltop.jobs WHERE name = 'qa'), 9)");
+	check(s, "set_job_priority");
+	pgt_exec(s, "SELECT crawltop.set_job_state((SELECT id FROM "
+		 "crawltop.jobs WHERE name = 'qb'), 'resume')");
+	check(s, "resume");
+	pgt_exec(s, "SELECT crawltop.adjust_scores((SELECT id FROM "
+		 "crawltop.jobs WHERE name = 'qa'), '/a', 25)");
+	check(s, "adjust_scores");
+	pgt_exec(s, "UPDATE crawltop.tasks SET score = 77, base_score = 77, "
+		 "adjustment = 0 WHERE id = (SELECT min(task_id) FROM "
+		 "crawltop.queue)");
+	check(s, "the owner's direct UPDATE of a score");
+	pgt_exec(s, "SELECT crawltop.set_job_state((SELECT id FROM "
+		 "crawltop.jobs WHERE name = 'qb'), 'cancel')");
+	check(s, "cancel");
+	ct_claim_free(&k);
+
+	/* the queue's order is the claim's: the next claim takes the
+	 * queue's first row */
+	long long first = pgt_int(s, "SELECT task_id FROM crawltop.queue "
+		"WHERE job_priority <= 10 ORDER BY job_priority, score DESC, "
+		"created_at, task_id LIMIT 1");
+	k = pgt_claim(s, "w2", 0, 1, 60);
+	assert_int_equal(k.n, 1);
+	assert_int_equal(k.tasks[0].id, first);
+	ct_claim_free(&k);
+	check(s, "the last claim");
+	pgt_exec(s, "DELETE FROM crawltop.tasks WHERE id IN (SELECT task_id "
+		 "FROM crawltop.queue LIMIT 2) OR id IN (SELECT task_id FROM "
+		 "crawltop.leases LIMIT 1)");
+	check(s, "the owner's DELETE");
+	assert_true(pgt_int(s, "SELECT crawltop.fold_counts()") >= 0);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.count_deltas"), 0);
+	check(s, "fold_counts");
+}
+
+/* A worker's session setting does not make release skip its sync. */
+static void session_setting_skips_nothing(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t j = pgt_job(s, "qs", "qs.example", 5, "hierarchy");
+	const char *p[] = {"/x", "/y"};
+	pgt_enqueue(s, j, p, 2, NULL);
+	struct ct_claim k = pgt_claim(s, "w3", j, 2, 60);
+	assert_int_equal(k.n, 2);
+	pgt_exec(s, "SET crawltop.inline = 'on'");
+	char sql[256];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.release("
+		 "'w3', '{%lld,%lld}')", (long long)k.tasks[0].id,
+		 (long long)k.tasks[1].id);
+	assert_int_equal(pgt_int(s, sql), 2);
+	pgt_exec(s, "RESET crawltop.inline");
+	check(s, "release under SET crawltop.inline = on");
+	ct_claim_free(&k);
+	/* and every writer of tasks but the two hot ones pins it */
+	char *t = pgt_text(s,
+		"SELECT coalesce(string_agg(p.proname, ',' ORDER BY p.proname), '') "
+		"FROM pg_proc p WHERE p.pronamespace = 'crawltop'::regnamespace "
+		"AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql') "
+		"AND p.prosrc ~* '(UPDATE|INSERT INTO|DELETE FROM|TRUNCATE)\\s+crawltop\\.tasks\\M' "
+		"AND p.proname NOT IN ('claim', 'complete') "
+		"AND NOT coalesce(p.proconfig @> ARRAY['crawltop.inline='], false)",
+		0, NULL);
+	if (t[0])
+		fail_msg("functions that write tasks without pinning "
+			 "crawltop.inline: %s", t);
+	free(t);
+}
+
+/* Claim and complete change no indexed column of tasks: both updates are
+ * HOT (the page has room: fillfactor 70). */
+static void claim_and_complete_update_in_place(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t j = pgt_job(s, "qh", "qh.example", 5, "hierarchy");
+	const char *p[] = {"/h1", "/h2", "/h3"};
+	pgt_enqueue(s, j, p, 3, NULL);
+	pgt_exec(s, "BEGIN");
+	struct ct_claim k = pgt_claim(s, "w4", j, 3, 60);
+	assert_int_equal(k.n, 3);
+	int64_t *ids = ids_of(&k);
+	char sql[256];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.complete("
+		 "'w4', '{%lld,%lld,%lld}')", (long long)ids[0],
+		 (long long)ids[1], (long long)ids[2]);
+	assert_int_equal(pgt_int(s, sql), 3);
+	assert_int_equal(pgt_int(s, "SELECT n_tup_upd FROM "
+		"pg_stat_xact_user_tables WHERE relid = 'crawltop.tasks'::regclass"), 6);
+	assert_int_equal(pgt_int(s, "SELECT n_tup_hot_upd FROM "
+		"pg_stat_xact_user_tables WHERE relid = 'crawltop.tasks'::regclass"), 6);
+	pgt_exec(s, "COMMIT");
+	free(ids);
+	ct_claim_free(&k);
+	check(s, "a committed claim and completion");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(every_write_keeps_queue_and_leases,
+						fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(session_setting_skips_nothing,
+						fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(claim_and_complete_update_in_place,
+						fresh, pgt_close),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
