@@ -102,7 +102,7 @@ echo "pending: $(sql "SELECT count(*) FROM crawltop.tasks WHERE status = 'pendin
 
 # ---- the three claim orders ---------------------------------------------
 # FIFO: crawltop.claim itself, generated from its definition with only the
-# main path's ORDER BY changed to created_at (over a partial index of its
+# main path's ORDER BY changed to created_at (over an index of the queue of its
 # own): the same reaper, settings read, starvation guard, lease, UPDATE and
 # joins, so that FIFO and priority differ by the order alone. fifo_lite is
 # the lighter hand-written FIFO claim of earlier runs (reap, ids into an
@@ -111,17 +111,18 @@ echo "pending: $(sql "SELECT count(*) FROM crawltop.tasks WHERE status = 'pendin
 "${PSQL[@]}" <<'SQL'
 CREATE SCHEMA bench;
 CREATE INDEX tasks_fifo ON crawltop.tasks (created_at) WHERE status = 'pending';
+CREATE INDEX queue_fifo ON crawltop.queue (created_at);
 DO $do$
 DECLARE
 	d text := pg_get_functiondef(
 		'crawltop.claim(text, integer, bigint, double precision)'::regprocedure);
-	spec constant text := 'ORDER BY t.job_priority, t.score DESC, t.created_at, t.id';
+	spec constant text := 'ORDER BY q.job_priority, q.score DESC, q.created_at, q.task_id';
 BEGIN
 	IF d NOT LIKE '%' || spec || '%' THEN
 		RAISE EXCEPTION 'crawltop.claim no longer orders by "%"', spec;
 	END IF;
 	d := replace(d, 'FUNCTION crawltop.claim(', 'FUNCTION bench.claim_fifo(');
-	EXECUTE replace(d, spec, 'ORDER BY t.created_at');
+	EXECUTE replace(d, spec, 'ORDER BY q.created_at');
 END $do$;
 CREATE FUNCTION bench.claim_fifo_lite(p_worker text, p_n integer)
 	RETURNS TABLE (task_id bigint, domain text, path text) LANGUAGE plpgsql
