@@ -509,10 +509,13 @@ BEGIN
 		SET status = 'running', lease_owner = p_worker,
 		    lease_expires_at = v_exp, started_at = now()
 		WHERE t.id = ANY (v_ids) AND t.status = 'pending'
-		RETURNING t.id, t.job_id, t.page_id, t.job_priority, t.score,
-			t.class, t.created_at, t.retry_count, t.depth,
-			t.source_type, t.lease_expires_at, t.discovery_method,
-			t.type, t.ranked_at, t.priority_class
+		RETURNING t.id, t.job_id, t.page_id,
+			t.job_priority::smallint AS job_priority, t.score,
+			t.class::smallint AS class, t.created_at,
+			t.retry_count::smallint AS retry_count,
+			t.depth::integer AS depth, t.source_type::text AS source_type,
+			t.lease_expires_at, t.discovery_method, t.type, t.ranked_at,
+			t.priority_class
 	), dq AS (
 		DELETE FROM crawltop.queue q USING u WHERE q.task_id = u.id
 	), dl AS (
@@ -702,8 +705,9 @@ BEGIN
 	PERFORM crawltop.check_job(p_job);
 	IF p_job IS NULL THEN
 		RETURN QUERY
-		SELECT t.id, t.job_id, p.path::text, t.score, t.class, t.job_priority,
-		       t.created_at, t.depth, t.type, t.discovery_method
+		SELECT t.id, t.job_id, p.path::text, t.score, t.class::smallint,
+		       t.job_priority::smallint, t.created_at, t.depth::integer,
+		       t.type::text, t.discovery_method::text
 		FROM (SELECT q.task_id FROM crawltop.queue q
 		      WHERE q.job_priority <= 10
 		      ORDER BY q.job_priority, q.score DESC, q.created_at, q.task_id
@@ -718,8 +722,9 @@ BEGIN
 		RETURN;
 	END IF;
 	RETURN QUERY
-	SELECT t.id, t.job_id, p.path::text, t.score, t.class, t.job_priority,
-	       t.created_at, t.depth, t.type, t.discovery_method
+	SELECT t.id, t.job_id, p.path::text, t.score, t.class::smallint,
+	       t.job_priority::smallint, t.created_at, t.depth::integer,
+	       t.type::text, t.discovery_method::text
 	FROM (SELECT q.task_id FROM crawltop.queue q
 	      WHERE q.job_id = p_job
 	      ORDER BY q.score DESC, q.created_at, q.task_id
