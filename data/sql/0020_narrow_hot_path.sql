@@ -381,20 +381,26 @@ CREATE OR REPLACE FUNCTION crawltop.claim(p_worker text, p_n integer DEFAULT 1,
 	SET search_path = pg_catalog, pg_temp AS $$
 #variable_conflict use_column
 DECLARE
-	v_store jsonb := coalesce(crawltop.setting('{store}'), '{}');
-	v_lease double precision := coalesce(p_lease_seconds,
-		(v_store->>'lease_seconds')::double precision, 30);
-	v_guard double precision := coalesce(
-		(v_store->>'starvation_seconds')::double precision, 300);
-	v_every integer := coalesce((v_store->>'starvation_every')::integer, 10);
+	v_lease double precision;
+	v_guard double precision;
+	v_every integer;
 	v_exp timestamptz;
 	v_cutoff timestamptz;
 	v_slots bigint;
 	v_quota integer := 0;
 	v_old bigint[] := '{}';
-	v_ids bigint[] := '{}';
 	v_status text;
 BEGIN
+	-- the store's settings in one statement: the current version's over
+	-- the defaults, as setting('{store}') merges them (its call, which
+	-- sets and restores its pinned search_path, was a tenth of a claim)
+	SELECT coalesce(p_lease_seconds, (x.st->>'lease_seconds')::double precision, 30),
+	       coalesce((x.st->>'starvation_seconds')::double precision, 300),
+	       coalesce((x.st->>'starvation_every')::integer, 10)
+	INTO v_lease, v_guard, v_every
+	FROM (SELECT coalesce(crawltop.settings_defaults()->'store', '{}')
+		     || coalesce((SELECT s.value->'store' FROM crawltop.settings s
+				  ORDER BY s.version DESC LIMIT 1), '{}') AS st) x;
 	IF NOT crawltop.worker_ok(p_worker) THEN
 		PERFORM crawltop.check_worker(p_worker);
 	END IF;
@@ -437,78 +443,65 @@ BEGIN
 			((v_slots + p_n) % (v_every::bigint * 1000000))::text, false);
 	END IF;
 
-	-- Each path collects the ids it locked into an array (the subquery's
-	-- LIMIT bounds it; 0005 says why not a CTE feeding the UPDATE). The
-	-- starving cutoff is an InitPlan value, (SELECT v_cutoff), so that the
-	-- planner keeps the ordered range scan of queue_starve_* with LIMIT.
-	IF p_job_id IS NULL THEN
-		IF v_quota > 0 THEN
-			-- starving path: oldest pending first
-			SELECT coalesce(array_agg(s.id), '{}') INTO v_old FROM (
-				SELECT t.id FROM crawltop.queue q
-				JOIN crawltop.tasks t ON t.id = q.task_id
-				WHERE q.job_priority <= 10
-				  AND q.pending_since < (SELECT v_cutoff)
-				  AND t.status = 'pending'
-				ORDER BY q.pending_since, q.task_id
-				LIMIT v_quota
-				FOR UPDATE OF t SKIP LOCKED
-			) s;
-		END IF;
-		-- SPEC.md's order for the other slots
-		IF cardinality(v_old) < p_n THEN
-			SELECT coalesce(array_agg(c.id), '{}') INTO v_ids FROM (
-				SELECT t.id FROM crawltop.queue q
-				JOIN crawltop.tasks t ON t.id = q.task_id
-				WHERE q.job_priority <= 10
-				  AND q.task_id <> ALL (v_old)
-				  AND t.status = 'pending'
-				ORDER BY q.job_priority, q.score DESC, q.created_at, q.task_id
-				LIMIT p_n - cardinality(v_old)
-				FOR UPDATE OF t SKIP LOCKED
-			) c;
-		END IF;
-	ELSE
-		IF v_quota > 0 THEN
-			-- starving path of one job: oldest pending first
-			SELECT coalesce(array_agg(s.id), '{}') INTO v_old FROM (
-				SELECT t.id FROM crawltop.queue q
-				JOIN crawltop.tasks t ON t.id = q.task_id
-				WHERE q.job_id = p_job_id
-				  AND q.pending_since < (SELECT v_cutoff)
-				  AND t.status = 'pending'
-				ORDER BY q.pending_since, q.task_id
-				LIMIT v_quota
-				FOR UPDATE OF t SKIP LOCKED
-			) s;
-		END IF;
-		IF cardinality(v_old) < p_n THEN
-			SELECT coalesce(array_agg(c.id), '{}') INTO v_ids FROM (
-				SELECT t.id FROM crawltop.queue q
-				JOIN crawltop.tasks t ON t.id = q.task_id
-				WHERE q.job_id = p_job_id
-				  AND q.task_id <> ALL (v_old)
-				  AND t.status = 'pending'
-				ORDER BY q.score DESC, q.created_at, q.task_id
-				LIMIT p_n - cardinality(v_old)
-				FOR UPDATE OF t SKIP LOCKED
-			) c;
-		END IF;
+	-- The starving path collects the ids it locked into an array in a
+	-- statement of its own (the subquery's LIMIT bounds it; 0005 says why
+	-- not a CTE feeding the UPDATE). Its cutoff is an InitPlan value,
+	-- (SELECT v_cutoff), so that the planner keeps the ordered range scan
+	-- of queue_starve_* with LIMIT.
+	IF v_quota > 0 AND p_job_id IS NULL THEN
+		SELECT coalesce(array_agg(s.id), '{}') INTO v_old FROM (
+			SELECT t.id FROM crawltop.queue q
+			JOIN crawltop.tasks t ON t.id = q.task_id
+			WHERE q.job_priority <= 10
+			  AND q.pending_since < (SELECT v_cutoff)
+			  AND t.status = 'pending'
+			ORDER BY q.pending_since, q.task_id
+			LIMIT v_quota
+			FOR UPDATE OF t SKIP LOCKED
+		) s;
+	ELSIF v_quota > 0 THEN
+		-- starving path of one job: oldest pending first
+		SELECT coalesce(array_agg(s.id), '{}') INTO v_old FROM (
+			SELECT t.id FROM crawltop.queue q
+			JOIN crawltop.tasks t ON t.id = q.task_id
+			WHERE q.job_id = p_job_id
+			  AND q.pending_since < (SELECT v_cutoff)
+			  AND t.status = 'pending'
+			ORDER BY q.pending_since, q.task_id
+			LIMIT v_quota
+			FOR UPDATE OF t SKIP LOCKED
+		) s;
 	END IF;
-	v_ids := v_ids || v_old;
-	IF cardinality(v_ids) = 0 THEN
-		RETURN;
-	END IF;
-	-- at most cardinality(v_ids) <= p_n rows: ids are primary keys, and
-	-- this transaction holds every one of them locked. The statement
-	-- keeps queue and leases itself (the sync trigger skips it).
+	-- One statement claims the other slots in SPEC.md's order and marks
+	-- them running: the ids come from an ARRAY(...) sub-select, an
+	-- InitPlan run once (so at most p_n rows: ids are primary keys, and
+	-- this transaction holds every one of them locked), all jobs' or one
+	-- job's by a one-time filter on p_job_id. The statement keeps queue,
+	-- leases and counters itself (the triggers skip it).
 	PERFORM set_config('crawltop.inline', 'on', true);
 	RETURN QUERY
 	WITH u AS (
 		UPDATE crawltop.tasks t
 		SET status = 'running', lease_owner = p_worker,
 		    lease_expires_at = v_exp, started_at = now()
-		WHERE t.id = ANY (v_ids) AND t.status = 'pending'
+		WHERE t.id = ANY (v_old || ARRAY(
+			SELECT c.id FROM crawltop.queue q
+			JOIN crawltop.tasks c ON c.id = q.task_id
+			WHERE p_job_id IS NULL AND q.job_priority <= 10
+			  AND q.task_id <> ALL (v_old)
+			  AND c.status = 'pending'
+			ORDER BY q.job_priority, q.score DESC, q.created_at, q.task_id
+			LIMIT p_n - cardinality(v_old)
+			FOR UPDATE OF c SKIP LOCKED) || ARRAY(
+			SELECT c.id FROM crawltop.queue q
+			JOIN crawltop.tasks c ON c.id = q.task_id
+			WHERE q.job_id = p_job_id
+			  AND q.task_id <> ALL (v_old)
+			  AND c.status = 'pending'
+			ORDER BY q.score DESC, q.created_at, q.task_id
+			LIMIT p_n - cardinality(v_old)
+			FOR UPDATE OF c SKIP LOCKED))
+		  AND t.status = 'pending'
 		RETURNING t.id, t.job_id, t.page_id,
 			t.job_priority::smallint AS job_priority, t.score,
 			t.class::smallint AS class, t.created_at,
@@ -525,13 +518,11 @@ BEGIN
 		INSERT INTO crawltop.count_deltas (job_id, n, old_status,
 			new_status, new_owner, class, depth, discovery_method, type,
 			job_priority, score, ranked_at, priority_class, claims, second)
-		SELECT u.job_id, count(*), 'pending', 'running', p_worker, u.class,
+		SELECT u.job_id, 1, 'pending', 'running', p_worker, u.class,
 		       u.depth, u.discovery_method, u.type, u.job_priority, u.score,
-		       u.ranked_at, u.priority_class, count(*),
+		       u.ranked_at, u.priority_class, 1,
 		       date_trunc('second', clock_timestamp())
 		FROM u
-		GROUP BY u.job_id, u.class, u.depth, u.discovery_method, u.type,
-			 u.job_priority, u.score, u.ranked_at, u.priority_class
 	)
 	SELECT u.id, u.job_id, u.page_id, u.job_priority, u.score, u.class,
 	       u.created_at, u.retry_count, u.depth, u.source_type,

@@ -50,6 +50,18 @@ ok_nothing_left() {
 		sleep 0.1
 	done
 	ok_eq "$1: nothing left running" "$l" ""
+	if [ -n "$l" ]; then
+		# what they were doing: process state (T: stopped) and kernel
+		# wait channel, and the demo cluster's sessions and their waits
+		# shellcheck disable=SC2046
+		ps -o pid,ppid,pgid,stat,wchan:24,etime,args -p \
+			$(printf '%s\n' "$l" | awk '{ print $1 }' | paste -sd, -) |
+			sed 's/^/# ps: /'
+		psql -XAt -h "$STATE/demo" -U postgres -d postgres -c "SELECT pid, \
+			application_name, state, wait_event_type, wait_event, \
+			now() - query_start, left(query, 100) FROM pg_stat_activity \
+			WHERE backend_type = 'client backend'" 2>&1 | sed 's/^/# pg: /'
+	fi
 	ok_eq "$1: lock and pid files removed" \
 		"$(ls "$STATE" | grep -c 'demo\.\(lock\|pids\)')" 0
 }
