@@ -38,16 +38,25 @@ struct ct_store *pgt_fresh(const char *name, int migrate)
 	 * parameters, and no outside value reaches this text. */
 	snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", name);
 	pgt_exec(admin, sql);
-	snprintf(sql, sizeof sql, "CREATE DATABASE %s", name);
+	if (migrate && pgt_int(admin, "SELECT count(*) FROM pg_database "
+			       "WHERE datname = 'pgt_migrated'") == 0) {
+		/* the cluster's first migrated database: migrate it once as
+		 * a template; every later one is a copy (CREATE DATABASE ...
+		 * TEMPLATE: a fraction of the 21 migrations' time) */
+		pgt_exec(admin, "CREATE DATABASE pgt_migrated");
+		if (ct_store_open(pgt_dsn("pgt_migrated"), &s, &err) != CT_OK)
+			fail_msg("%s", err.msg);
+		struct ct_migrate_result r;
+		if (ct_store_migrate(s, NULL, &r, &err) != CT_OK)
+			fail_msg("%s", err.msg);
+		ct_store_close(s);
+	}
+	snprintf(sql, sizeof sql, "CREATE DATABASE %s%s", name,
+		 migrate ? " TEMPLATE pgt_migrated" : "");
 	pgt_exec(admin, sql);
 	ct_store_close(admin);
 	if (ct_store_open(pgt_dsn(name), &s, &err) != CT_OK)
 		fail_msg("%s", err.msg);
-	if (migrate) {
-		struct ct_migrate_result r;
-		if (ct_store_migrate(s, NULL, &r, &err) != CT_OK)
-			fail_msg("%s", err.msg);
-	}
 	return s;
 }
 

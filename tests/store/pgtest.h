@@ -15,7 +15,8 @@
  * thread, overwritten by the thread's next call). */
 const char *pgt_dsn(const char *dbname);
 /* Drop and create database `name`, connect to it, and migrate it when
- * migrate is set. Fails the test on any error. */
+ * migrate is set (a copy of the cluster's database pgt_migrated, which
+ * the first such call migrates). Fails the test on any error. */
 struct ct_store *pgt_fresh(const char *name, int migrate);
 /* Run sql (with n parameters) and return its first value as a new string
  * ("" for no row / NULL). Fails the test on error. Caller frees. */
