@@ -1,6 +1,7 @@
-/* claim.c: claim, complete, fail and release, as thin calls of the SQL
- * functions in data/sql/0003_claim.sql (complete, fail) and
- * 0005_claims_and_modes.sql (claim, release, with the starvation guard). */
+/* claim.c: claim, claim_next, complete, fail and release, as thin calls
+ * of the SQL functions in data/sql/0003_claim.sql (fail),
+ * 0005_claims_and_modes.sql (release, the starvation guard) and
+ * 0022_claim_next.sql (claim, claim_next, complete). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,12 +9,16 @@
 
 #include "store_int.h"
 
-static const char claim_sql[] =
-	"SELECT task_id, job_id, page_id, job_priority, score, class, "
-	"(extract(epoch FROM created_at) * 1000000)::bigint, retry_count, "
-	"depth, source_type, "
+#define CLAIM_COLUMNS \
+	"SELECT task_id, job_id, page_id, job_priority, score, class, " \
+	"(extract(epoch FROM created_at) * 1000000)::bigint, retry_count, " \
+	"depth, source_type, " \
 	"(extract(epoch FROM lease_expires_at) * 1000000)::bigint, domain, path "
+static const char claim_sql[] = CLAIM_COLUMNS
 	"FROM crawltop.claim($1, $2::integer, $3::bigint, $4::double precision)";
+static const char claim_next_sql[] = CLAIM_COLUMNS
+	"FROM crawltop.claim_next($1, $5::bigint[], $2::integer, $3::bigint, "
+	"$4::double precision)";
 
 /* SPEC.md's order on claimed tasks: priority, score desc, time, id. */
 static int task_cmp(const void *pa, const void *pb)
@@ -28,9 +33,22 @@ static int task_cmp(const void *pa, const void *pb)
 	return (a->id > b->id) - (a->id < b->id);
 }
 
-ct_status ct_store_claim(struct ct_store *s, const char *worker,
-			 int64_t job_id, int n, double lease_seconds,
-			 struct ct_claim *out, struct ct_error *err)
+static ct_status ids_literal(const int64_t *ids, size_t n, struct st_buf *arr)
+{
+	*arr = (struct st_buf){0};
+	st_buf_putc(arr, '{');
+	for (size_t i = 0; i < n; i++)
+		st_buf_printf(arr, i ? ",%" PRId64 : "%" PRId64, ids[i]);
+	st_buf_putc(arr, '}');
+	return arr->oom ? CT_ENOMEM : CT_OK;
+}
+
+/* Run claim_sql or claim_next_sql (done: the ids literal, or NULL) and
+ * read the tasks it hands out into out. */
+static ct_status claim_run(struct ct_store *s, const char *what,
+			   const char *worker, int64_t job_id, int n,
+			   double lease_seconds, const char *done,
+			   struct ct_claim *out, struct ct_error *err)
 {
 	*out = (struct ct_claim){0};
 	char nbuf[16], job[24], lease[40];
@@ -38,9 +56,10 @@ ct_status ct_store_claim(struct ct_store *s, const char *worker,
 	snprintf(job, sizeof job, "%" PRId64, job_id);
 	snprintf(lease, sizeof lease, "%.17g", lease_seconds);
 	const char *params[] = {worker, nbuf, job_id ? job : NULL,
-				lease_seconds != 0 ? lease : NULL};
+				lease_seconds != 0 ? lease : NULL, done};
 	PGresult *r;
-	ct_status st = st_exec(s, "claim", claim_sql, 4, params, &r, err);
+	ct_status st = st_exec(s, what, done ? claim_next_sql : claim_sql,
+			       done ? 5 : 4, params, &r, err);
 	if (st != CT_OK)
 		return st;
 	size_t rows = (size_t)PQntuples(r), strings = 0;
@@ -56,8 +75,9 @@ ct_status ct_store_claim(struct ct_store *s, const char *worker,
 		PQclear(r);
 		/* the tasks are leased but nobody will see them: their leases
 		 * expire and they return to pending */
-		return ct_error_set(err, CT_ENOMEM, "claim: out of memory for "
-				    "%zu tasks (their leases will expire)", rows);
+		return ct_error_set(err, CT_ENOMEM, "%s: out of memory for "
+				    "%zu tasks (their leases will expire)", what,
+				    rows);
 	}
 	char *str = (char *)(t + rows);
 	for (size_t i = 0; i < rows; i++) {
@@ -92,6 +112,31 @@ ct_status ct_store_claim(struct ct_store *s, const char *worker,
 	return CT_OK;
 }
 
+ct_status ct_store_claim(struct ct_store *s, const char *worker,
+			 int64_t job_id, int n, double lease_seconds,
+			 struct ct_claim *out, struct ct_error *err)
+{
+	return claim_run(s, "claim", worker, job_id, n, lease_seconds, NULL,
+			 out, err);
+}
+
+ct_status ct_store_claim_next(struct ct_store *s, const char *worker,
+			      const int64_t *done, size_t n_done,
+			      int64_t job_id, int n, double lease_seconds,
+			      struct ct_claim *out, struct ct_error *err)
+{
+	struct st_buf arr;
+	if (ids_literal(done, n_done, &arr) != CT_OK) {
+		st_buf_free(&arr);
+		*out = (struct ct_claim){0};
+		return ct_error_set(err, CT_ENOMEM, "claim_next: out of memory");
+	}
+	ct_status st = claim_run(s, "claim_next", worker, job_id, n,
+				 lease_seconds, arr.p, out, err);
+	st_buf_free(&arr);
+	return st;
+}
+
 void ct_claim_free(struct ct_claim *c)
 {
 	free(c->tasks);
@@ -118,12 +163,8 @@ static ct_status run_ids(struct ct_store *s, const char *what, const char *sql,
 		*handled = 0;
 	if (res)
 		*res = NULL;
-	struct st_buf arr = {0};
-	st_buf_putc(&arr, '{');
-	for (size_t i = 0; i < n; i++)
-		st_buf_printf(&arr, i ? ",%" PRId64 : "%" PRId64, ids[i]);
-	st_buf_putc(&arr, '}');
-	if (arr.oom) {
+	struct st_buf arr;
+	if (ids_literal(ids, n, &arr) != CT_OK) {
 		st_buf_free(&arr);
 		return ct_error_set(err, CT_ENOMEM, "%s: out of memory", what);
 	}

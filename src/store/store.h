@@ -211,6 +211,17 @@ ct_status ct_store_claim(struct ct_store *s, const char *worker,
 			 struct ct_claim *out, struct ct_error *err);
 void ct_claim_free(struct ct_claim *c);
 
+/* Complete done (n_done ids, may be 0) and claim the next tasks as
+ * ct_store_claim does, in one transaction (one round trip a task for a
+ * worker that takes one at a time). Every id in done must run under a
+ * live lease of worker: otherwise the call fails (SQLSTATE 55000, the
+ * message lists them) and nothing is completed or claimed; complete them
+ * with ct_store_complete, which says which it refused. */
+ct_status ct_store_claim_next(struct ct_store *s, const char *worker,
+			      const int64_t *done, size_t n_done,
+			      int64_t job_id, int n, double lease_seconds,
+			      struct ct_claim *out, struct ct_error *err);
+
 /* Complete tasks that run under a live lease of worker. *done (may be
  * NULL) receives the number completed. CT_OK when every id was completed;
  * otherwise CT_EINVAL with a message listing the refused ids (completed

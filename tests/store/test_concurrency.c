@@ -5,8 +5,10 @@
  * with its own batch size (1 to 100) and completing what it claimed; a few
  * claims are released and claimed again by whoever comes next. Every id a
  * worker's complete call reports is recorded; the union must hold each
- * task exactly once, and the table must agree. CT_CONC_TASKS overrides N
- * (default 100000). */
+ * task exactly once, and the table must agree. The odd-numbered workers
+ * complete through claim_next (0022): each call completes what the worker
+ * holds and claims its next batch in one transaction. CT_CONC_TASKS
+ * overrides N (default 100000). */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -62,13 +64,22 @@ static void *work(void *arg)
 		return NULL;
 	}
 	int64_t *ids = malloc(100 * sizeof *ids);
+	size_t held = 0; /* claim_next: ids[0..held) wait for the next call */
+	int next = w->no % 2;
 	unsigned seed = (unsigned)w->no * 2654435761u;
 	while (!w->error[0] && ids) {
 		struct ct_claim c;
-		if (ct_store_claim(s, name, 0, w->batch, 0, &c, &err) != CT_OK) {
-			snprintf(w->error, sizeof w->error, "claim: %s", err.msg);
+		ct_status st = next ? ct_store_claim_next(s, name, ids, held, 0,
+							  w->batch, 0, &c, &err)
+				    : ct_store_claim(s, name, 0, w->batch, 0, &c,
+						     &err);
+		if (st != CT_OK) {
+			snprintf(w->error, sizeof w->error, "%s: %s",
+				 next ? "claim_next" : "claim", err.msg);
 			break;
 		}
+		record(w, ids, held); /* claim_next completed every one */
+		held = 0;
 		w->claims++;
 		if (c.n == 0) {
 			/* rows locked by other claimers are skipped: only stop
@@ -90,6 +101,8 @@ static void *work(void *arg)
 				snprintf(w->error, sizeof w->error, "release: %s",
 					 err.msg);
 			w->releases++;
+		} else if (next) {
+			held = c.n;
 		} else if (ct_store_complete(s, name, ids, c.n, &done, &err) !=
 			   CT_OK) {
 			snprintf(w->error, sizeof w->error, "complete: %s", err.msg);
@@ -98,6 +111,9 @@ static void *work(void *arg)
 		}
 		ct_claim_free(&c);
 	}
+	if (held && !w->error[0])
+		snprintf(w->error, sizeof w->error, "%zu tasks held at the end",
+			 held);
 	free(ids);
 	ct_store_close(s);
 	return NULL;

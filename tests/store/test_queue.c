@@ -191,7 +191,7 @@ static void session_setting_skips_nothing(void **state)
 		"FROM pg_proc p WHERE p.pronamespace = 'crawltop'::regnamespace "
 		"AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'plpgsql') "
 		"AND p.prosrc ~* '(UPDATE|INSERT INTO|DELETE FROM|TRUNCATE)\\s+crawltop\\.tasks\\M' "
-		"AND p.proname NOT IN ('claim', 'complete') "
+		"AND p.proname NOT IN ('claim', 'complete', 'claim_next') "
 		"AND NOT coalesce(p.proconfig @> ARRAY['crawltop.inline='], false)",
 		0, NULL);
 	if (t[0])
@@ -227,12 +227,86 @@ static void claim_and_complete_update_in_place(void **state)
 	check(s, "a committed claim and completion");
 }
 
+/* claim_next (0022) completes what the worker holds and claims the next
+ * tasks in SPEC.md's order in one transaction; a task it does not hold
+ * under a live lease makes the call fail (55000) and change nothing. */
+static void claim_next_completes_then_claims(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t a = pgt_job(s, "na", "na.example", 4, "hierarchy");
+	int64_t b = pgt_job(s, "nb", "nb.example", 2, "fifo");
+	const char *p[] = {"/", "/a", "/a/b", "/c", "/d"};
+	pgt_enqueue(s, a, p, 5, NULL);
+	pgt_enqueue(s, b, p, 5, NULL);
+	const char *order = "SELECT string_agg(id::text, ',' ORDER BY "
+		"job_priority, score DESC, created_at, id) FROM (SELECT * FROM "
+		"crawltop.tasks WHERE status = 'pending' ORDER BY job_priority, "
+		"score DESC, created_at, id LIMIT %d) x";
+	char sql[512], got[256];
+	snprintf(sql, sizeof sql, order, 2);
+	char *want = pgt_text(s, sql, 0, NULL);
+	struct ct_error err = {{0}};
+	struct ct_claim k;
+	assert_int_equal(ct_store_claim_next(s, "w5", NULL, 0, 0, 2, 60, &k,
+					     &err), CT_OK);
+	assert_int_equal(k.n, 2);
+	snprintf(got, sizeof got, "%lld,%lld", (long long)k.tasks[0].id,
+		 (long long)k.tasks[1].id);
+	assert_string_equal(got, want);
+	free(want);
+	check(s, "claim_next of nothing done");
+
+	/* the two completed, the next one claimed */
+	int64_t *held = ids_of(&k);
+	snprintf(sql, sizeof sql, order, 1);
+	want = pgt_text(s, sql, 0, NULL);
+	struct ct_claim k2;
+	assert_int_equal(ct_store_claim_next(s, "w5", held, 2, 0, 1, 60, &k2,
+					     &err), CT_OK);
+	assert_int_equal(k2.n, 1);
+	snprintf(got, sizeof got, "%lld", (long long)k2.tasks[0].id);
+	assert_string_equal(got, want);
+	free(want);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.tasks WHERE "
+		 "id IN (%lld, %lld) AND status = 'completed' AND lease_owner "
+		 "IS NULL", (long long)held[0], (long long)held[1]);
+	assert_int_equal(pgt_int(s, sql), 2);
+	check(s, "claim_next");
+
+	/* a completed task, another worker's task: refused, nothing done */
+	const char *state_sql = "SELECT string_agg(id || status || "
+		"coalesce(lease_owner, '-'), ',' ORDER BY id) FROM crawltop.tasks";
+	char *before = pgt_text(s, state_sql, 0, NULL);
+	int64_t two[2] = {k2.tasks[0].id, held[0]};
+	struct ct_claim k3;
+	assert_int_equal(ct_store_claim_next(s, "w5", two, 2, 0, 1, 60, &k3,
+					     &err), CT_EINVAL);
+	assert_string_equal(ct_store_sqlstate(s), "55000");
+	assert_non_null(strstr(err.msg, "nothing was completed or claimed"));
+	assert_int_equal(ct_store_claim_next(s, "w6", two, 1, 0, 1, 60, &k3,
+					     &err), CT_EINVAL);
+	assert_string_equal(ct_store_sqlstate(s), "55000");
+	assert_int_equal(ct_store_claim_next(s, "bad name", two, 1, 0, 1, 60,
+					     &k3, &err), CT_EINVAL);
+	assert_string_equal(ct_store_sqlstate(s), "22023");
+	char *after = pgt_text(s, state_sql, 0, NULL);
+	assert_string_equal(after, before);
+	free(before);
+	free(after);
+	check(s, "refused claim_next calls");
+	free(held);
+	ct_claim_free(&k);
+	ct_claim_free(&k2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(every_write_keeps_queue_and_leases,
 						fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(session_setting_skips_nothing,
+						fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(claim_next_completes_then_claims,
 						fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(claim_and_complete_update_in_place,
 						fresh, pgt_close),

@@ -156,6 +156,8 @@ static void viewer_reads_and_changes_nothing(void **state)
 	struct ct_claim k;
 	refused(v, ct_store_claim(v, "w", 0, 1, 0, &k, &err), &err, "claim",
 		"ct_view");
+	refused(v, ct_store_claim_next(v, "w", NULL, 0, 0, 1, 0, &k, &err), &err,
+		"claim_next", "ct_view");
 	refused(v, ct_store_complete(v, "w", &id, 1, &done, &err), &err,
 		"complete", "ct_view");
 	refused(v, ct_store_release(v, "w", &id, 1, &done, &err), &err,
@@ -292,15 +294,21 @@ static void worker_works_and_nothing_else(void **state)
 		pgt_enqueue_from(w, job, paths, 2, NULL, CT_SRC_LINK, 0);
 	assert_int_equal(er.inserted, 2);
 	struct ct_claim k;
-	assert_int_equal(ct_store_claim(w, "w1", 0, 4, 0, &k, &err), CT_OK);
-	assert_int_equal(k.n, 4);
+	assert_int_equal(ct_store_claim(w, "w1", 0, 3, 0, &k, &err), CT_OK);
+	assert_int_equal(k.n, 3);
 	size_t done, retried, failed;
 	int64_t two[2] = {k.tasks[0].id, k.tasks[1].id};
-	assert_int_equal(ct_store_complete(w, "w1", two, 2, &done, &err), CT_OK);
+	assert_int_equal(ct_store_complete(w, "w1", two, 1, &done, &err), CT_OK);
+	/* the second completed by the call that claims the fourth */
+	struct ct_claim k4;
+	assert_int_equal(ct_store_claim_next(w, "w1", two + 1, 1, 0, 1, 0, &k4,
+					     &err), CT_OK);
+	assert_int_equal(k4.n, 1);
 	assert_int_equal(ct_store_fail(w, "w1", &k.tasks[2].id, 1, "x", &retried,
 				       &failed, &err), CT_OK);
-	assert_int_equal(ct_store_release(w, "w1", &k.tasks[3].id, 1, &done, &err),
-			 CT_OK);
+	assert_int_equal(ct_store_release(w, "w1", &k4.tasks[0].id, 1, &done,
+					  &err), CT_OK);
+	ct_claim_free(&k4);
 	ct_claim_free(&k);
 	assert_int_equal(ct_store_compact_counts(w, NULL, &err), CT_OK);
 	pgt_exec(w, "SELECT crawltop.set_score_inputs(1, ARRAY['/e'], ARRAY[NULL::jsonb])");
@@ -456,7 +464,7 @@ static void grants_are_complete_and_public_has_none(void **state)
 	t = pgt_text(su, "SELECT string_agg(p.proname, ',' ORDER BY p.proname) "
 		     "FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
 		     "WHERE n.nspname = 'crawltop' AND p.prosecdef", 0, NULL);
-	assert_string_equal(t, "adjust_scores,apply_sitemap_priorities,claim,"
+	assert_string_equal(t, "adjust_scores,apply_sitemap_priorities,claim,claim_next,"
 			    "compact_counts,complete,create_job,enqueue,"
 			    "enqueue_batch,fail,fold_counts,"
 			    "jobs_delete_tasks,"
