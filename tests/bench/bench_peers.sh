@@ -10,15 +10,19 @@
 #   one/C     N_ONE tasks handed out one at a time by C concurrent
 #             claimers (CLAIMERS, default "4 16"): crawltop claim, then
 #             complete, each its own transaction, as a crawler holding a
-#             lease does; graphile-worker's default mode (one transaction
+#             lease does; then crawltop-next: claim_next, which completes
+#             the task the claimer holds and claims its next in one
+#             transaction; graphile-worker's default mode (one transaction
 #             to take a job, one to complete it); pg-boss fetch + complete
 #   batch     N_BATCH tasks, 100 per claim at 4 connections (crawltop;
 #             pg-boss fetch({batchSize: 100})) beside graphile's local
 #             queue of 500 with batched completions at concurrency 4
 # Every queue holds the same spread of ten priorities. Each line gives
-# tasks/s, the machine's busy CPU per task (server and client: all of
-# /proc/stat's busy time over the run, on a machine doing nothing else)
-# and crawltop / peer; the figures are medians of REPS rounds. Every
+# tasks/s and the machine's busy CPU per task (server and client: all of
+# /proc/stat's busy time over the run, on a machine doing nothing else);
+# crawltop's lines add its rate / the peer's and its CPU / the peer's
+# (the targets: rate at least 1.2 at one/16, CPU at most 1.0); the
+# figures are medians of REPS rounds. Every
 # system must hand out each task exactly once and leave nothing queued,
 # or the benchmark fails.
 # Environment: REPS (3), N_ENQ (200000), N_ONE (40000), N_BATCH (200000),
@@ -116,6 +120,10 @@ ct_one() { # CONNS BATCH
 	"$B" drain "$DSN" "$1" "SELECT task_id FROM crawltop.claim(\$1, $2, NULL, 600)" \
 		"SELECT count(*) FROM crawltop.complete(\$1, \$2::bigint[])"
 }
+ct_next() { # CONNS
+	"$B" drain "$DSN" "$1" \
+		"SELECT task_id FROM crawltop.claim_next(\$1, \$2::bigint[], 1, NULL, 600)" -
+}
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load at start: $(uptime | sed 's/.*load average: //')"
 echo "server: $("${PSQL[@]}" -d "$base" -c 'SHOW server_version'), fsync=$("${PSQL[@]}" -d "$base" -c 'SHOW fsync'), synchronous_commit=$("${PSQL[@]}" -d "$base" -c 'SHOW synchronous_commit'), shared_buffers=$("${PSQL[@]}" -d "$base" -c 'SHOW shared_buffers')"
@@ -154,6 +162,12 @@ for rep in $(seq 1 "$REPS"); do
 		ct_load "$n"
 		measure "$w crawltop" ct_one "$c" "$k"
 		exactly_once "$w crawltop" "$n" "$(ct_left)"
+		if [ "$w" != batch ]; then
+			ct_fresh
+			ct_load "$n"
+			measure "$w crawltop-next" ct_next "$c"
+			exactly_once "$w crawltop-next" "$n" "$(ct_left)"
+		fi
 		if peer graphile; then
 			fresh gw
 			"$NODE" "$here/peers.mjs" graphile-enqueue "$URL" "$n" >/dev/null
@@ -172,14 +186,27 @@ done
 
 med() { tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-printf '%-10s %-10s %10s %12s %14s %14s\n' work system "tasks/s" "busy us/task" "ct/peer rate" "peer/ct cpu"
+printf '%-8s %-15s %8s %8s %9s %9s %9s %9s\n' work system "tasks/s" "us/task" \
+	"rate/gw" "cpu/gw" "rate/pgb" "cpu/pgb"
 for w in enqueue $(for c in $CLAIMERS; do echo "one/$c"; done) batch; do
-	cr=$(med <<<"${RATE["$w crawltop"]}") cc=$(med <<<"${CPU["$w crawltop"]}")
-	printf '%-10s %-10s %10s %12s %14s %14s\n' "$w" crawltop "$cr" "$cc" - -
-	for p in graphile pg-boss; do
-		peer "${p/-/}" || continue
-		pr=$(med <<<"${RATE["$w $p"]}") pc=$(med <<<"${CPU["$w $p"]}")
-		printf '%-10s %-10s %10s %12s %14s %14s\n' "$w" "$p" "$pr" "$pc" "$(ratio "$cr" "$pr")" "$(ratio "$pc" "$cc")"
+	systems="crawltop"
+	[[ $w == one/* ]] && systems+=" crawltop-next"
+	peer graphile && systems+=" graphile"
+	peer pgboss && systems+=" pg-boss"
+	for sys in $systems; do
+		r=$(med <<<"${RATE["$w $sys"]}") c=$(med <<<"${CPU["$w $sys"]}")
+		line=$(printf '%-8s %-15s %8s %8s' "$w" "$sys" "$r" "$c")
+		if [[ $sys == crawltop* ]]; then
+			for p in graphile pg-boss; do
+				if peer "${p/-/}"; then
+					pr=$(med <<<"${RATE["$w $p"]}") pc=$(med <<<"${CPU["$w $p"]}")
+					line+=$(printf ' %9s %9s' "$(ratio "$r" "$pr")" "$(ratio "$c" "$pc")")
+				else
+					line+=$(printf ' %9s %9s' - -)
+				fi
+			done
+		fi
+		echo "$line"
 	done
 done
 if [ "$FAILED" = 1 ]; then

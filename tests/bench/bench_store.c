@@ -138,6 +138,8 @@ static void *drain_worker(void *arg)
 		int rows = PQntuples(r);
 		if (rows == 0) {
 			PQclear(r);
+			if (both) /* this call completed the last ones */
+				w->last = now_s();
 			break;
 		}
 		size_t len = 0;
