@@ -53,8 +53,10 @@ out=$(PEERS= REPS=1 N_ENQ=2000 N_ONE=1000 N_BATCH=2000 CLAIMERS=2 \
 ok_eq "bench_peers: exit status" "$?" 0
 for w in enqueue one/2 batch; do
 	ok_match "bench_peers: $w: tasks/s and busy CPU per task" "$out" \
-		"^$w +crawltop +$num +$num +- +-\$"
+		"^$w +crawltop +$num +$num +- +- +- +-\$"
 done
+ok_match "bench_peers: one/2: claim_next's tasks/s and busy CPU per task" \
+	"$out" "^one/2 +crawltop-next +$num +$num +- +- +- +-\$"
 ok_match "bench_peers: every task handed out once" "$out" \
 	"^exactly once: every system handed out every task once"
 
