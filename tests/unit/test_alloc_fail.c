@@ -1,0 +1,328 @@
+/* test_alloc_fail.c: every allocation of the engine's frontier queue and
+ * of the configuration loader fails in turn (SQLite's approach): the run
+ * with allocation k failing must end with a clean result (CT_ENOMEM and a
+ * message, or the same result as without the failure where the code could
+ * do without the memory), a queue or settings that still pass their
+ * checks, and no block left allocated.
+ *
+ * malloc, calloc, realloc, strdup and free are wrapped (the link gives
+ * -Wl,--wrap=...; the engine and the loader are linked in statically), so
+ * the calls of crawltop's own code come here: the k-th allocation of a
+ * scenario fails once, the later ones succeed, and the blocks are counted
+ * while a scenario runs. libconfig 1.5's own allocations are not reached
+ * (a shared library, and it does not check them: doc/RELIABILITY.md). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "crawltop/frontier_queue.h"
+#include "crawltop/settings.h"
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t n);
+char *__real_strdup(const char *s);
+void __real_free(void *p);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t n);
+char *__wrap_strdup(const char *s);
+void __wrap_free(void *p);
+
+static int counting;      /* a scenario runs */
+static long calls;        /* allocations asked for in this scenario */
+static long fail_at = -1; /* the call that fails (0-based; -1: none) */
+static int failed;        /* whether it came */
+static long live;         /* blocks allocated and not freed */
+
+/* Whether this allocation fails. */
+static int fails(void)
+{
+	if (!counting)
+		return 0;
+	if (calls++ == fail_at) {
+		failed = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static void *counted(void *p)
+{
+	if (p && counting)
+		live++;
+	return p;
+}
+
+void *__wrap_malloc(size_t n)
+{
+	return fails() ? NULL : counted(__real_malloc(n));
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	return fails() ? NULL : counted(__real_calloc(n, size));
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+	if (fails())
+		return NULL;
+	void *q = __real_realloc(p, n);
+	return p ? q : counted(q);
+}
+
+char *__wrap_strdup(const char *s)
+{
+	return fails() ? NULL : counted(__real_strdup(s));
+}
+
+void __wrap_free(void *p)
+{
+	if (p && counting)
+		live--;
+	__real_free(p);
+}
+
+static void start(long k)
+{
+	calls = 0;
+	fail_at = k;
+	failed = 0;
+	live = 0;
+	counting = 1;
+}
+
+static void stop(void)
+{
+	counting = 0;
+}
+
+/* ---- the frontier queue ---------------------------------------------- */
+
+#define N_URLS 48
+
+struct queue_run {
+	ct_status create;
+	size_t accepted, refused_nomem, heatmaps, pulled, size_at_end;
+};
+
+/* Create a queue, enqueue N_URLS URLs (some duplicates, types, methods
+ * and depths), read its heatmap twice, pull everything, destroy it. */
+static struct queue_run queue_scenario(void)
+{
+	struct queue_run r = {0};
+	struct ct_frontier_params p;
+	struct ct_fq *q = NULL;
+	struct ct_error err = {{0}};
+	ct_frontier_params_default(&p);
+	r.create = ct_fq_create(&p, NULL, NULL, &q, &err);
+	if (r.create != CT_OK) {
+		assert_int_equal(r.create, CT_ENOMEM);
+		assert_null(q);
+		assert_true(err.msg[0] != '\0');
+		return r;
+	}
+	static const char *types[] = {"article", "nav", "refresh", NULL};
+	static const char *methods[] = {"sitemap", "link", NULL};
+	for (int i = 0; i < N_URLS; i++) {
+		char url[96];
+		/* every sixth URL repeats an earlier one */
+		snprintf(url, sizeof url, "https://Host%d.example/a/%d?x=%d",
+			 i % 5, i % 6 == 5 ? i - 3 : i, i);
+		struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+		in.url = url;
+		in.type = types[i % 4];
+		in.discovery_method = methods[i % 3];
+		in.depth = i % 4;
+		struct ct_fq_enqueue_result res;
+		size_t before = ct_fq_size(q);
+		bool had = ct_fq_contains(q, url);
+		memset(&err, 0, sizeof err);
+		ct_status st = ct_fq_enqueue(q, &in, 1000 + i, &res, &err);
+		if (st == CT_ENOMEM) {
+			/* unchanged, and said why */
+			assert_int_equal(ct_fq_size(q), before);
+			assert_int_equal(ct_fq_contains(q, url), had);
+			assert_true(err.msg[0] != '\0');
+			r.refused_nomem++;
+			continue;
+		}
+		assert_int_equal(st, CT_OK);
+		if (res.enqueued) {
+			assert_int_equal(ct_fq_size(q), before + 1);
+			r.accepted++;
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		struct ct_fq_heatmap h;
+		ct_status st = ct_fq_heatmap(q, &h);
+		if (st == CT_ENOMEM) {
+			assert_null(h.cells);
+			continue;
+		}
+		assert_int_equal(st, CT_OK);
+		size_t sum = 0;
+		for (size_t c = 0; c < h.n_cells; c++)
+			sum += h.cells[c].count;
+		assert_int_equal(sum, ct_fq_size(q));
+		assert_int_equal(h.queued, ct_fq_size(q));
+		ct_fq_heatmap_free(&h);
+		r.heatmaps++;
+	}
+	r.size_at_end = ct_fq_size(q);
+	for (;;) {
+		struct ct_fq_pull_result pr;
+		assert_int_equal(ct_fq_pull(q, 0, &pr), CT_OK);
+		if (!pr.has_item)
+			break;
+		ct_fq_item_release(&pr.item);
+		r.pulled++;
+	}
+	assert_int_equal(ct_fq_size(q), 0);
+	ct_fq_destroy(q);
+	return r;
+}
+
+static void queue_survives_each_allocation_failing(void **state)
+{
+	(void)state;
+	start(-1);
+	struct queue_run clean = queue_scenario();
+	stop();
+	long total = calls;
+	assert_int_equal(live, 0);
+	assert_int_equal(clean.create, CT_OK);
+	assert_int_equal(clean.refused_nomem, 0);
+	assert_int_equal(clean.heatmaps, 2);
+	assert_int_equal(clean.pulled, clean.accepted);
+	assert_true(clean.accepted >= N_URLS - N_URLS / 6);
+	assert_true(total >= (long)clean.accepted);
+	long runs = 0;
+	for (long k = 0;; k++) {
+		start(k);
+		struct queue_run r = queue_scenario();
+		stop();
+		if (!failed)
+			break;
+		runs++;
+		if (live != 0)
+			fail_msg("allocation %ld of %ld failing: %ld blocks left",
+				 k, total, live);
+		/* each failure costs at most what it touched: one URL or
+		 * one heatmap, or the queue itself */
+		if (r.create == CT_OK) {
+			assert_int_equal(r.refused_nomem + (2 - r.heatmaps), 1);
+			assert_int_equal(r.accepted + r.refused_nomem,
+					 clean.accepted);
+			assert_int_equal(r.pulled, r.accepted);
+		}
+	}
+	assert_int_equal(runs, total);
+	print_message("# queue: %ld allocations, each failed in turn\n", total);
+}
+
+/* ---- the configuration loader ---------------------------------------- */
+
+static char dir[64];
+static char main_file[96];
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static int make_files(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/ct-allocfail.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	char inc[96];
+	snprintf(inc, sizeof inc, "%s/more.conf", dir);
+	snprintf(main_file, sizeof main_file, "%s/crawltop.conf", dir);
+	write_file(inc, "hierarchy = { decay = 0.75; };\n");
+	write_file(main_file,
+		"classes = { p0 = 85.0; p1 = 60.0; p2 = 35.0; };\n"
+		"tier = { default_priority = 4; };\n"
+		"frontier = {\n"
+		"  types = { article = 1.0; nav = 9.0; hub = 3.5; };\n"
+		"};\n"
+		"@include \"more.conf\"\n");
+	return 0;
+}
+
+static int remove_files(void **state)
+{
+	(void)state;
+	char path[128];
+	snprintf(path, sizeof path, "%s/more.conf", dir);
+	unlink(path);
+	unlink(main_file);
+	rmdir(dir);
+	return 0;
+}
+
+static void config_survives_each_allocation_failing(void **state)
+{
+	(void)state;
+	struct ct_settings want, got;
+	struct ct_error err = {{0}};
+	memset(&want, 0, sizeof want);
+	start(-1);
+	ct_status st = ct_config_load_file(main_file, &want, &err);
+	stop();
+	long total = calls;
+	if (st != CT_OK)
+		fail_msg("%s", err.msg);
+	assert_int_equal(live, 0);
+	assert_true(want.classes.p0 == 85.0 && want.hierarchy.decay == 0.75);
+	assert_true(total >= 1);
+	long runs = 0, refused = 0;
+	for (long k = 0;; k++) {
+		memset(&got, 0, sizeof got);
+		memset(&err, 0, sizeof err);
+		start(k);
+		st = ct_config_load_file(main_file, &got, &err);
+		stop();
+		if (!failed)
+			break;
+		runs++;
+		if (live != 0)
+			fail_msg("allocation %ld of %ld failing: %ld blocks left",
+				 k, total, live);
+		if (st == CT_OK) {
+			/* the memory was optional: the same settings */
+			assert_true(memcmp(&got, &want, sizeof got) == 0);
+		} else {
+			assert_int_equal(st, CT_ENOMEM);
+			assert_non_null(strstr(err.msg, "out of memory"));
+			refused++;
+		}
+	}
+	assert_int_equal(runs, total);
+	assert_true(refused >= 1);
+	print_message("# config: %ld allocations, each failed in turn, "
+		      "%ld refused\n", total, refused);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(queue_survives_each_allocation_failing),
+		cmocka_unit_test_setup_teardown(config_survives_each_allocation_failing,
+						make_files, remove_files),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
