@@ -106,6 +106,19 @@ static void stop(void)
 	counting = 0;
 }
 
+/* After the run with allocation k of total failing: 0 when no allocation
+ * failed (k is past the last: every one has been tried), else 1, with no
+ * block left allocated. */
+static int injected(long k, long total)
+{
+	if (!failed)
+		return 0;
+	if (live != 0)
+		fail_msg("allocation %ld of %ld failing: %ld blocks left", k,
+			 total, live);
+	return 1;
+}
+
 /* ---- the frontier queue ---------------------------------------------- */
 
 #define N_URLS 48
@@ -211,12 +224,9 @@ static void queue_survives_each_allocation_failing(void **state)
 		start(k);
 		struct queue_run r = queue_scenario();
 		stop();
-		if (!failed)
+		if (!injected(k, total))
 			break;
 		runs++;
-		if (live != 0)
-			fail_msg("allocation %ld of %ld failing: %ld blocks left",
-				 k, total, live);
 		/* each failure costs at most what it touched: one URL or
 		 * one heatmap, or the queue itself */
 		if (r.create == CT_OK) {
@@ -296,12 +306,9 @@ static void config_survives_each_allocation_failing(void **state)
 		start(k);
 		st = ct_config_load_file(main_file, &got, &err);
 		stop();
-		if (!failed)
+		if (!injected(k, total))
 			break;
 		runs++;
-		if (live != 0)
-			fail_msg("allocation %ld of %ld failing: %ld blocks left",
-				 k, total, live);
 		if (st == CT_OK) {
 			/* the memory was optional: the same settings */
 			assert_true(memcmp(&got, &want, sizeof got) == 0);
