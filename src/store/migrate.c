@@ -63,7 +63,10 @@ static const char owner_sql[] =
 	"SELECT r.rolname FROM pg_catalog.pg_namespace n"
 	" JOIN pg_catalog.pg_roles r ON r.oid = n.nspowner"
 	" WHERE n.nspname = 'crawltop' AND r.rolname <> current_user"
-	" AND NOT r.rolsuper";
+	" AND NOT r.rolsuper"
+	/* 0023's owner, of which the migrating role is a member */
+	" AND NOT (r.rolname = 'crawltop_owner' AND NOT r.rolcanlogin"
+	"  AND pg_catalog.pg_has_role(current_user, n.nspowner, 'MEMBER'))";
 
 static const char version_sql[] =
 	"SELECT coalesce(max(version), 0) FROM crawltop.schema_version";
@@ -253,7 +256,8 @@ static ct_status script(struct ct_store *s, const char *what, const char *sql,
 	return st_exec(s, what, sql, ST_SCRIPT, NULL, NULL, err);
 }
 
-/* Refuse a schema crawltop that another ordinary role owns (owner_sql). */
+/* Refuse a schema crawltop that another ordinary role owns (owner_sql);
+ * crawltop_owner (0023) is the store's own, for its members. */
 static ct_status foreign_schema(struct ct_store *s, struct ct_error *err)
 {
 	PGresult *r;
@@ -290,6 +294,12 @@ ct_status ct_store_schema_version(struct ct_store *s, int *out,
 	return query_int(s, "schema version", version_sql, out, err);
 }
 
+/* After each migration, what it made goes to crawltop_owner (0023):
+ * the owner-rights functions never run as the role that migrated. */
+#define GIVE_TO_OWNER                                                     \
+	"DO $$ BEGIN IF to_regprocedure('crawltop.give_to_owner()') IS NOT " \
+	"NULL THEN PERFORM crawltop.give_to_owner(); END IF; END $$"
+
 /* Apply one migration if the database does not have it yet. */
 static ct_status apply_one(struct ct_store *s, const char *dir,
 			   const struct migration *m, int *applied,
@@ -313,6 +323,7 @@ static ct_status apply_one(struct ct_store *s, const char *dir,
 		snprintf(ver, sizeof ver, "%d", m->version);
 		const char *params[] = {ver, m->name, sql};
 		if ((st = script(s, what, sql, err)) != CT_OK ||
+		    (st = script(s, what, GIVE_TO_OWNER, err)) != CT_OK ||
 		    (st = st_exec(s, what, "INSERT INTO crawltop.schema_version "
 				  "(version, name, checksum) VALUES ($1, $2, "
 				  "md5($3))", 3, params, NULL, err)) != CT_OK)

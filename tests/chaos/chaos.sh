@@ -17,7 +17,8 @@
 # lost or stuck), the counters' completions equal to the tasks (each
 # completed exactly once), every worker ended cleanly, and the completion
 # rate back to at least half the rate before the fault; and prints the
-# rate before, during (fault to recovery) and after, the recovery time,
+# rate before, during (the fault to its recovery, at least a lease) and
+# after, the recovery time,
 # the leases reclaimed and the reconnections. Output is TAP.
 # --short (the default suite): small sizes, 2 s leases, the fault at half
 # way; the rates are printed but not checked (the suite runs tests side by
@@ -156,6 +157,7 @@ scenario() {
 	te=$(now_ms)
 	sleep 0.5
 	kill "$sampler" 2>/dev/null
+	[ -n "${CHAOS_KEEP:-}" ] && cp "$tmp/samples" "$CHAOS_KEEP/$s.samples" && echo "$t0 $tf $te" >"$CHAOS_KEEP/$s.times"
 	wait "$sampler" 2>/dev/null
 	ok $((alive)) "$s: every worker ended"
 	local bad
@@ -175,7 +177,7 @@ scenario() {
 	reconnects=$(cat "$tmp"/chaos-worker-*.out 2>/dev/null | awk '{ r += $6 } END { print r + 0 }')
 	# rates in 1 s windows; recovery: the first window after the fault
 	# back to half the median rate before it
-	read -r before during after recovery <<<"$(awk -v t0="$t0" -v tf="$tf" -v te="$te" -v n="$n_tasks" '
+	read -r before during after recovery <<<"$(awk -v t0="$t0" -v tf="$tf" -v te="$te" -v n="$n_tasks" -v lease="$LEASE" '
 		{ t[NR] = $1; c[NR] = $2 }
 		# the rate over the first window of at least 1 s from sample i
 		function rate(i,   j) {
@@ -199,16 +201,18 @@ scenario() {
 				if (t[i] >= tf && (c[i] >= n || rate(i) >= med / 2))
 					rec = t[i]
 			if (!rec) rec = te
-			cf = cr = ce = 0; tend = rec
+			# during: the fault to its recovery, and at least a
+			# lease (the abandoned leases run out meanwhile)
+			dend = rec > tf + lease * 1000 ? rec : tf + lease * 1000
+			cf = cd = ce = 0; td = tf; tend = dend
 			for (i = 1; i <= NR; i++) {
 				if (t[i] <= tf) cf = c[i]
-				if (t[i] <= rec) cr = c[i]
+				if (t[i] <= dend) { cd = c[i]; td = t[i] }
 				if (c[i] > ce) { ce = c[i]; tend = t[i] }
 			}
-			dur = (rec - tf) / 1000
-			during = dur > 0 ? (cr - cf) / dur : 0
-			after = tend > rec ? (ce - cr) * 1000 / (tend - rec) : med
-			printf "%.0f %.0f %.0f %.1f\n", med, during, after, dur
+			during = td > tf ? (cd - cf) * 1000 / (td - tf) : 0
+			after = tend > td ? (ce - cd) * 1000 / (tend - td) : med
+			printf "%.0f %.0f %.0f %.1f\n", med, during, after, (rec - tf) / 1000
 		}' "$tmp/samples")"
 	local back
 	back=$(awk -v a="$after" -v b="$before" -v r="$recovery" -v rest="$((te - tf))" \

@@ -443,7 +443,7 @@ static void grants_are_complete_and_public_has_none(void **state)
 		"'append_only', 'refs_keep', 'pages_refs_check', "
 		"'tasks_refs_check', 'jobs_delete_tasks', 'jobs_truncate_tasks', "
 		"'jobs_keep_id', 'jobs_name_not_number', 'lock_job', "
-		"'enqueue_batch') AND NOT (has_function_privilege("
+		"'enqueue_batch', 'give_to_owner') AND NOT (has_function_privilege("
 		"'crawltop_viewer', p.oid, 'EXECUTE') OR has_function_privilege("
 		"'crawltop_operator', p.oid, 'EXECUTE') OR has_function_privilege("
 		"'crawltop_worker', p.oid, 'EXECUTE'))", 0, NULL);
@@ -500,10 +500,35 @@ static void grants_are_complete_and_public_has_none(void **state)
 				 "has_function_privilege('crawltop_viewer', p.oid, "
 				 "'EXECUTE')"), 0);
 
+	/* everything of the store belongs to crawltop_owner (0023), which
+	 * cannot log in and has no power beyond its objects: the definers
+	 * run as it, not as the superuser that migrated */
+	assert_int_equal(pgt_int(su, "SELECT count(*) FROM pg_roles WHERE "
+				 "rolname = 'crawltop_owner' AND NOT rolcanlogin "
+				 "AND NOT rolsuper AND NOT rolcreaterole AND NOT "
+				 "rolcreatedb AND NOT rolbypassrls"), 1);
+	t = pgt_text(su,
+		"SELECT coalesce(string_agg(x, ', '), '') FROM ("
+		"SELECT 'schema' AS x FROM pg_namespace WHERE nspname = "
+		"'crawltop' AND nspowner <> 'crawltop_owner'::regrole "
+		"UNION ALL SELECT relname FROM pg_class WHERE relnamespace = "
+		"'crawltop'::regnamespace AND relowner <> "
+		"'crawltop_owner'::regrole "
+		"UNION ALL SELECT p.oid::regprocedure::text FROM pg_proc p WHERE "
+		"p.pronamespace = 'crawltop'::regnamespace AND p.proowner <> "
+		"'crawltop_owner'::regrole "
+		"UNION ALL SELECT t.oid::regtype::text FROM pg_type t WHERE "
+		"t.typnamespace = 'crawltop'::regnamespace AND t.typowner <> "
+		"'crawltop_owner'::regrole) y", 0, NULL);
+	if (t[0])
+		fail_msg("not owned by crawltop_owner: %s", t);
+	free(t);
+	assert_int_equal(pgt_int(su, "SELECT crawltop.give_to_owner()"), 0);
+
 	/* a second database of the cluster: the roles exist, migrate works */
 	struct ct_store *s2 = pgt_fresh("ct_roles_two", 1);
 	assert_int_equal(pgt_int(s2, "SELECT count(*) FROM pg_roles WHERE rolname "
-				 "LIKE 'crawltop\\_%'"), 3);
+				 "LIKE 'crawltop\\_%'"), 4);
 	ct_store_close(s2);
 }
 
