@@ -12,13 +12,15 @@
 #   xmin       a REPEATABLE READ transaction holds its snapshot for HOLD s
 #              (dead rows cannot be removed meanwhile): table sizes and
 #              dead rows before, at its end and after the run
-#   idle       300 idle connections beside the workers for HOLD s
-# Then it checks: every task completed, none pending or running (none
+#   idle       300 idle connections beside the workers for HOLD s (xmin
+#              and idle: 5 N tasks in a full run, to outlast the hold)
+# A console (crawltop top, in tmux when there is one) watches each
+# scenario and must be live at the end. Then it checks: every task completed, none pending or running (none
 # lost or stuck), the counters' completions equal to the tasks (each
 # completed exactly once), every worker ended cleanly, and the completion
 # rate back to at least half the rate before the fault; and prints the
-# rate before, during (the fault to its recovery, at least a lease) and
-# after, the recovery time,
+# rate before, during (the fault to its recovery, at least a lease; for
+# xmin and idle the hold) and after, the recovery time,
 # the leases reclaimed and the reconnections. Output is TAP.
 # --short (the default suite): small sizes, 2 s leases, the fault at half
 # way; the rates are printed but not checked (the suite runs tests side by
@@ -52,15 +54,20 @@ trap cleanup EXIT
 
 as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 now_ms() { date +%s%3N; }
-n=0
-failed=0
-ok() { # COND-STATUS MESSAGE
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else
-		echo "not ok $n - $2"
-		failed=1
-	fi
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../cli/tap.sh"
+. "$here/../tui/tmux.sh"
+ok() { # STATUS (0: passed) MESSAGE
+	if [ "$1" = 0 ]; then tap_result 1 "$2"; else tap_result 0 "$2"; fi
 }
+# The console watches every scenario (in tmux, when there is one) and
+# must be live at the end: it reconnects by itself.
+console=0
+if command -v tmux >/dev/null; then
+	tm_start 150 40
+	trap 'cleanup; tm kill-server 2>/dev/null; rm -rf "$TM_SOCK" "$TM_HOME"' EXIT
+	console=1
+fi
 
 # sample FILE: "ms completed" every 250 ms until killed
 sample() {
@@ -94,8 +101,8 @@ scenario() {
 	"$CT" migrate -d "$DSN" >/dev/null
 	"${PSQL[@]}" -d "$DSN" -c "SELECT crawltop.create_job('chaos', 'chaos.example', 5, 'hierarchy')" >/dev/null
 	local n_tasks=$N at=4
-	# the snapshot held for HOLD s: enough tasks to run on after it
-	[ "$s" = xmin ] && [ $short = 0 ] && n_tasks=$((N * 5))
+	# a fault held for HOLD s: enough tasks to run on after it
+	case $s in xmin | idle) [ $short = 0 ] && n_tasks=$((N * 5)) ;; esac
 	# a short run: the fault at half, so that a second passes before it
 	[ $short = 1 ] && at=2
 	"${PSQL[@]}" -d "$DSN" -c "SELECT sum(e.inserted) FROM generate_series(0, $((n_tasks / 1000 - 1))) b,
@@ -103,6 +110,10 @@ scenario() {
 			FROM generate_series(b * 1000, b * 1000 + 999) g)) e" >/dev/null
 	rm -f "$tmp"/*.out "$tmp"/*.err "$tmp"/*.pid "$tmp/samples"
 	pids=()
+	if [ $console = 1 ]; then
+		tm_run "'$CT' top -d '$DSN' -i 1"
+		tm_wait '^ crawltop +LIVE' 30 >/dev/null
+	fi
 	sample "$tmp/samples" &
 	local sampler=$!
 	t0=$(now_ms)
@@ -160,6 +171,12 @@ scenario() {
 	[ -n "${CHAOS_KEEP:-}" ] && cp "$tmp/samples" "$CHAOS_KEEP/$s.samples" && echo "$t0 $tf $te" >"$CHAOS_KEEP/$s.times"
 	wait "$sampler" 2>/dev/null
 	ok $((alive)) "$s: every worker ended"
+	if [ $console = 1 ]; then
+		ok_screen "$s: the console is live at the end (it reconnected)" '^ crawltop +LIVE' 30
+		ok_screen "$s: the console shows the job" ' chaos ' 10
+		tm_keys q
+		tm_wait '^\$ ?$' 10 >/dev/null
+	fi
 	local bad
 	bad=$("${PSQL[@]}" -d "$DSN" -c "SELECT count(*) FROM crawltop.tasks WHERE status <> 'completed'")
 	ok $((bad != 0)) "$s: all $n_tasks tasks completed, none pending or running ($bad left)"
@@ -175,9 +192,11 @@ scenario() {
 	local reclaimed reconnects
 	reclaimed=$("${PSQL[@]}" -d "$DSN" -c "SELECT coalesce(sum(expiries), 0) FROM crawltop.tasks")
 	reconnects=$(cat "$tmp"/chaos-worker-*.out 2>/dev/null | awk '{ r += $6 } END { print r + 0 }')
+	local span=$LEASE
+	case $s in xmin | idle) span=$HOLD ;; esac
 	# rates in 1 s windows; recovery: the first window after the fault
 	# back to half the median rate before it
-	read -r before during after recovery <<<"$(awk -v t0="$t0" -v tf="$tf" -v te="$te" -v n="$n_tasks" -v lease="$LEASE" '
+	read -r before during after recovery <<<"$(awk -v t0="$t0" -v tf="$tf" -v te="$te" -v n="$n_tasks" -v span="$span" '
 		{ t[NR] = $1; c[NR] = $2 }
 		# the rate over the first window of at least 1 s from sample i
 		function rate(i,   j) {
@@ -201,13 +220,14 @@ scenario() {
 				if (t[i] >= tf && (c[i] >= n || rate(i) >= med / 2))
 					rec = t[i]
 			if (!rec) rec = te
-			# during: the fault to its recovery, and at least a
-			# lease (the abandoned leases run out meanwhile)
-			dend = rec > tf + lease * 1000 ? rec : tf + lease * 1000
+			# during: the fault to its recovery, and at least span
+			# (a lease: the abandoned leases run out meanwhile; the
+			# hold of xmin and idle)
+			dend = rec > tf + span * 1000 ? rec : tf + span * 1000
 			cf = cd = ce = 0; td = tf; tend = dend
 			for (i = 1; i <= NR; i++) {
 				if (t[i] <= tf) cf = c[i]
-				if (t[i] <= dend) { cd = c[i]; td = t[i] }
+				if (t[i] <= dend && cd < n) { cd = c[i]; td = t[i] }
 				if (c[i] > ce) { ce = c[i]; tend = t[i] }
 			}
 			during = td > tf ? (cd - cf) * 1000 / (td - tf) : 0
@@ -224,11 +244,10 @@ scenario() {
 	echo "# $s: $n_tasks tasks, $W workers: $before tasks/s before, $during during, $after after; recovered in $recovery s; $reclaimed leases reclaimed, $reconnects reconnections${extra:+; $extra}${before_bloat:+; before the hold: $before_bloat; after the run and a VACUUM: $(bloat)}"
 }
 
-echo "1..$((${#scenarios[@]} * (short ? 4 : 5)))"
 for s in "${scenarios[@]}"; do
 	case $s in kill | terminate | restart | xmin | idle) scenario "$s" ;; *)
 		echo "chaos.sh: unknown scenario '$s' (kill, terminate, restart, xmin, idle)" >&2
 		exit 2 ;;
 	esac
 done
-exit $failed
+done_testing
