@@ -246,6 +246,12 @@ int job_boost(const struct job_args *a)
 	if (with_job(a, call_boost, &x, &j, &rows) != 0)
 		return DB_EXIT_FAIL;
 	job_prefix(&j);
+	if (rows == 0) {
+		/* the store changes and audits nothing then */
+		printf("0 pending tasks %s %s: nothing changed\n",
+		       a->prefix ? "under" : "match", match);
+		return DB_EXIT_OK;
+	}
 	printf("%ld pending task%s %s %s %s by %g point%s\n", rows,
 	       rows == 1 ? "" : "s",
 	       a->prefix ? "under" : "matching", match,

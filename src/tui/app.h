@@ -173,6 +173,7 @@ struct tui {
 	 * a key pressed before the next refresh starts from it */
 	int64_t act_job[8];
 	int act_priority[8];      /* the new priority, or 0 */
+	char act_match[8][112];   /* a boost's or demotion's prefix or pattern */
 	char act_status[8][16];   /* the new shown status, or "" */
 	int act_seq;
 	int resolve_job;          /* -j NAME still to resolve */
@@ -188,6 +189,7 @@ struct tui {
 	int n_view;
 	char filter[64];
 	char input[256];          /* the prompt's text */
+	int input_prefill;        /* input is still the "/" it opened with */
 	struct tui_line line;     /* what the filter, prompt or value lost */
 	char prompt[320];         /* the prompt's question */
 	enum tui_action pending;  /* confirmed or prompted change */

@@ -265,6 +265,13 @@ static void act_result(struct tui *t, const struct ct_arows *r)
 		tui_msg(t, 1, "%s refused: %s", desc, r->err);
 		return;
 	}
+	if (t->act_match[slot][0] && !strcmp(ct_arows_str(r, 0, 0, "0"), "0")) {
+		/* the store changed and audited nothing */
+		tui_msg(t, 0, "%s: 0 pending tasks %s %s: nothing changed", desc,
+			strchr(t->act_match[slot], '*') ? "match" : "under",
+			t->act_match[slot]);
+		return;
+	}
 	tui_msg(t, 0, "%s: done (%s task%s changed)", desc,
 		ct_arows_str(r, 0, 0, "0"),
 		strcmp(ct_arows_str(r, 0, 0, "0"), "1") == 0 ? "" : "s");
@@ -483,6 +490,7 @@ void tf_act(struct tui *t, enum tui_action a, int64_t job, int arg,
 	char *desc = t->act_desc[slot];
 	t->act_priority[slot] = 0;
 	t->act_status[slot][0] = '\0';
+	t->act_match[slot][0] = '\0';
 	char jb[24], ab[32];
 	snprintf(jb, sizeof jb, "%" PRId64, job);
 	struct ct_error err;
@@ -521,6 +529,8 @@ void tf_act(struct tui *t, enum tui_action a, int64_t job, int arg,
 		snprintf(desc, sizeof t->act_desc[0], "job %.40s: %s %.*s %+g",
 			 name, delta < 0 ? "demote" : "boost", 100, prefix, delta);
 		snprintf(ab, sizeof ab, "%.17g", delta);
+		snprintf(t->act_match[slot], sizeof t->act_match[0], "%.100s",
+			 prefix);
 		/* a text with '*' is a pattern of the whole path */
 		const char *p[] = {jb, prefix, ab,
 				   strchr(prefix, '*') ? "true" : "false"};

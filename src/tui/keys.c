@@ -355,6 +355,7 @@ static int k_adjust(struct tui *t, int key)
 			 "%.64s, path prefix or pattern (*) [points, default 10]: ",
 			 key == 'b' ? "Boost" : "Demote", j->name);
 	snprintf(t->input, sizeof t->input, "/");
+	t->input_prefill = 1;
 	t->mode = TUI_PROMPT;
 	return TUI_REDRAW;
 }
@@ -502,13 +503,25 @@ static int line_refuse(struct tui *t)
 	return TUI_REDRAW;
 }
 
+/* Whether key is the '/' that starts a path typed (or pasted) into the
+ * boost prompt while it still holds only the '/' it opened with: that
+ * slash is the same one ("/tutorial" typed makes "/tutorial", not
+ * "//tutorial", which matched nothing). Any key ends the prefill. */
+static int prefill_swallows(struct tui *t, int key)
+{
+	int prefilled = t->mode == TUI_PROMPT && t->input_prefill &&
+			strcmp(t->input, "/") == 0;
+	t->input_prefill = 0;
+	return prefilled && key == '/';
+}
+
 /* Edit the open line with a typed key: Backspace erases; a character
  * goes in when it fits, and one that does not marks the line lost. */
 static void line_edit(struct tui *t, int key)
 {
 	size_t len;
 	char *s = line_text(t, &len);
-	if (!s)
+	if (!s || prefill_swallows(t, key))
 		return;
 	if (key == TK_BACKSPACE || key == TK_DEL || key == 127 || key == 8)
 		erase_char(s);
@@ -1104,6 +1117,8 @@ static int paste_char(struct tui *t, int key)
 	const char *bad = paste_control(key, name, sizeof name);
 	if (bad)
 		return paste_refuse(t, s, bad);
+	if (prefill_swallows(t, key))
+		return TUI_REDRAW;
 	if (append_key(s, len, key) != 0) {
 		paste_refuse(t, s, NULL);
 		line_too_long(t, len);

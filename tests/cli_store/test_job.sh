@@ -70,6 +70,12 @@ run job boost news --pattern '*/1' --by 2
 ok_match "boost by a pattern: the whole path matches" "$OUT" '2 pending tasks matching \*/1 boosted by 2 points'
 ok_eq "boost by a pattern: its audit row" \
 	"$(q "SELECT after->>'pattern' FROM crawltop.audit_log WHERE action = 'tasks.boost' ORDER BY id DESC LIMIT 1")" '*/1'
+audits=$(q "SELECT count(*) FROM crawltop.audit_log")
+run job boost news --prefix /none --by 5
+ok_match "a boost that matches nothing says so" "$OUT" '0 pending tasks under /none: nothing changed'
+run job boost news --pattern '*/none' --by 5 --demote
+ok_match "a pattern that matches nothing says so" "$OUT" '0 pending tasks match \*/none: nothing changed'
+ok_eq "neither is audited" "$(q "SELECT count(*) FROM crawltop.audit_log")" "$audits"
 
 run job set-mode news fifo
 ok_eq "set-mode: exit 0" "$RC" 0

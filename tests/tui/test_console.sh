@@ -170,6 +170,16 @@ ok_sql "the scores under /blog rose by 20" \
 	"SELECT string_agg(score::text, ',' ORDER BY score DESC) FROM crawltop.tasks WHERE job_id = 1 AND status = 'pending'" \
 	'70,70,60,60,40'
 ok_screen "the audit row of the boost" 'tasks\.boost +1 +4 +delta 20, prefix /blog' 5
+# the path typed as the docs spell it, its '/' included, into the '/'
+# the prompt opened with: one slash ('//none' matched nothing, silently)
+tm_keys g b
+tm_keys -l '/none 5'
+ok_screen "b: a typed '/' is the prefilled one" 'path prefix or pattern .*: /none 5_'
+tm_keys Enter
+ok_screen "a boost that matches nothing says so" \
+	'job alpha: boost /none \+5: 0 pending tasks under /none: nothing changed'
+ok_sql "and is not audited" \
+	"SELECT count(*) FROM crawltop.audit_log WHERE after::text LIKE '%/none%'" 0
 # a text with '*' is a pattern of the whole path: /*s/x is /news/x alone
 tm_keys d
 tm_keys -l '*s/x 5'
