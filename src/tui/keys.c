@@ -568,24 +568,29 @@ static int k_prompt_abort(struct tui *t, int key)
  * any characters) and send the boost or demotion. */
 static int k_prompt_submit(struct tui *t, int key)
 {
-	char prefix[256], extra[64] = "", more[2];
+	char prefix[256], extra[64] = "", more[2], b[200];
 	double points = 10;
 	int n = sscanf(t->input, "%255s %63s %1s", prefix, extra, more);
-	leave(t);
+	/* a refusal keeps the line open with its text, saying why under it,
+	 * so that the operator mends it (Esc abandons it) */
 	if (n < 1 || (prefix[0] != '/' && prefix[0] != '*')) {
-		tui_msg(t, 1, "path prefix '%.100s' refused: it must start "
-			"with '/' (a pattern with '/' or '*')", n < 1 ? "" : prefix);
+		snprintf(b, sizeof b, "path prefix '%.100s' refused: it must "
+			 "start with '/' (a pattern with '/' or '*')",
+			 n < 1 ? "" : prefix);
+		line_note(t, 1, b);
 		return TUI_REDRAW;
 	}
 	if (n == 3) {
-		tui_msg(t, 1, "'%.100s' refused: give a path prefix or pattern "
-			"and at most a number of points", t->input);
+		snprintf(b, sizeof b, "'%.100s' refused: give a path prefix or "
+			 "pattern and at most a number of points", t->input);
+		line_note(t, 1, b);
 		return TUI_REDRAW;
 	}
 	/* spelt as enqueue spells paths: "/caf%C3%A9" finds "/café" */
 	char norm[URLPATH_MAX_BYTES + 1], bad[160];
 	if (urlpath_match(prefix, norm, sizeof norm, bad, sizeof bad) != 0) {
-		tui_msg(t, 1, "'%.100s' refused: %s", prefix, bad);
+		snprintf(b, sizeof b, "'%.30s' refused: %.150s", prefix, bad);
+		line_note(t, 1, b);
 		return TUI_REDRAW;
 	}
 	if (n == 2) {
@@ -593,11 +598,13 @@ static int k_prompt_submit(struct tui *t, int key)
 		points = strtod(extra, &end);
 		if (!ct_number_text(extra, true) || *end || !isfinite(points) ||
 		    points <= 0 || points > 100) {
-			tui_msg(t, 1, "points '%s' refused: a number in 0..100 "
-				"(above 0)", extra);
+			snprintf(b, sizeof b, "points '%.60s' refused: a number "
+				 "in 0..100 (above 0)", extra);
+			line_note(t, 1, b);
 			return TUI_REDRAW;
 		}
 	}
+	leave(t);
 	const char *why = tui_why_readonly(t);
 	if (why) {
 		tui_msg(t, 1, "cannot change anything: %s", why);

@@ -195,6 +195,10 @@ tm_keys d
 tm_keys -l 'x 500'
 tm_keys Enter
 ok_screen "demote: bad points refused with the rule" "points '500' refused: a number in 0\.\.100"
+ok_screen "demote: the refused line stays open with its text, to mend" \
+	'Demote pending tasks of alpha, .*: /x 500_'
+tm_keys Escape
+ok_noscreen "Esc abandons it" 'Demote pending tasks of'
 tm_keys d
 tm_keys -l 'x#y'
 tm_keys Enter

@@ -448,7 +448,7 @@ static void keys_interrupt_asks_for_a_draft(void **state)
 
 /* The boost prompt takes a path prefix (or pattern) and at most a plain decimal number
  * of points: extra words and other spellings of numbers are refused,
- * before anything is sent. */
+ * before anything is sent, and the line stays open with its text. */
 static void keys_boost_prompt_refusals(void **state)
 {
 	(void)state;
@@ -472,9 +472,13 @@ static void keys_boost_prompt_refusals(void **state)
 		assert_int_equal(t->mode, TUI_PROMPT);
 		snprintf(t->input, sizeof t->input, "%s", bad[i].input);
 		tui_key(t, TK_ENTER);
-		assert_int_equal(t->mode, TUI_NORMAL);
+		assert_int_equal(t->mode, TUI_PROMPT);
+		assert_string_equal(t->input, bad[i].input);
 		if (!strstr(t->message, bad[i].frag) || !t->message_err)
 			fail_msg("'%s': %s", bad[i].input, t->message);
+		if (!strstr(t->line.note, bad[i].frag))
+			fail_msg("'%s': under the line: %s", bad[i].input,
+				 t->line.note);
 		free(t);
 	}
 }
