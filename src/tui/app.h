@@ -201,6 +201,7 @@ struct tui {
 				   * reconnect clears it */
 	double message_at;
 	int help_scroll;
+	int help_page, help_max;  /* the help's lines on screen, its last scroll */
 	int quit_status;          /* the exit status of TUI_QUIT (q 0, Ctrl-C 130) */
 	enum tui_mode back_mode;  /* where a prompt or confirmation returns */
 	int mode_pick;            /* TUI_MODESEL: index in tui_modes */

@@ -362,18 +362,24 @@ static int k_adjust(struct tui *t, int key)
 
 /* ---- help mode --------------------------------------------------------- */
 
+/* Up and Down move a line, PgUp, PgDn and Space a page (the lines the
+ * help had on screen when last drawn, 10 before it was), never past the
+ * last page. */
 static int k_help_scroll(struct tui *t, int key)
 {
-	if (key == TK_UP || key == 'k') {
-		if (t->help_scroll > 0)
-			t->help_scroll--;
-	} else if (key == TK_DOWN || key == 'j') {
+	int page = t->help_page > 1 ? t->help_page - 1 : 10;
+	if (key == TK_UP || key == 'k')
+		t->help_scroll--;
+	else if (key == TK_DOWN || key == 'j')
 		t->help_scroll++;
-	} else if (key == TK_PGDN || key == ' ') {
-		t->help_scroll += 10;
-	} else if (key == TK_PGUP) {
-		t->help_scroll = t->help_scroll > 10 ? t->help_scroll - 10 : 0;
-	}
+	else if (key == TK_PGDN || key == ' ')
+		t->help_scroll += page;
+	else if (key == TK_PGUP)
+		t->help_scroll -= page;
+	if (t->help_page && t->help_scroll > t->help_max)
+		t->help_scroll = t->help_max;
+	if (t->help_scroll < 0)
+		t->help_scroll = 0;
 	return TUI_REDRAW;
 }
 

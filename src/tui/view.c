@@ -1101,6 +1101,9 @@ static void draw_help(struct tui *t, int y, int h)
 			put(yy, xx + lw + 4, colw - lw - 5, a, b);
 		}
 	}
+	/* for the keys: PgDn moves a page, and scrolling stops at the end */
+	t->help_page = per;
+	t->help_max = cols == 1 && line > per ? line - per : 0;
 	if (cols == 1 && line - t->help_scroll > per)
 		put(y + h - 1, W - 30, 29, A(R_DIM), "-- more: Down / PgDn --");
 }

@@ -483,6 +483,37 @@ static void keys_boost_prompt_refusals(void **state)
 	}
 }
 
+/* The help scrolls a line with Up and Down and a page with PgUp, PgDn
+ * and Space (the lines it had on screen, one kept), never past its end:
+ * PgDn moved 10 lines whatever the height, and Down went on into blank
+ * screens. */
+static void keys_help_scrolls_by_page(void **state)
+{
+	(void)state;
+	struct tui *t = new_tui();
+	assert_int_equal(tui_key(t, '?'), TUI_REDRAW);
+	assert_int_equal(t->mode, TUI_HELP);
+	t->help_page = 20; /* as the view leaves them: 20 lines shown, */
+	t->help_max = 50;  /* 70 in all */
+	tui_key(t, TK_PGDN);
+	assert_int_equal(t->help_scroll, 19);
+	tui_key(t, ' ');
+	assert_int_equal(t->help_scroll, 38);
+	tui_key(t, ' ');
+	assert_int_equal(t->help_scroll, 50);
+	tui_key(t, TK_DOWN);
+	assert_int_equal(t->help_scroll, 50);
+	tui_key(t, TK_UP);
+	assert_int_equal(t->help_scroll, 49);
+	tui_key(t, TK_PGUP);
+	assert_int_equal(t->help_scroll, 30);
+	tui_key(t, TK_PGUP);
+	tui_key(t, TK_PGUP);
+	assert_int_equal(t->help_scroll, 0);
+	assert_int_equal(t->mode, TUI_HELP);
+	free(t);
+}
+
 /* Keys as a paste brings them: the marks around the text. */
 static int paste_keys(struct tui *t, const int *keys, size_t n)
 {
@@ -1324,6 +1355,7 @@ int main(void)
 		cmocka_unit_test(state_strings),
 		cmocka_unit_test(keys_too_small_only_quit),
 		cmocka_unit_test(keys_boost_prompt_refusals),
+		cmocka_unit_test(keys_help_scrolls_by_page),
 		cmocka_unit_test(keys_quit_asks_for_a_draft),
 		cmocka_unit_test(keys_interrupt_asks_for_a_draft),
 		cmocka_unit_test(keys_paste_is_text),
