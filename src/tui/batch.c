@@ -104,25 +104,35 @@ int tui_print_text(const struct tui *t, FILE *f)
 	/* text columns by their display width (CJK, emoji: two columns a
 	 * character), cut when wider; characters made safe as on the
 	 * console (control characters never reach the terminal) */
-	char cn[256], cd[256], cm[64], cs[64], cp[4096];
+	char cn[1024], cd[1024], cm[64], cs[64], cp[4096];
 	int u = t->utf8;
+	int idx[TM_MAX_JOBS];
+	int n = tm_jobs_view(m, NULL, t->prefs.sort_col, t->prefs.sort_desc, idx);
+	/* NAME and DOMAIN as wide as their longest value (a file or a pipe
+	 * has no width to fit: a domain was cut at 24 columns), at least
+	 * their usual width, at most a name's 64 and a host name's 253 */
+	int wn = 20, wd = 24;
+	for (int i = 0; i < n; i++) {
+		int a = tx_width(m->jobs[idx[i]].name, u);
+		int b = tx_width(m->jobs[idx[i]].domain, u);
+		wn = a > wn ? (a < 64 ? a : 64) : wn;
+		wd = b > wd ? (b < 253 ? b : 253) : wd;
+	}
 	fprintf(f, "\n%5s %s %s %s %3s %s %8s %8s %8s %6s %6s %6s %8s %8s\n",
-		"ID", tx_pad(cn, sizeof cn, "NAME", 20, u, 0),
-		tx_pad(cd, sizeof cd, "DOMAIN", 24, u, 0),
+		"ID", tx_pad(cn, sizeof cn, "NAME", wn, u, 0),
+		tx_pad(cd, sizeof cd, "DOMAIN", wd, u, 0),
 		tx_pad(cm, sizeof cm, "MODE", 10, u, 0), "PRI",
 		tx_pad(cs, sizeof cs, "STATUS", 9, u, 0),
 		"TOTAL", "DONE", "PEND", "RUN", "RETRY", "FAIL", "RATE", "ETA");
 	if (m->jobs_age.error[0])
 		fprintf(f, "  %s\n", m->jobs_age.error);
-	int idx[TM_MAX_JOBS];
-	int n = tm_jobs_view(m, NULL, t->prefs.sort_col, t->prefs.sort_desc, idx);
 	for (int i = 0; i < n; i++) {
 		const struct tm_job *j = &m->jobs[idx[i]];
 		double e = tm_job_eta(j);
 		fprintf(f, "%5" PRId64 " %s %s %s %3d %s %8lld %8lld "
 			"%8lld %6lld %6lld %6lld %8.2f %8s\n", j->id,
-			tx_pad(cn, sizeof cn, j->name, 20, u, 0),
-			tx_pad(cd, sizeof cd, j->domain, 24, u, 0),
+			tx_pad(cn, sizeof cn, j->name, wn, u, 0),
+			tx_pad(cd, sizeof cd, j->domain, wd, u, 0),
 			tx_pad(cm, sizeof cm, j->mode, 10, u, 0), j->priority,
 			tx_pad(cs, sizeof cs, j->status, 9, u, 0), j->total,
 			j->completed, j->pending, j->running, j->retrying,

@@ -107,6 +107,18 @@ ok_match "next up: the emoji path whole" "$out" '  /🚀/launch +prio 3'
 ok_match "next up: the long path cut to its column" "$out" \
 	'  /a-path-much-longer-than-the-forty-colu… prio 3'
 
+# NAME and DOMAIN as wide as their longest value: out of a terminal (a
+# file, a pipe) nothing is cut (DOMAIN was cut at 24 columns)
+psql -qAtd tui_batch -c "SELECT crawltop.create_job('a-job-name-longer-than-twenty', 'a-very-long-subdomain.of-an-example-site.example.org', 5, 'fifo')" >/dev/null
+TMPF=$(mktemp)
+"$CT" top -b -n 1 -d "$DSN" >"$TMPF" 2>&1
+out=$(cat "$TMPF")
+ok_match "top -b to a file: a long name and domain whole" "$out" \
+	' a-job-name-longer-than-twenty +a-very-long-subdomain\.of-an-example-site\.example\.org +fifo +5 '
+ok_eq "top -b to a file: the header's MODE over the rows' mode" \
+	"$(awk '/ NAME +DOMAIN /{ print index($0, " MODE") } / a-job-name-longer/{ print index($0, " fifo") }' "$TMPF" | sort -u | wc -l)" 1
+rm -f "$TMPF"
+
 out=$("$CT" top -b -n 1 -d "host=/nonexistent dbname=x" 2>&1); rc=$?
 ok_eq "unreachable server: exit 1" "$rc" 1
 ok_match "unreachable server: says why" "$out" '^crawltop top: connection to server'
