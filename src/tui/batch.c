@@ -196,6 +196,18 @@ static void jkv_str(yajl_gen g, const char *k, const char *v)
 	js(g, v);
 }
 
+/* A task's type or discovery method: null when it has none, which the
+ * store's counters key "none" and a task's row leaves empty (the two
+ * said "none" and "" for the same missing value). */
+static void jkv_known(yajl_gen g, const char *k, const char *v)
+{
+	js(g, k);
+	if (!v || !v[0] || !strcmp(v, "none"))
+		yajl_gen_null(g);
+	else
+		js(g, v);
+}
+
 /* "k": number (null when not finite). */
 static void jkv_num(yajl_gen g, const char *k, double v)
 {
@@ -297,8 +309,8 @@ int tui_print_json(const struct tui *t, FILE *f)
 	yajl_gen_array_open(g);
 	for (int i = 0; i < m->cells.n_heat; i++) {
 		yajl_gen_map_open(g);
-		jkv_str(g, "method", m->cells.heat[i].method);
-		jkv_str(g, "type", m->cells.heat[i].type);
+		jkv_known(g, "method", m->cells.heat[i].method);
+		jkv_known(g, "type", m->cells.heat[i].type);
 		jkv_int(g, "n", m->cells.heat[i].n);
 		yajl_gen_map_close(g);
 	}
@@ -322,8 +334,8 @@ int tui_print_json(const struct tui *t, FILE *f)
 			yajl_gen_integer(g, x->depth);
 		else
 			yajl_gen_null(g);
-		jkv_str(g, "type", x->type);
-		jkv_str(g, "discovery_method", x->method);
+		jkv_known(g, "type", x->type);
+		jkv_known(g, "discovery_method", x->method);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);

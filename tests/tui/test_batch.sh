@@ -110,6 +110,15 @@ ok_match "next up: the long path cut to its column" "$out" \
 # NAME and DOMAIN as wide as their longest value: out of a terminal (a
 # file, a pipe) nothing is cut (DOMAIN was cut at 24 columns)
 psql -qAtd tui_batch -c "SELECT crawltop.create_job('a-job-name-longer-than-twenty', 'a-very-long-subdomain.of-an-example-site.example.org', 5, 'fifo')" >/dev/null
+# a missing type or discovery method is null in --json, in the heatmap's
+# cells and in next up alike (they said "none" and "")
+psql -qAtd tui_batch -c "SELECT inserted FROM crawltop.enqueue(1, ARRAY['/no-type-here'])" >/dev/null
+got=$("$CT" top -b -n 1 --json -d "$DSN" 2>&1 | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+vals = {c["type"] for c in d["queue"]["heat"]} | {n["type"] for n in d["next"]}
+print("none" in vals, "" in vals, None in vals)')
+ok_eq "--json: a missing type is null in heat and next, never \"none\" or \"\"" "$got" "False False True"
 TMPF=$(mktemp)
 "$CT" top -b -n 1 -d "$DSN" >"$TMPF" 2>&1
 out=$(cat "$TMPF")
