@@ -36,6 +36,8 @@ struct worker {
 
 static void record(struct worker *w, const int64_t *ids, size_t n)
 {
+	if (n == 0) /* claim_next with nothing held (memcpy wants a block) */
+		return;
 	if (w->n_done + n > w->cap) {
 		size_t cap = w->cap ? w->cap * 2 : 4096;
 		while (cap < w->n_done + n)
