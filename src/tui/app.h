@@ -218,6 +218,7 @@ struct tui {
 	FILE *keylog;             /* CRAWLTOP_KEYLOG (loop.c), or NULL */
 
 	int utf8;
+	int mono_forced;           /* NO_COLOR set, or a terminal without colours */
 	int cols, lines;          /* terminal size (crt.c keeps it) */
 };
 

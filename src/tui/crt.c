@@ -356,6 +356,7 @@ int crt_init(struct tui *t, char *buf, size_t len)
 	paste_mode(1);
 	curs_set(0);
 	mono_forced = (nc && *nc) || !has_colors();
+	t->mono_forced = mono_forced ? (nc && *nc ? 1 : 2) : 0;
 	if (!mono_forced) {
 		start_color();
 		use_default_colors();

@@ -260,6 +260,15 @@ static int k_audit(struct tui *t, int key)
 /* Next theme (colour, monochrome); saved. */
 static int k_theme(struct tui *t, int key)
 {
+	/* monochrome whatever the theme: say so, and save nothing (the
+	 * first t wrote theme = mono into the console.conf other terminals
+	 * share, and said "colour" while staying monochrome) */
+	if (t->mono_forced) {
+		tui_msg(t, 1, "the theme stays monochrome: %s; nothing changed",
+			t->mono_forced == 1 ? "NO_COLOR is set" :
+			"this terminal has no colours");
+		return TUI_REDRAW;
+	}
 	t->prefs.theme = (t->prefs.theme + 1) % TUI_THEME_N;
 	tui_msg(t, 0, "theme %s", t->prefs.theme == TUI_THEME_MONO ?
 		"monochrome" : "colour");

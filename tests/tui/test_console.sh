@@ -436,6 +436,11 @@ ok_screen "LANG=C: the console runs" 'Jobs 3 of 3'
 ok_eq "LANG=C: only ASCII on the screen" \
 	"$(printf '%s' "$SCREEN" | LC_ALL=C grep -c '[^ -~]')" 0
 ok_match "LANG=C: ASCII selection mark and rules" "$SCREEN" '^> +1 alpha'
+tm_keys t
+ok_screen "NO_COLOR: t says the theme stays monochrome" \
+	'the theme stays monochrome: NO_COLOR is set; nothing changed'
+ok_eq "NO_COLOR: t writes no theme = mono into the shared console.conf" \
+	"$(cat "$TM_HOME"/.config/crawltop/console.conf 2>/dev/null | grep -c 'mono')" 0
 # ---- SIGTERM restores the terminal too -------------------------------------------------------
 pid=$(pgrep -P "$(tm display -p -t ct '#{pane_pid}')" | head -n1)
 kill -TERM "$pid"

@@ -514,6 +514,27 @@ static void keys_help_scrolls_by_page(void **state)
 	free(t);
 }
 
+/* With NO_COLOR (or a terminal without colours) t says the console stays
+ * monochrome and changes and saves nothing: it said "theme colour",
+ * stayed monochrome, and wrote theme = mono into the shared console.conf. */
+static void keys_theme_under_no_color(void **state)
+{
+	(void)state;
+	struct tui *t = new_tui();
+	int theme = t->prefs.theme;
+	t->mono_forced = 1;
+	int r = tui_key(t, 't');
+	assert_false(r & TUI_SAVE);
+	assert_int_equal(t->prefs.theme, theme);
+	if (!strstr(t->message, "stays monochrome: NO_COLOR is set"))
+		fail_msg("%s", t->message);
+	t->mono_forced = 0; /* a colour terminal: t switches and saves */
+	r = tui_key(t, 't');
+	assert_true(r & TUI_SAVE);
+	assert_int_not_equal(t->prefs.theme, theme);
+	free(t);
+}
+
 /* Keys as a paste brings them: the marks around the text. */
 static int paste_keys(struct tui *t, const int *keys, size_t n)
 {
@@ -1356,6 +1377,7 @@ int main(void)
 		cmocka_unit_test(keys_too_small_only_quit),
 		cmocka_unit_test(keys_boost_prompt_refusals),
 		cmocka_unit_test(keys_help_scrolls_by_page),
+		cmocka_unit_test(keys_theme_under_no_color),
 		cmocka_unit_test(keys_quit_asks_for_a_draft),
 		cmocka_unit_test(keys_interrupt_asks_for_a_draft),
 		cmocka_unit_test(keys_paste_is_text),
