@@ -53,11 +53,10 @@ BEGIN
 		n := n + 1;
 	END IF;
 	FOR r IN
-		SELECT c.oid::regclass AS obj,
-		       CASE c.relkind WHEN 'v' THEN 'VIEW'
+		SELECT CASE c.relkind WHEN 'v' THEN 'VIEW'
 				      WHEN 'm' THEN 'MATERIALIZED VIEW'
 				      WHEN 'S' THEN 'SEQUENCE'
-				      ELSE 'TABLE' END AS kind
+				      ELSE 'TABLE' END AS kind, c.oid::regclass::text AS obj
 		FROM pg_class c
 		WHERE c.relnamespace = 'crawltop'::regnamespace
 		  AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
@@ -67,25 +66,16 @@ BEGIN
 			WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
 			  AND d.refclassid = 'pg_class'::regclass
 			  AND d.deptype IN ('a', 'i')))
-	LOOP
-		EXECUTE format('ALTER %s %s OWNER TO crawltop_owner', r.kind, r.obj);
-		n := n + 1;
-	END LOOP;
-	FOR r IN
-		SELECT p.oid::regprocedure AS obj,
-		       CASE p.prokind WHEN 'p' THEN 'PROCEDURE'
+		UNION ALL
+		SELECT CASE p.prokind WHEN 'p' THEN 'PROCEDURE'
 				      WHEN 'a' THEN 'AGGREGATE'
-				      ELSE 'FUNCTION' END AS kind
+				      ELSE 'FUNCTION' END, p.oid::regprocedure::text
 		FROM pg_proc p
 		WHERE p.pronamespace = 'crawltop'::regnamespace
 		  AND p.proowner <> owner
-	LOOP
-		EXECUTE format('ALTER %s %s OWNER TO crawltop_owner', r.kind, r.obj);
-		n := n + 1;
-	END LOOP;
-	FOR r IN
-		SELECT t.oid::regtype AS obj,
-		       CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END AS kind
+		UNION ALL
+		SELECT CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END,
+		       t.oid::regtype::text
 		FROM pg_type t
 		WHERE t.typnamespace = 'crawltop'::regnamespace
 		  AND t.typowner <> owner
