@@ -53,11 +53,52 @@ static int load_begin(struct tm_age *a, const struct ct_arows *r, int ncols)
 	return 1;
 }
 
+/* A number that may be NULL: def then. */
+static double dn_at(const struct ct_arows *r, int row, int col, double def)
+{
+	return ct_arows_get(r, row, col) ? d_at(r, row, col) : def;
+}
+
+/* What a job's failure rate carries from one load to the next. */
+struct fail_marks {
+	int64_t id;
+	long long fail_mark, failed_per_min;
+	double fail_mark_at;
+};
+
+/* The failed tasks' increase over the last full minute: a mark is set
+ * when the job is first seen and moved on once a minute has passed. */
+static void fail_rate(struct tm_job *j, const struct fail_marks *old,
+		      double now)
+{
+	j->fail_mark = j->failed;
+	j->fail_mark_at = now;
+	j->failed_per_min = -1;
+	if (!old || old->fail_mark_at <= 0)
+		return;
+	j->fail_mark = old->fail_mark;
+	j->fail_mark_at = old->fail_mark_at;
+	j->failed_per_min = old->failed_per_min;
+	if (now - old->fail_mark_at >= 60) {
+		long long d = j->failed - old->fail_mark;
+		j->failed_per_min = (long long)llround(
+			(d < 0 ? 0 : d) * 60.0 / (now - old->fail_mark_at));
+		j->fail_mark = j->failed;
+		j->fail_mark_at = now;
+	}
+}
+
 int tm_load_jobs(struct tm_model *m, const struct ct_arows *r, double now)
 {
-	if (!load_begin(&m->jobs_age, r, 15))
+	if (!load_begin(&m->jobs_age, r, 20))
 		return r->st == CT_OK ? -1 : 0;
 	int n = r->nrows < TM_MAX_JOBS ? r->nrows : TM_MAX_JOBS;
+	/* the marks of the rows before this load */
+	struct fail_marks prev[TM_MAX_JOBS];
+	int n_prev = m->n_jobs;
+	for (int k = 0; k < n_prev; k++)
+		prev[k] = (struct fail_marks){m->jobs[k].id, m->jobs[k].fail_mark,
+			m->jobs[k].failed_per_min, m->jobs[k].fail_mark_at};
 	for (int i = 0; i < n; i++) {
 		struct tm_job *j = &m->jobs[i];
 		j->id = ll_at(r, i, 0);
@@ -75,6 +116,16 @@ int tm_load_jobs(struct tm_model *m, const struct ct_arows *r, double now)
 		j->skipped = ll_at(r, i, 12);
 		j->claims_s = d_at(r, i, 13);
 		j->completions_s = d_at(r, i, 14);
+		j->last_claim_s = dn_at(r, i, 15, -1);
+		j->live_leases = ll_at(r, i, 16);
+		j->expired_leases = ll_at(r, i, 17);
+		j->workers = ll_at(r, i, 18);
+		j->next_expiry_s = dn_at(r, i, 19, -1);
+		const struct fail_marks *old = NULL;
+		for (int k = 0; k < n_prev && !old; k++)
+			if (prev[k].id == j->id)
+				old = &prev[k];
+		fail_rate(j, old, now);
 	}
 	m->n_jobs = n;
 	m->jobs_age.loaded_at = now;
@@ -265,6 +316,66 @@ const struct tm_job *tm_job_find(const struct tm_model *m, const char *name)
 long long tm_job_unfinished(const struct tm_job *j)
 {
 	return j->pending + j->running + j->retrying;
+}
+
+enum tm_problem tm_job_problem(const struct tm_job *j,
+			       const struct tm_health_opts *o, char *why,
+			       size_t len)
+{
+	char d[32];
+	if (why && len)
+		why[0] = '\0';
+	/* a job nobody is meant to crawl, or with nothing left to crawl */
+	if (strcmp(j->status, "paused") == 0 ||
+	    strcmp(j->status, "cancelled") == 0 ||
+	    strcmp(j->status, "completed") == 0)
+		return TM_OK;
+	int retries = o->retrying_max >= 0 && j->retrying > o->retrying_max;
+	int fails = o->failed_per_min >= 0 &&
+		    j->failed_per_min > o->failed_per_min;
+	if (retries || fails) {
+		if (why && retries)
+			snprintf(why, len, "%lld tasks waiting for a retry "
+				 "(more than %lld)", j->retrying, o->retrying_max);
+		else if (why)
+			snprintf(why, len, "%lld tasks failed in the last "
+				 "minute (more than %lld)", j->failed_per_min,
+				 o->failed_per_min);
+		return TM_FAILING;
+	}
+	/* work waiting, nobody claiming it, nobody holding a live lease */
+	if (j->pending > 0 && j->live_leases == 0 &&
+	    (j->last_claim_s < 0 || j->last_claim_s >= o->stall_s)) {
+		if (why && j->last_claim_s < 0)
+			snprintf(why, len, "no claim in the last %s, no live "
+				 "lease", tx_dur(d, sizeof d, o->stall_s));
+		else if (why)
+			snprintf(why, len, "no claim for %s, no live lease",
+				 tx_dur(d, sizeof d, j->last_claim_s));
+		return TM_STALLED;
+	}
+	return TM_OK;
+}
+
+const char *tm_job_state(const struct tm_job *j,
+			 const struct tm_health_opts *o)
+{
+	switch (tm_job_problem(j, o, NULL, 0)) {
+	case TM_STALLED: return "stalled";
+	case TM_FAILING: return "failing";
+	default: return j->status;
+	}
+}
+
+int tm_problems(const struct tm_model *m, int64_t job,
+		const struct tm_health_opts *o)
+{
+	int n = 0;
+	for (int i = 0; i < m->n_jobs; i++)
+		if ((!job || m->jobs[i].id == job) &&
+		    tm_job_problem(&m->jobs[i], o, NULL, 0) != TM_OK)
+			n++;
+	return n;
 }
 
 double tm_job_eta(const struct tm_job *j)

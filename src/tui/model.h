@@ -7,6 +7,7 @@
 #ifndef CT_TUI_MODEL_H
 #define CT_TUI_MODEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "aquery.h"
@@ -30,7 +31,26 @@ struct tm_job {
 	 * failed and waiting for its retry backoff (nobody fetches it) */
 	long long total, pending, running, retrying, completed, failed, skipped;
 	double claims_s, completions_s;
+	/* crawltop.job_health() (0024): the store's view of the crawlers */
+	double last_claim_s;     /* since the last claim; -1: none in the window */
+	long long live_leases, expired_leases, workers;
+	double next_expiry_s;    /* until the first live lease runs out; -1 none */
+	/* the console's own: failed tasks over the last minute (model.c) */
+	long long fail_mark;     /* failed at fail_mark_at */
+	double fail_mark_at;     /* monotonic seconds; 0 = not yet */
+	long long failed_per_min;/* the last full minute's increase, -1 unknown */
 };
+
+/* When a job is a problem (the console's settings, prefs.c). */
+struct tm_health_opts {
+	double stall_s;          /* pending work, no claim and no live lease
+				  * for this long: stalled */
+	long long retrying_max;  /* more tasks than this waiting for a retry */
+	long long failed_per_min;/* more tasks than this failed in a minute */
+};
+
+/* A job's problem, if any. */
+enum tm_problem { TM_OK, TM_STALLED, TM_FAILING };
 
 /* A dataset's freshness: when it was last loaded, and its last error. */
 struct tm_age {
@@ -148,6 +168,20 @@ long long tm_job_unfinished(const struct tm_job *j);
  * no estimate: no completions, paused, cancelled, no tasks, or only
  * retries waiting for their backoff. */
 double tm_job_eta(const struct tm_job *j);
+
+/* A job's problem under o, and (when why is not NULL) why, in words an
+ * operator acts on: "no claim for 2m, no live lease", "14 tasks waiting
+ * for a retry". Paused, cancelled and finished jobs have none. */
+enum tm_problem tm_job_problem(const struct tm_job *j,
+			       const struct tm_health_opts *o, char *why,
+			       size_t len);
+/* The word the STATUS column shows: "stalled" or "failing" for a
+ * problem, else the shown status. Static. */
+const char *tm_job_state(const struct tm_job *j,
+			 const struct tm_health_opts *o);
+/* How many jobs (of job, 0 = all) have a problem. */
+int tm_problems(const struct tm_model *m, int64_t job,
+		const struct tm_health_opts *o);
 
 /* ---- the jobs table: columns, sort and filter ------------------------ */
 

@@ -76,7 +76,7 @@ ok_match "... each method's" "$SCREEN" 'adaptive-seed +20'
 tm_keys G
 ok_screen "the freshness table at the end" 'deep_depth +3'
 ok_match "ranking weights, with their sum" "$SCREEN" \
-	'discovery\.weights  \(sum 1\)'$'\n''.*unseen_likelihood +0\.28'
+	'discovery\.weights  \(sum 1\).*'$'\n''.*unseen_likelihood +0\.28'
 ok_match "backoff" "$SCREEN" 'multiplier +2'
 tm_keys g
 ok_screen "Home: back to the top" '▶  p0 +80'
