@@ -131,6 +131,8 @@ int job_set_mode(const struct job_args *a)
 	printf("mode %s -> %s; %zu unfinished task%s rescored with settings "
 	       "v%d, %zu changed\n", was ? was : "?", mode, r.done,
 	       r.done == 1 ? "" : "s", version, r.changed);
+	job_prefix(&j);
+	printf("%s\n", ct_store_mode_effect(mode));
 	free(was);
 	if (r.settings_version != version)
 		cli_error("job", "note: the settings changed to v%d meanwhile; "

@@ -528,3 +528,27 @@ ct_status st_rescore_row(const PGresult *r, int i, const char *mode,
 		}
 	return ct_error_set(err, CT_EINVAL, "mode '%.32s' is unknown", mode);
 }
+
+const char *ct_store_mode_effect(const char *mode)
+{
+	/* each fits an 80-column line */
+	static const struct { const char *mode, *effect; } e[] = {
+		{"fifo", "running crawlers keep working: new tasks queue in "
+		 "the order found"},
+		{"hierarchy", "running crawlers keep working: the store scores "
+		 "new tasks by depth"},
+		{"frontier", "running crawlers keep working: tasks sent unscored "
+		 "get a type/depth score"},
+		{"discovery", "running crawlers keep working: tasks sent "
+		 "unscored wait in P2 until ranked"},
+		{"freshness", "running crawlers keep working: tasks sent "
+		 "unscored score as never visited"},
+		{"importance", "running crawlers keep working: tasks sent "
+		 "unscored score 0"},
+	};
+	for (size_t i = 0; mode && i < sizeof e / sizeof e[0]; i++)
+		if (strcmp(mode, e[i].mode) == 0)
+			return e[i].effect;
+	return "running crawlers keep working: enqueue takes paths with or "
+	       "without scores";
+}

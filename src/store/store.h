@@ -361,4 +361,10 @@ ct_status ct_store_job_set_mode(struct ct_store *s, int64_t job_id,
 				struct ct_rescore_result *res,
 				struct ct_error *err);
 
+/* What switching a job to mode does to the crawlers already enqueueing
+ * and claiming for it (0017: crawltop.enqueue takes paths with or without
+ * scores in every mode), in one sentence for the console's mode chooser
+ * and `job set-mode`. Static; a mode not known gets a generic sentence. */
+const char *ct_store_mode_effect(const char *mode);
+
 #endif

@@ -60,6 +60,7 @@ struct tui_prefs {
 	int sort_desc;
 	int theme;             /* enum tui_theme */
 	int show_audit;        /* the audit panel replaces queue + next up */
+	struct tm_health_opts health; /* when a job is stalled or failing */
 };
 
 /* A change the user asked for, waiting for confirmation or a prompt. */

@@ -86,6 +86,21 @@ int tui_print_text(const struct tui *t, FILE *f)
 		tt.retrying, tt.completed, tt.failed, tt.skipped, tt.claims_s,
 		tt.completions_s,
 		tt.eta_s < 0 ? "-" : tx_dur(d, sizeof d, tt.eta_s));
+	/* the jobs with a problem, each with why */
+	const struct tm_health_opts *h = &t->prefs.health;
+	int np = tm_problems(m, t->focus, h);
+	fprintf(f, "Problems: %d", np);
+	for (int i = 0; i < m->n_jobs; i++) {
+		const struct tm_job *j = &m->jobs[i];
+		char why[160], pn[4 * 64 + 8];
+		if ((t->focus && j->id != t->focus) ||
+		    tm_job_problem(j, h, why, sizeof why) == TM_OK)
+			continue;
+		fprintf(f, "; %s %s: %s",
+			tx_fit(pn, sizeof pn, j->name, 64, t->utf8, NULL),
+			tm_job_state(j, h), why);
+	}
+	fputc('\n', f);
 	if (m->cells_age.error[0]) {
 		fprintf(f, "Queue:    %s\n", m->cells_age.error);
 	} else {
@@ -134,7 +149,8 @@ int tui_print_text(const struct tui *t, FILE *f)
 			tx_pad(cn, sizeof cn, j->name, wn, u, 0),
 			tx_pad(cd, sizeof cd, j->domain, wd, u, 0),
 			tx_pad(cm, sizeof cm, j->mode, 10, u, 0), j->priority,
-			tx_pad(cs, sizeof cs, j->status, 9, u, 0), j->total,
+			tx_pad(cs, sizeof cs, tm_job_state(j, h), 9, u, 0),
+			j->total,
 			j->completed, j->pending, j->running, j->retrying,
 			j->failed, j->completions_s,
 			e < 0 ? "-" : tx_dur(d, sizeof d, e));
@@ -292,9 +308,22 @@ int tui_print_json(const struct tui *t, FILE *f)
 		jkv_num(g, "claims_per_s", j->claims_s);
 		jkv_num(g, "completions_per_s", j->completions_s);
 		jkv_num(g, "eta_s", e < 0 ? NAN : e);
+		/* health (0024): the store's view of the crawlers, and the
+		 * console's verdict under its thresholds */
+		char why[160];
+		int bad = tm_job_problem(j, &t->prefs.health, why,
+					 sizeof why) != TM_OK;
+		jkv_str(g, "state", tm_job_state(j, &t->prefs.health));
+		jkv_known(g, "problem", bad ? why : NULL);
+		jkv_num(g, "last_claim_s", j->last_claim_s < 0 ? NAN :
+			j->last_claim_s);
+		jkv_int(g, "live_leases", j->live_leases);
+		jkv_int(g, "expired_leases", j->expired_leases);
+		jkv_int(g, "workers", j->workers);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);
+	jkv_int(g, "problems", tm_problems(m, t->focus, &t->prefs.health));
 
 	js(g, "queue");
 	yajl_gen_map_open(g);
@@ -377,6 +406,13 @@ int tui_batch(const struct tui_opts *o)
 	t->utf8 = tx_utf8_locale();
 	t->next_limit = 10;
 	struct ct_error err;
+	/* the console's health thresholds apply here too (a job is stalled
+	 * or failing by the same rule); its sort, theme and panel do not */
+	struct tui_prefs cp;
+	tui_prefs_default(&cp);
+	if (t->prefs_path[0] && tui_prefs_load(t->prefs_path, &cp, &err) != 0)
+		fprintf(stderr, "crawltop top: %s (line ignored)\n", err.msg);
+	t->prefs.health = cp.health;
 	if (tf_start(t, &err) != 0) {
 		fprintf(stderr, "crawltop top: %s\n", err.msg);
 		tui_free(t);

@@ -33,9 +33,12 @@ static const char SQL_REAP[] =
 	"crawltop.reap_expired(100)";
 /* The queries of one refresh: their columns are what model.c reads. */
 static const char SQL_JOBS[] =
-	"SELECT job_id, name, domain, mode, priority, status, total_pages, "
+	"SELECT d.job_id, name, domain, mode, priority, status, total_pages, "
 	"pending, running, retrying, completed, failed, skipped, claims_per_s, "
-	"completions_per_s FROM crawltop.dashboard_jobs()";
+	"completions_per_s, h.last_claim_s, h.quiet_s, h.live_leases, h.expired_leases, "
+	"h.workers, h.next_expiry_s FROM crawltop.dashboard_jobs() d "
+	"LEFT JOIN crawltop.job_health($1::integer) h ON h.job_id = d.job_id "
+	"ORDER BY d.job_id";
 static const char SQL_CELLS[] =
 	"SELECT dim, key, n FROM crawltop.dashboard_cells($1::bigint)";
 static const char SQL_RATE[] =
@@ -190,7 +193,10 @@ static void start_refresh(struct tui *t, double now)
 		(void)ct_aconn_send(t->ac, Q_REAP, "expired leases", SQL_REAP,
 				    0, NULL, &err);
 	}
-	send_q(t, Q_JOBS, "dashboard jobs", SQL_JOBS, 0, NULL);
+	char stall[24];
+	snprintf(stall, sizeof stall, "%.0f", t->prefs.health.stall_s);
+	const char *p0[] = {stall};
+	send_q(t, Q_JOBS, "dashboard jobs", SQL_JOBS, 1, p0);
 	const char *p1[] = {jobp};
 	send_q(t, Q_CELLS, "dashboard cells", SQL_CELLS, 1, p1);
 	snprintf(secs, sizeof secs, "%d", TM_SERIES_SECONDS);

@@ -90,7 +90,7 @@ static void fail_rate(struct tm_job *j, const struct fail_marks *old,
 
 int tm_load_jobs(struct tm_model *m, const struct ct_arows *r, double now)
 {
-	if (!load_begin(&m->jobs_age, r, 20))
+	if (!load_begin(&m->jobs_age, r, 21))
 		return r->st == CT_OK ? -1 : 0;
 	int n = r->nrows < TM_MAX_JOBS ? r->nrows : TM_MAX_JOBS;
 	/* the marks of the rows before this load */
@@ -117,10 +117,11 @@ int tm_load_jobs(struct tm_model *m, const struct ct_arows *r, double now)
 		j->claims_s = d_at(r, i, 13);
 		j->completions_s = d_at(r, i, 14);
 		j->last_claim_s = dn_at(r, i, 15, -1);
-		j->live_leases = ll_at(r, i, 16);
-		j->expired_leases = ll_at(r, i, 17);
-		j->workers = ll_at(r, i, 18);
-		j->next_expiry_s = dn_at(r, i, 19, -1);
+		j->quiet_s = dn_at(r, i, 16, 0);
+		j->live_leases = ll_at(r, i, 17);
+		j->expired_leases = ll_at(r, i, 18);
+		j->workers = ll_at(r, i, 19);
+		j->next_expiry_s = dn_at(r, i, 20, -1);
 		const struct fail_marks *old = NULL;
 		for (int k = 0; k < n_prev && !old; k++)
 			if (prev[k].id == j->id)
@@ -344,11 +345,10 @@ enum tm_problem tm_job_problem(const struct tm_job *j,
 		return TM_FAILING;
 	}
 	/* work waiting, nobody claiming it, nobody holding a live lease */
-	if (j->pending > 0 && j->live_leases == 0 &&
-	    (j->last_claim_s < 0 || j->last_claim_s >= o->stall_s)) {
+	if (j->pending > 0 && j->live_leases == 0 && j->quiet_s >= o->stall_s) {
 		if (why && j->last_claim_s < 0)
 			snprintf(why, len, "no claim in the last %s, no live "
-				 "lease", tx_dur(d, sizeof d, o->stall_s));
+				 "lease", tx_dur(d, sizeof d, j->quiet_s));
 		else if (why)
 			snprintf(why, len, "no claim for %s, no live lease",
 				 tx_dur(d, sizeof d, j->last_claim_s));

@@ -33,6 +33,7 @@ struct tm_job {
 	double claims_s, completions_s;
 	/* crawltop.job_health() (0024): the store's view of the crawlers */
 	double last_claim_s;     /* since the last claim; -1: none in the window */
+	double quiet_s;          /* since the last claim or change of the job */
 	long long live_leases, expired_leases, workers;
 	double next_expiry_s;    /* until the first live lease runs out; -1 none */
 	/* the console's own: failed tasks over the last minute (model.c) */

@@ -28,6 +28,9 @@ void tui_prefs_default(struct tui_prefs *p)
 	p->sort_desc = 0;
 	p->theme = TUI_THEME_COLOR;
 	p->show_audit = 0;
+	p->health.stall_s = 60;
+	p->health.retrying_max = 20;
+	p->health.failed_per_min = 10;
 }
 
 void tui_prefs_path(const char *config_path, char *buf, size_t len)
@@ -59,9 +62,22 @@ static char *trim(char *s)
 }
 
 /* The keys of console.conf: what apply() reads and prefs_text() writes. */
-enum pref_key { PK_INTERVAL, PK_SORT, PK_SORT_ORDER, PK_THEME, PK_PANEL, PK_N };
+enum pref_key { PK_INTERVAL, PK_SORT, PK_SORT_ORDER, PK_THEME, PK_PANEL,
+		PK_STALL, PK_RETRYING, PK_FAILED, PK_N };
 static const char *const pref_keys[PK_N] = {"interval", "sort", "sort_order",
-					    "theme", "panel"};
+					    "theme", "panel", "stall_after",
+					    "retrying_max", "failed_per_min"};
+
+/* A whole number in lo..hi from val; -1 when it is not one. */
+static long long whole(const char *val, long long lo, long long hi)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(val, &end, 10);
+	if (!*val || *end || errno || v < lo || v > hi)
+		return -1;
+	return v;
+}
 
 static int pref_key(const char *key)
 {
@@ -118,8 +134,27 @@ static const char *apply(struct tui_prefs *p, const char *key, const char *val)
 		else
 			return "queue or audit";
 		break;
+	case PK_STALL: {
+		long long v = whole(val, 5, 86400);
+		if (v < 0)
+			return "a whole number of seconds in 5..86400";
+		p->health.stall_s = (double)v;
+		break;
+	}
+	case PK_RETRYING:
+	case PK_FAILED: {
+		long long v = whole(val, 0, 1000000000);
+		if (v < 0)
+			return "a whole number of tasks in 0..1000000000";
+		if (pref_key(key) == PK_RETRYING)
+			p->health.retrying_max = v;
+		else
+			p->health.failed_per_min = v;
+		break;
+	}
 	default:
-		return "not a key (interval, sort, sort_order, theme, panel)";
+		return "not a key (interval, sort, sort_order, theme, panel, "
+		       "stall_after, retrying_max, failed_per_min)";
 	}
 	return NULL;
 }
@@ -135,6 +170,9 @@ static void pref_value(const struct tui_prefs *p, int k, char *buf, size_t n)
 		snprintf(buf, n, "%s", theme_names[p->theme >= 0 &&
 			 p->theme < TUI_THEME_N ? p->theme : 0]);
 		break;
+	case PK_STALL: snprintf(buf, n, "%.0f", p->health.stall_s); break;
+	case PK_RETRYING: snprintf(buf, n, "%lld", p->health.retrying_max); break;
+	case PK_FAILED: snprintf(buf, n, "%lld", p->health.failed_per_min); break;
 	default: snprintf(buf, n, "%s", p->show_audit ? "audit" : "queue"); break;
 	}
 }

@@ -31,6 +31,7 @@
 #include "config_keys.h"
 #include "crt.h"
 #include "text.h"
+#include "store.h"
 #include "view.h"
 
 
@@ -161,6 +162,10 @@ static void draw_header(struct tui *t, double now)
 	x += put(0, x, W - x, ha, b);
 	if (t->refreshes)
 		x += put(0, x, W - x, ha, FMT(b, "%s db %.0f ms ", G->dot, t->cost_ms));
+	int np = tm_problems(&t->model, 0, &t->prefs.health);
+	if (np)
+		x += put(0, x, W - x, A(R_DOWN) | A_BOLD,
+			 FMT(b, " %d PROBLEM%s ", np, np == 1 ? "" : "S")) + 1;
 	if (t->opts.readonly)
 		x += put(0, x, W - x, ha, FMT(b, "%s read-only ", G->dot));
 	else if (t->connected && ct_aconn_standby(t->ac))
@@ -330,7 +335,8 @@ static void job_widths(int W, int name_w, int *w)
 
 /* One cell of a job row. */
 static void job_cell(int y, int x, int w, enum tm_col c,
-		     const struct tm_job *j, attr_t a)
+		     const struct tm_job *j, const struct tm_health_opts *h,
+		     attr_t a)
 {
 	char b[256], d[32];
 	switch (c) {
@@ -339,7 +345,11 @@ static void job_cell(int y, int x, int w, enum tm_col c,
 	case TM_COL_DOMAIN: FMT(b, "%s", j->domain); break;
 	case TM_COL_MODE: FMT(b, "%s", w >= 10 ? j->mode : tm_mode_short(j->mode)); break;
 	case TM_COL_PRI: FMT(b, "%d", j->priority); break;
-	case TM_COL_STATUS: FMT(b, "%s", w >= 9 ? j->status : tm_status_short(j->status)); break;
+	case TM_COL_STATUS: {
+		const char *st = tm_job_state(j, h);
+		FMT(b, "%s", w >= 9 ? st : tm_status_short(st));
+		break;
+	}
 	case TM_COL_PROGRESS: {
 		double f = j->total > 0 ? (double)j->completed / j->total : 0;
 		char bar[256];
@@ -391,9 +401,15 @@ static void draw_jobs(struct tui *t, int y, int h, double now)
 	if (t->n_view > rows && rows > 0)
 		FMT(part, " (rows %d-%d)", t->scroll + 1,
 		    t->scroll + rows < t->n_view ? t->scroll + rows : t->n_view);
-	FMT(b, "Jobs %d of %d%s %s sort %s%s%s %s%s", t->n_view, t->model.n_jobs,
+	/* the selected job's problem, in words */
+	char why[160] = "", prob[240] = "";
+	const struct tm_job *sj = tui_selected(t);
+	if (sj && tm_job_problem(sj, &t->prefs.health, why, sizeof why) != TM_OK)
+		FMT(prob, " %s %s %s: %s", G->dot, sj->name,
+		    tm_job_state(sj, &t->prefs.health), why);
+	FMT(b, "Jobs %d of %d%s %s sort %s%s%s %s%s%s", t->n_view, t->model.n_jobs,
 	    part, G->dot, tm_col_name(t->prefs.sort_col),
-	    t->prefs.sort_desc ? G->down : G->up, f, s,
+	    t->prefs.sort_desc ? G->down : G->up, f, s, prob,
 	    age_note(t, &t->model.jobs_age, now, age, sizeof age));
 	rule(y, 0, W, b, A(R_TITLE));
 	if (t->model.jobs_age.error[0])
@@ -449,7 +465,11 @@ static void draw_jobs(struct tui *t, int y, int h, double now)
 			if (c == TM_COL_STATUS && !sel &&
 			    strcmp(j->status, "paused") == 0)
 				ca = A(R_PAUSED);
-			job_cell(y + 2 + r, x, w[c], c, j, ca);
+			/* a problem stands out until it clears */
+			if (c == TM_COL_STATUS &&
+			    tm_job_problem(j, &t->prefs.health, NULL, 0) != TM_OK)
+				ca = sel ? a | A_BOLD : A(R_ERR) | A_BOLD;
+			job_cell(y + 2 + r, x, w[c], c, j, &t->prefs.health, ca);
 			x += w[c] + 1;
 		}
 	}
@@ -1357,8 +1377,17 @@ void view_draw(struct tui *t, double now)
 		}
 	}
 	draw_message(t, H - 2, now);
-	if (!draw_line_note(t, H - 1))
+	if (draw_line_note(t, H - 1)) {
+		/* drawn */
+	} else if (t->mode == TUI_MODESEL) {
+		/* before Enter: what the picked mode does to the crawlers
+		 * working on the job now */
+		char b[300];
+		put(H - 1, 0, COLS, A(R_GOOD), FMT(b, " %s",
+		    ct_store_mode_effect(tui_modes[t->mode_pick])));
+	} else {
 		draw_keybar(t, H - 1);
+	}
 	if (!t->connected && (t->ever_connected || t->down_since)) {
 		char b[600], d[16], e[16];
 		double left = t->reconnect_at - now;

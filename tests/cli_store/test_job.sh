@@ -80,6 +80,8 @@ ok_eq "neither is audited" "$(q "SELECT count(*) FROM crawltop.audit_log")" "$au
 run job set-mode news fifo
 ok_eq "set-mode: exit 0" "$RC" 0
 ok_match "set-mode: tasks rescored" "$OUT" 'mode hierarchy -> fifo; 4 unfinished tasks rescored'
+ok_match "set-mode: says what fifo makes of the running crawlers" "$OUT" \
+	'^job news \(1\): running crawlers keep working: new tasks queue in the order found$'
 # fifo scores 0 unless an operator boosted the task (SPEC.md): the points
 # of the boost (+10 under /a), the demotion (-5 of /a/1) and the pattern's
 # (+2 of */1) are kept

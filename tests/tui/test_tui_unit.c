@@ -50,14 +50,18 @@ static void load_three_jobs(struct tm_model *m)
 {
 	struct fake_rows f;
 	/* dashboard_jobs: ..., pending, running, retrying, completed,
-	 * failed, skipped, claims/s, completions/s */
-	fake(&f, 15, 3,
+	 * failed, skipped, claims/s, completions/s; job_health: last
+	 * claim, quiet, live and expired leases, workers, next expiry */
+	fake(&f, 21, 3,
 	     "1", "alpha", "alpha.example.com", "hierarchy", "3", "running",
 	     "100", "40", "2", "3", "50", "8", "0", "1.5", "2",
+	     "0.5", "0.5", "2", "0", "1", "20",
 	     "2", "beta", "beta.example.org", "fifo", "5", "paused",
 	     "10", "10", "0", "0", "0", "0", "0", "0", "0",
+	     "\\N", "60", "0", "0", "0", "\\N",
 	     "3", "gamma", "gamma.example.net", "frontier", "1", "pending",
-	     "1000", "900", "0", "0", "100", "0", "0", "0", "0.5");
+	     "1000", "900", "0", "0", "100", "0", "0", "0", "0.5",
+	     "\\N", "60", "0", "1", "0", "\\N");
 	assert_int_equal(tm_load_jobs(m, &f.r, 1.0), 0);
 }
 
@@ -206,6 +210,83 @@ static void audit_change(void **state)
 	char s[8];
 	assert_string_equal(chg_format(s, sizeof s, "{\"priority\": 5}",
 				       "{\"priority\": 7}", "->"), "priorit");
+}
+
+/* Stalled: pending work, no live lease, quiet for the threshold; failing:
+ * retries waiting or tasks failed in a minute above theirs; paused and
+ * finished jobs never are; the counts and the words the table shows. */
+static void model_job_health(void **state)
+{
+	(void)state;
+	struct tm_model *m = calloc(1, sizeof *m);
+	tm_init(m);
+	load_three_jobs(m);
+	struct tm_health_opts o = {.stall_s = 60, .retrying_max = 20,
+				   .failed_per_min = 10};
+	char why[160];
+	const struct tm_job *a = &m->jobs[0], *b = &m->jobs[1], *g = &m->jobs[2];
+	assert_true(a->last_claim_s > 0.4 && a->last_claim_s < 0.6);
+	assert_int_equal(a->live_leases, 2);
+	assert_int_equal(a->workers, 1);
+	assert_true(b->last_claim_s < 0); /* NULL: none in the window */
+	assert_int_equal(g->expired_leases, 1);
+	assert_int_equal(tm_job_problem(a, &o, why, sizeof why), TM_OK);
+	assert_string_equal(why, "");
+	assert_string_equal(tm_job_state(a, &o), "running");
+	/* paused: pending work and nobody claiming is what paused means */
+	assert_int_equal(tm_job_problem(b, &o, NULL, 0), TM_OK);
+	assert_string_equal(tm_job_state(b, &o), "paused");
+	assert_int_equal(tm_job_problem(g, &o, why, sizeof why), TM_STALLED);
+	assert_string_equal(why, "no claim in the last 1m00s, no live lease");
+	assert_string_equal(tm_job_state(g, &o), "stalled");
+	assert_int_equal(tm_problems(m, 0, &o), 1);
+	assert_int_equal(tm_problems(m, 1, &o), 0);
+	/* quieter than the threshold: not yet */
+	o.stall_s = 61;
+	assert_int_equal(tm_job_problem(g, &o, NULL, 0), TM_OK);
+	o.stall_s = 60;
+	/* a live lease: a worker is busy with a long fetch */
+	m->jobs[2].live_leases = 1;
+	assert_int_equal(tm_job_problem(g, &o, NULL, 0), TM_OK);
+	m->jobs[2].live_leases = 0;
+	/* a claim a while ago */
+	m->jobs[2].last_claim_s = m->jobs[2].quiet_s = 125;
+	assert_int_equal(tm_job_problem(g, &o, why, sizeof why), TM_STALLED);
+	assert_string_equal(why, "no claim for 2m05s, no live lease");
+	/* retries above the threshold: failing, which says why first */
+	m->jobs[2].retrying = 21;
+	assert_int_equal(tm_job_problem(g, &o, why, sizeof why), TM_FAILING);
+	assert_string_equal(why, "21 tasks waiting for a retry (more than 20)");
+	assert_string_equal(tm_job_state(g, &o), "failing");
+	m->jobs[2].retrying = 20;
+	assert_int_equal(tm_job_problem(g, &o, NULL, 0), TM_STALLED);
+	/* failed tasks per minute: measured between loads a minute apart */
+	assert_int_equal(g->failed_per_min, -1);
+	load_three_jobs(m); /* at 1.0 again: no minute has passed */
+	assert_int_equal(m->jobs[2].failed_per_min, -1);
+	struct fake_rows f;
+	fake(&f, 21, 1,
+	     "3", "gamma", "gamma.example.net", "frontier", "1", "running",
+	     "1000", "800", "2", "0", "100", "12", "0", "1", "0.5",
+	     "1", "1", "2", "0", "1", "20");
+	assert_int_equal(tm_load_jobs(m, &f.r, 61.0), 0);
+	assert_int_equal(m->n_jobs, 1);
+	g = &m->jobs[0];
+	assert_int_equal(g->failed_per_min, 12);
+	assert_int_equal(tm_job_problem(g, &o, why, sizeof why), TM_FAILING);
+	assert_string_equal(why, "12 tasks failed in the last minute "
+			    "(more than 10)");
+	/* the next minute without failures clears it */
+	assert_int_equal(tm_load_jobs(m, &f.r, 122.0), 0);
+	assert_int_equal(g->failed_per_min, 0);
+	assert_int_equal(tm_job_problem(g, &o, NULL, 0), TM_OK);
+	/* finished jobs have no problem whatever their counts */
+	snprintf(m->jobs[0].status, sizeof m->jobs[0].status, "completed");
+	m->jobs[0].retrying = 99;
+	m->jobs[0].last_claim_s = m->jobs[0].quiet_s = 999;
+	m->jobs[0].live_leases = 0;
+	assert_int_equal(tm_job_problem(g, &o, NULL, 0), TM_OK);
+	free(m);
 }
 
 static void model_jobs_sort_filter_totals(void **state)
@@ -991,8 +1072,22 @@ static void prefs_round_trip_atomic(void **state)
 	fclose(f);
 	snprintf(expect, sizeof expect, "# mine\ntheme = color\ninterval = 4\n"
 		 "future = 1\n#%0600d\nsort = ETA\nsort_order = asc\n"
-		 "panel = queue\n", 0);
+		 "panel = queue\nstall_after = 60\nretrying_max = 20\n"
+		 "failed_per_min = 10\n", 0);
 	assert_string_equal(text, expect);
+
+	/* the health thresholds: whole numbers in their ranges */
+	f = fopen(path, "w");
+	fprintf(f, "stall_after = 15\nretrying_max = 0\nfailed_per_min = 3\n"
+		"stall_after = 4\nretrying_max = -1\nfailed_per_min = 2.5\n");
+	fclose(f);
+	tui_prefs_default(&q);
+	assert_int_equal(tui_prefs_load(path, &q, &err), -1);
+	assert_non_null(strstr(err.msg, "console.conf:4: stall_after = 4: must "
+			       "be a whole number of seconds in 5..86400"));
+	assert_true(q.health.stall_s == 15);
+	assert_int_equal(q.health.retrying_max, 0);
+	assert_int_equal(q.health.failed_per_min, 3);
 
 	/* a comment longer than any line buffer is one line, not two */
 	f = fopen(path, "w");
@@ -1368,6 +1463,7 @@ int main(void)
 		cmocka_unit_test(text_bars),
 		cmocka_unit_test(audit_change),
 		cmocka_unit_test(model_jobs_sort_filter_totals),
+		cmocka_unit_test(model_job_health),
 		cmocka_unit_test(model_cells_and_series),
 		cmocka_unit_test(keys_table_is_consistent),
 		cmocka_unit_test(keys_navigate_filter_focus),

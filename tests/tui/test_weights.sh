@@ -193,7 +193,15 @@ ok_screen "at 80 columns: the modes without digits or keys" \
 	'Mode of delta: fifo hierarchy frontier discovery freshness importance *$'
 tm resize-window -t ct -x 100 -y 30
 ok_screen "back at 100 columns, frontier picked" 'Mode of delta: .*3 frontier'
-tm_keys 4 Enter
+ok_match "before Enter: what frontier makes of the running crawlers" "$SCREEN" \
+	'^ running crawlers keep working: tasks sent unscored get a type/depth score *$'
+tm_keys 1
+ok_screen "fifo picked: what fifo makes of them" \
+	'^ running crawlers keep working: new tasks queue in the order found *$'
+tm_keys 4
+ok_screen "discovery picked: what discovery makes of them" \
+	'^ running crawlers keep working: tasks sent unscored wait in P2 until ranked *$'
+tm_keys Enter
 ok_screen "a progress bar while the rescore runs" \
 	'^ Rescore .* 33% 5000/15000 · [0-9]+s · x stops · set mode discovery, rescore jo' 20
 ok_match "the header says RESCORE" "$SCREEN" '^ crawltop +LIVE .*RESCORE 33%'
