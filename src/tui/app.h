@@ -48,6 +48,7 @@ enum tui_mode {
 	TUI_MODESEL,  /* choosing the selected job's mode */
 	TUI_WEIGHTS,  /* the weights panel */
 	TUI_WEDIT,    /* typing a value in the weights panel */
+	TUI_LOG,      /* the message log */
 	TUI_MODE_N
 };
 
@@ -75,6 +76,16 @@ enum tui_action {
 	TUI_ACT_APPLY,      /* the weights panel's draft as a new version */
 	TUI_ACT_UNDO,       /* the previous version as a new version */
 	TUI_ACT_QUIT,       /* quit, though the weights draft has edits */
+	TUI_ACT_SETPRIO,    /* prompt: a priority 1..10 (sent as PRIORITY) */
+};
+
+/* One message of the log (tui_msg keeps every one). */
+#define TUI_LOG_MAX 256
+struct tui_logline {
+	char at[12];              /* wall clock, "HH:MM:SS" */
+	int err;
+	int repeat;               /* said again right after: 1 + times */
+	char text[256];
 };
 
 /* The engine settings as the store has them (fetch.c loads the two
@@ -201,6 +212,14 @@ struct tui {
 	int message_conn;         /* about the connection being down: the
 				   * reconnect clears it */
 	double message_at;
+	/* the message log (L): a ring of the last TUI_LOG_MAX messages */
+	struct tui_logline log[TUI_LOG_MAX];
+	int log_n, log_next;      /* how many, where the next one goes */
+	int log_scroll;           /* lines up from the newest */
+	int log_page;             /* lines the log view last showed */
+	int log_unseen;           /* errors that answered no key (a change's
+				   * result, the connection): L clears it */
+	int in_key;               /* a key's handler runs (tui_key) */
 	int help_scroll;
 	int help_page, help_max;  /* the help's lines on screen, its last scroll */
 	int quit_status;          /* the exit status of TUI_QUIT (q 0, Ctrl-C 130) */
@@ -241,6 +260,11 @@ void tui_msg(struct tui *t, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)))
 #endif
 	;
+
+/* Keep text in the message log (L) without showing it on the status
+ * line (tui_msg does both); the same text again right after counts as a
+ * repeat. */
+void tui_log(struct tui *t, int err, const char *text);
 
 /* Recompute the jobs table (filter, sort) and keep the selection valid. */
 void tui_view_jobs(struct tui *t);

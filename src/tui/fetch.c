@@ -102,14 +102,45 @@ double tui_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+void tui_log(struct tui *t, int err, const char *text)
+{
+	struct tui_logline *last = t->log_n ?
+		&t->log[(t->log_next + TUI_LOG_MAX - 1) % TUI_LOG_MAX] : NULL;
+	if (last && last->err == err && strcmp(last->text, text) == 0) {
+		last->repeat++;
+		return;
+	}
+	struct tui_logline *l = &t->log[t->log_next];
+	time_t wall = time(NULL);
+	struct tm tmv;
+	strftime(l->at, sizeof l->at, "%H:%M:%S", localtime_r(&wall, &tmv));
+	l->err = err;
+	l->repeat = 1;
+	snprintf(l->text, sizeof l->text, "%s", text);
+	t->log_next = (t->log_next + 1) % TUI_LOG_MAX;
+	if (t->log_n < TUI_LOG_MAX)
+		t->log_n++;
+	if (t->mode == TUI_LOG && t->log_scroll > 0)
+		t->log_scroll++; /* the lines read stay in place */
+}
+
 void tui_msg(struct tui *t, int err, const char *fmt, ...)
 {
+	char text[sizeof t->message];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(t->message, sizeof t->message, fmt, ap);
+	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
+	double now = tui_now();
+	/* an error the operator may not have seen: it came with no key to
+	 * answer (a change's result, the worker's, the connection); what
+	 * answers a key is read as it is typed */
+	if (err && !t->in_key)
+		t->log_unseen++;
+	tui_log(t, err, text);
+	snprintf(t->message, sizeof t->message, "%s", text);
 	t->message_err = err;
-	t->message_at = tui_now();
+	t->message_at = now;
 	/* a refusal for want of the connection (tui_why_readonly's "not
 	 * connected") or a reconnect that failed (tf_step): the reconnect
 	 * clears it. Other messages said meanwhile, such as the result of a

@@ -346,6 +346,54 @@ static int k_cancel(struct tui *t, int key)
 	return TUI_REDRAW;
 }
 
+static void line_note(struct tui *t, int err, const char *what);
+
+/* Prompt for a priority to set at once (P): 1..10. */
+static int k_set_priority(struct tui *t, int key)
+{
+	const struct tm_job *j = change_target(t);
+	if (!j)
+		return TUI_REDRAW;
+	t->pending = TUI_ACT_SETPRIO;
+	t->pending_job = j->id;
+	snprintf(t->prompt, sizeof t->prompt, "Priority of %.64s (now %d; "
+		 "1..10, 1 the most urgent): ", j->name, j->priority);
+	t->input[0] = '\0';
+	t->input_prefill = 0;
+	t->mode = TUI_PROMPT;
+	return TUI_REDRAW;
+}
+
+/* Check the priority typed at P and send it. */
+static int submit_priority(struct tui *t)
+{
+	char b[200], *end;
+	long p = strtol(t->input, &end, 10);
+	while (*end == ' ')
+		end++;
+	if (!t->input[0] || *end || p < 1 || p > 10) {
+		snprintf(b, sizeof b, "priority '%.40s' refused: a whole number "
+			 "in 1..10 (1 the most urgent)", t->input);
+		line_note(t, 1, b);
+		return TUI_REDRAW;
+	}
+	leave(t);
+	t->pending = TUI_ACT_NONE;
+	const struct tm_job *j = tm_job_by_id(&t->model, t->pending_job);
+	if (j && j->priority == p) {
+		tui_msg(t, 0, "job %s is at priority %ld already: nothing "
+			"changed", j->name, p);
+		return TUI_REDRAW;
+	}
+	const char *why = tui_why_readonly(t);
+	if (why) {
+		tui_msg(t, 1, "cannot change anything: %s", why);
+		return TUI_REDRAW;
+	}
+	tf_act(t, TUI_ACT_PRIORITY, t->pending_job, (int)p, NULL, 0);
+	return TUI_REDRAW;
+}
+
 /* Prompt for "PREFIX [POINTS]" to boost (b) or demote (d). */
 static int k_adjust(struct tui *t, int key)
 {
@@ -396,6 +444,40 @@ static int k_help_scroll(struct tui *t, int key)
 static int k_help_close(struct tui *t, int key)
 {
 	leave(t);
+	return TUI_REDRAW;
+}
+
+/* ---- the message log -------------------------------------------------- */
+
+/* Open the log (L): every message with its time; the errors not seen so
+ * far count as seen now. */
+static int k_log(struct tui *t, int key)
+{
+	t->back_mode = t->mode == TUI_WEIGHTS ? TUI_WEIGHTS : TUI_NORMAL;
+	t->mode = TUI_LOG;
+	t->log_scroll = 0;
+	t->log_unseen = 0;
+	return TUI_REDRAW;
+}
+
+/* Scroll it: lines up from the newest. */
+static int k_log_scroll(struct tui *t, int key)
+{
+	int page = t->log_page > 1 ? t->log_page - 1 : 10;
+	int max = t->log_n > t->log_page ? t->log_n - t->log_page : 0;
+	switch (key) {
+	case TK_UP: case 'k': t->log_scroll++; break;
+	case TK_DOWN: case 'j': t->log_scroll--; break;
+	case TK_PGUP: t->log_scroll += page; break;
+	case TK_PGDN: case ' ': t->log_scroll -= page; break;
+	case TK_HOME: case 'g': t->log_scroll = max; break;
+	case TK_END: case 'G': t->log_scroll = 0; break;
+	default: break;
+	}
+	if (t->log_scroll > max)
+		t->log_scroll = max;
+	if (t->log_scroll < 0)
+		t->log_scroll = 0;
 	return TUI_REDRAW;
 }
 
@@ -583,6 +665,8 @@ static int k_prompt_abort(struct tui *t, int key)
  * any characters) and send the boost or demotion. */
 static int k_prompt_submit(struct tui *t, int key)
 {
+	if (t->pending == TUI_ACT_SETPRIO)
+		return submit_priority(t);
 	char prefix[256], extra[64] = "", more[2], b[200];
 	double points = 10;
 	int n = sscanf(t->input, "%255s %63s %1s", prefix, extra, more);
@@ -933,6 +1017,11 @@ static const struct tui_key key_table[] = {
 	 "weights: every tunable, edit, preview, apply, undo", 0, k_weights},
 	{TUI_NORMAL, {'t'}, "t", NULL,
 	 "colour or monochrome theme", 0, k_theme},
+	{TUI_NORMAL, {'L'}, "L", "Log",
+	 "the message log: every message with its time", 0, k_log},
+	{TUI_NORMAL, {'P'}, "P", NULL,
+	 "set the selected job's priority to a number (asks)", 1,
+	 k_set_priority},
 	{TUI_NORMAL, {']', TK_F7}, "] F7", "Prio+",
 	 "raise the priority (more urgent, toward 1)", 1, k_priority},
 	{TUI_NORMAL, {'[', TK_F8}, "[ F8", "Prio-",
@@ -957,6 +1046,15 @@ static const struct tui_key key_table[] = {
 	{TUI_HELP, {K_ANY}, "any other", NULL,
 	 "close the help", 0, k_help_close},
 
+	{TUI_LOG, {TK_UP, 'k', TK_DOWN, 'j'}, "Up k Down j", NULL,
+	 "scroll a line", 0, k_log_scroll},
+	{TUI_LOG, {TK_PGUP, TK_PGDN, ' '}, "PgUp PgDn Space", NULL,
+	 "scroll a page", 0, k_log_scroll},
+	{TUI_LOG, {TK_HOME, 'g', TK_END, 'G'}, "Home g End G", NULL,
+	 "the oldest or the newest", 0, k_log_scroll},
+	{TUI_LOG, {K_ANY}, "any other", NULL,
+	 "close the log", 0, k_help_close},
+
 	{TUI_FILTER, {TK_ENTER}, "Enter", NULL,
 	 "keep the filter", 0, k_filter_done},
 	{TUI_FILTER, {TK_ESC, TK_CTRL('c')}, "Esc", NULL,
@@ -965,7 +1063,7 @@ static const struct tui_key key_table[] = {
 	 "edit the filter", 0, k_filter_text},
 
 	{TUI_PROMPT, {TK_ENTER}, "Enter", NULL,
-	 "apply the boost or demotion", 1, k_prompt_submit},
+	 "apply the boost, demotion or priority", 1, k_prompt_submit},
 	{TUI_PROMPT, {TK_ESC, TK_CTRL('c')}, "Esc", NULL,
 	 "abandon it", 0, k_prompt_abort},
 	{TUI_PROMPT, {K_TEXT, TK_BACKSPACE, TK_DEL}, "text Bksp", NULL,
@@ -1208,7 +1306,18 @@ int tui_interrupt(struct tui *t)
 	return r;
 }
 
+static int key_dispatch(struct tui *t, int key);
+
 int tui_key(struct tui *t, int key)
+{
+	/* what a handler says answers the key: the operator sees it */
+	t->in_key = 1;
+	int r = key_dispatch(t, key);
+	t->in_key = 0;
+	return r;
+}
+
+static int key_dispatch(struct tui *t, int key)
 {
 	if (key == TK_RESIZE)
 		return TUI_REDRAW;

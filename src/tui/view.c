@@ -166,6 +166,11 @@ static void draw_header(struct tui *t, double now)
 	if (np)
 		x += put(0, x, W - x, A(R_DOWN) | A_BOLD,
 			 FMT(b, " %d PROBLEM%s ", np, np == 1 ? "" : "S")) + 1;
+	/* errors not seen: they stay counted until the log is opened */
+	if (t->log_unseen)
+		x += put(0, x, W - x, A(R_DOWN) | A_BOLD,
+			 FMT(b, " %d UNSEEN ERROR%s (L) ", t->log_unseen,
+			     t->log_unseen == 1 ? "" : "S")) + 1;
 	if (t->opts.readonly)
 		x += put(0, x, W - x, ha, FMT(b, "%s read-only ", G->dot));
 	else if (t->connected && ct_aconn_standby(t->ac))
@@ -1083,11 +1088,12 @@ static void draw_help(struct tui *t, int y, int h)
 		[TUI_NORMAL] = "Keys (generated from the table that binds them)",
 		[TUI_HELP] = "In this help",
 		[TUI_FILTER] = "While typing a filter (/)",
-		[TUI_PROMPT] = "While typing a path prefix or pattern (b, d)",
+		[TUI_PROMPT] = "While typing a path prefix or pattern (b, d) or a priority (P)",
 		[TUI_CONFIRM] = "When asked to confirm (C, A, U)",
 		[TUI_MODESEL] = "While choosing a job's mode (m)",
 		[TUI_WEIGHTS] = "In the weights panel (w)",
 		[TUI_WEDIT] = "While typing a value (weights panel)",
+		[TUI_LOG] = "In the message log (L)",
 	};
 	const char *why = tui_why_readonly(t);
 	/* lines: a title per mode, then its rows */
@@ -1126,6 +1132,36 @@ static void draw_help(struct tui *t, int y, int h)
 	t->help_max = cols == 1 && line > per ? line - per : 0;
 	if (cols == 1 && line - t->help_scroll > per)
 		put(y + h - 1, W - 30, 29, A(R_DIM), "-- more: Down / PgDn --");
+}
+
+/* The message log (L): every message with its time, the newest at the
+ * bottom, errors in the error colour, a repeat counted. */
+static void draw_log(struct tui *t, int y, int h)
+{
+	int W = COLS, per = h - 1;
+	char b[400], title[120];
+	t->log_page = per;
+	FMT(title, "Messages: %d (newest last; Up Down PgUp PgDn Home End; "
+	    "any other key closes)", t->log_n);
+	rule(y, 0, W, title, A(R_TITLE));
+	if (t->log_n == 0) {
+		put(y + 1, 2, W - 4, A(R_DIM), "no message yet");
+		return;
+	}
+	/* the last line shown is log_scroll lines up from the newest */
+	int last = t->log_n - 1 - t->log_scroll;
+	int first = last - per + 1 < 0 ? 0 : last - per + 1;
+	for (int i = first; i <= last; i++) {
+		int k = (t->log_next - t->log_n + i + TUI_LOG_MAX) % TUI_LOG_MAX;
+		const struct tui_logline *l = &t->log[k];
+		char rep[24] = "";
+		if (l->repeat > 1)
+			FMT(rep, " (x%d)", l->repeat);
+		put(y + 1 + i - first, 0, W, l->err ? A(R_ERR) : A_NORMAL,
+		    FMT(b, " %s  %s%s", l->at, l->text, rep));
+	}
+	if (first > 0)
+		put(y + h - 1, W - 26, 25, A(R_DIM), "-- older: Up / PgUp --");
 }
 
 /* ---- bottom lines ---------------------------------------------------------------- */
@@ -1346,6 +1382,8 @@ void view_draw(struct tui *t, double now)
 	int top = 2, avail = H - 4;
 	if (t->mode == TUI_HELP) {
 		draw_help(t, top, avail);
+	} else if (t->mode == TUI_LOG) {
+		draw_log(t, top, avail);
 	} else if (t->mode == TUI_WEIGHTS || t->mode == TUI_WEDIT ||
 		   (t->mode == TUI_CONFIRM && t->back_mode == TUI_WEIGHTS)) {
 		draw_weights(t, top, avail, now);
