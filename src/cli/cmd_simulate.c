@@ -36,7 +36,7 @@ struct sim_opts {
 	long workers, latency_ms, host_delay_ms, max_pages;
 	double fail_rate;
 	uint64_t seed;
-	int quiet;
+	int quiet, reconnect;
 };
 
 static volatile sig_atomic_t got_signal;
@@ -384,6 +384,7 @@ static int simulate(const struct sim_opts *o)
 		.workers = (int)o->workers, .latency_ms = o->latency_ms,
 		.host_delay_ms = o->host_delay_ms, .fail_rate = o->fail_rate,
 		.seed = o->seed, .max_pages = o->max_pages, .order = order,
+		.reconnect = o->reconnect,
 		.lease_s = 30 + 4.0 * (double)(o->latency_ms +
 			   o->workers * o->host_delay_ms) / 1000,
 	};
@@ -415,6 +416,10 @@ static int simulate(const struct sim_opts *o)
 	       sim.pages_failed == 1 ? "" : "s",
 	       sim.max_pages && sim.fetched >= sim.max_pages
 		       ? " (--max-pages reached)" : "");
+	if (sim.reconnects)
+		printf("simulate: %ld connection%s made again after the server "
+		       "went away\n", sim.reconnects,
+		       sim.reconnects == 1 ? "" : "s");
 	if (sim.conflicts)
 		printf("simulate: %ld transaction%s rolled back by the server "
 		       "(deadlock or serialization failure) and tried again\n",
@@ -468,6 +473,7 @@ static int run(int argc, char **argv)
 		{"seed", required_argument, NULL, 'S'},
 		{"max-pages", required_argument, NULL, 'M'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"reconnect", no_argument, NULL, 'R'},
 		{NULL, 0, NULL, 0},
 	};
 	struct sim_opts o = {.dsn = db_default_dsn(), .workers = 4,
@@ -515,6 +521,7 @@ static int run(int argc, char **argv)
 					    1000000000L, &o.max_pages);
 			break;
 		case 'q': o.quiet = 1; break;
+		case 'R': o.reconnect = 1; break;
 		default:
 			return DB_EXIT_USAGE;
 		}
@@ -545,7 +552,7 @@ const struct cli_cmd cli_cmd_simulate = {
 	.name = "simulate",
 	.usage = "--graph FILE --job NAME [--sitemap FILE] [--domain HOST] "
 		 "[--mode MODE] [--priority P] [--workers N] [--latency-ms D] "
-		 "[--fail-rate F] [--host-delay-ms D] [--order-out FILE] "
+		 "[--fail-rate F] [--host-delay-ms D] [--order-out FILE] [--reconnect] "
 		 "[--seed S] [--max-pages N] [-q] [-d DSN]",
 	.summary = "Crawl a site graph through the task store with simulated "
 		   "workers",
@@ -571,6 +578,11 @@ const struct cli_cmd cli_cmd_simulate = {
 		"  --seed S            seed of the failure draws (default 1)\n"
 		"  --max-pages N       stop after N pages\n"
 		"  -q, --quiet         no progress display\n"
+		"  --reconnect         a worker whose server goes away (a\n"
+		"                      restart) connects again, every 0.25 s\n"
+		"                      to 5 s, instead of ending the run; the\n"
+		"                      task it held is fetched again once its\n"
+		"                      lease runs out\n"
 		DB_HELP_DSN
 		"\nThe crawl ends when the job has no pending or running task.\n"
 		"Ctrl-C stops it: the workers release the tasks they hold.\n"

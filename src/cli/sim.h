@@ -25,6 +25,9 @@ struct sim {
 	long max_pages;             /* 0: no limit */
 	double lease_s;
 	FILE *order;                /* --order-out, or NULL */
+	int reconnect;              /* --reconnect: a worker whose server went
+				     * away connects again (backoff up to 5 s)
+				     * instead of stopping the run */
 
 	/* shared, under mu */
 	pthread_mutex_t mu;
@@ -39,6 +42,7 @@ struct sim {
 	long conflicts;             /* transactions the server rolled back
 				     * (deadlock, serialization) and the
 				     * worker tried again */
+	long reconnects;            /* connections made again (--reconnect) */
 	int running;                /* workers still in their loop */
 	int error;                  /* a worker hit a store error (err) */
 	int cancelled;              /* the job was cancelled meanwhile */

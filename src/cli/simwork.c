@@ -305,6 +305,34 @@ static int idle(struct sim *s, struct ct_store *st, int64_t *wait_ms,
 	return 0;
 }
 
+/* --reconnect: *st lost its server; close it and connect again, waiting
+ * 0.25 s, then twice as long each time up to 5 s, until it works or the
+ * run stops. 0 with a new *st, -1 when the run stopped meanwhile. */
+static int reopen(struct sim *s, struct ct_store **st)
+{
+	ct_store_close(*st);
+	*st = NULL;
+	int64_t wait_ms = 250;
+	for (;;) {
+		pthread_mutex_lock(&s->mu);
+		if (!s->stop)
+			wait_until(s, sim_now_ns() + wait_ms * 1000000);
+		int stop = s->stop;
+		pthread_mutex_unlock(&s->mu);
+		if (stop)
+			return -1;
+		struct ct_error err;
+		if (ct_store_open_as(s->dsn, "crawltop simulate", st, &err) ==
+		    CT_OK) {
+			pthread_mutex_lock(&s->mu);
+			s->reconnects++;
+			pthread_mutex_unlock(&s->mu);
+			return 0;
+		}
+		wait_ms = wait_ms * 2 > 5000 ? 5000 : wait_ms * 2;
+	}
+}
+
 void *sim_worker_main(void *arg)
 {
 	struct sim_worker *w = arg;
@@ -330,6 +358,11 @@ void *sim_worker_main(void *arg)
 				   &err) != CT_OK) {
 			if (conflict(s, st))
 				continue;
+			if (s->reconnect && ct_store_lost(st)) {
+				if (reopen(s, &st) == 0)
+					continue;
+				break;
+			}
 			worker_error(s, w->index, err.msg);
 			break;
 		}
@@ -345,12 +378,24 @@ void *sim_worker_main(void *arg)
 		if (rc < 0) {
 			/* give the task back (best effort): to fetch again
 			 * after a conflict, or before leaving */
+			int64_t held = c.n ? c.tasks[0].id : 0;
 			if (c.n)
-				ct_store_release(st, worker, &c.tasks[0].id, 1,
-						 NULL, NULL);
+				ct_store_release(st, worker, &held, 1, NULL,
+						 NULL);
 			ct_claim_free(&c);
 			if (rc == -2)
 				continue;
+			/* the server went away: back on a new connection, the
+			 * task held is given back at once (its lease is still
+			 * this worker's), else the reaper's at its expiry */
+			if (s->reconnect && ct_store_lost(st)) {
+				if (reopen(s, &st) != 0)
+					break;
+				if (held)
+					ct_store_release(st, worker, &held, 1,
+							 NULL, NULL);
+				continue;
+			}
 			if (!cancelled(s, st))
 				worker_error(s, w->index, msg);
 			break;

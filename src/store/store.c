@@ -98,6 +98,16 @@ bool ct_store_rolled_back(const struct ct_store *s)
 	return !strcmp(s->sqlstate, "40P01") || !strcmp(s->sqlstate, "40001");
 }
 
+bool ct_store_lost(const struct ct_store *s)
+{
+	/* class 08 (connection exception), or the server going away under
+	 * the session: 57P01 admin shutdown (a restart, a terminate),
+	 * 57P02 crash shutdown, 57P03 cannot connect now (starting up) */
+	return !s || !s->conn || PQstatus(s->conn) == CONNECTION_BAD ||
+	       !strncmp(s->sqlstate, "08", 2) ||
+	       !strncmp(s->sqlstate, "57P0", 4);
+}
+
 void st_retry_pause(int tries)
 {
 	struct timespec now;

@@ -54,6 +54,11 @@ const char *ct_store_sqlstate(const struct ct_store *s);
  * nothing, and the transaction is to be tried again. */
 bool ct_store_rolled_back(const struct ct_store *s);
 
+/* Whether s lost its server: the connection is broken (the server was
+ * stopped, restarted or crashed, the session terminated, the network
+ * dropped). Nothing more can be done on s: close it and open another. */
+bool ct_store_lost(const struct ct_store *s);
+
 /* Stopping what a session runs, from another thread. ct_store_canceller
  * is made while no call on s runs, and stays valid after s is closed.
  * ct_store_canceller_send asks the server to cancel the statement the

@@ -1017,7 +1017,7 @@ static const struct tui_key key_table[] = {
 	 "weights: every tunable, edit, preview, apply, undo", 0, k_weights},
 	{TUI_NORMAL, {'t'}, "t", NULL,
 	 "colour or monochrome theme", 0, k_theme},
-	{TUI_NORMAL, {'L'}, "L", "Log",
+	{TUI_NORMAL, {'L'}, "L", NULL,
 	 "the message log: every message with its time", 0, k_log},
 	{TUI_NORMAL, {'P'}, "P", NULL,
 	 "set the selected job's priority to a number (asks)", 1,

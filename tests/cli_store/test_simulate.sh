@@ -201,6 +201,29 @@ rc=0
 wait "$pid" || rc=$?
 ok_eq "SIGHUP ignored (nohup): SIGINT ends it (130)" "$rc" 130
 
+# ---- --reconnect: the server restarts under the crawl -------------------
+# (the demo's crawlers run so: they must outlive a restart of its server)
+PG_BINDIR=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
+as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+"$CT" simulate --graph "$T/tree.tsv" --job phoenix --workers 2 \
+	--latency-ms 150 --reconnect -q >"$T/phoenix.out" 2>&1 &
+pid=$!
+phoenix_done() { q "SELECT count(*) FROM crawltop.tasks t JOIN crawltop.jobs j ON j.id = t.job_id WHERE j.name = 'phoenix' AND t.status = 'completed'" 2>/dev/null; }
+for _ in $(seq 200); do [ "$(phoenix_done)" -ge 3 ] 2>/dev/null && break; sleep 0.05; done
+at_restart=$(phoenix_done)
+as_pg "$PG_BINDIR/pg_ctl" -D "$PGHOST/data" -l "$PGHOST/server.log" -m fast \
+	-w -t 60 restart >/dev/null
+rc=0
+for _ in $(seq 1200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+wait "$pid" || rc=$?
+ok_eq "--reconnect: the run outlives a restart of the server (exit 0)" "$rc" 0
+ok_match "--reconnect: says it connected again" "$(cat "$T/phoenix.out")" \
+	'^simulate: [0-9]+ connections? made again after the server went away$'
+read -r total done failed pending running <<<"$(counts phoenix)"
+ok_eq "--reconnect: every page fetched, pages fetched after the restart" \
+	"$done $pending $running $([ "$done" -gt "$at_restart" ] && echo after)" \
+	"$total 0 0 after"
+
 # ---- depth below an orphan sitemap page, paused and cancelled jobs ------
 # /s is in the sitemap, no link reaches it: depth 1, and the pages under
 # it count from there (frontier mode scores by depth)
