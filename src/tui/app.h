@@ -49,6 +49,7 @@ enum tui_mode {
 	TUI_WEIGHTS,  /* the weights panel */
 	TUI_WEDIT,    /* typing a value in the weights panel */
 	TUI_LOG,      /* the message log */
+	TUI_LEASES,   /* the workers and their leases */
 	TUI_MODE_N
 };
 
@@ -77,6 +78,7 @@ enum tui_action {
 	TUI_ACT_UNDO,       /* the previous version as a new version */
 	TUI_ACT_QUIT,       /* quit, though the weights draft has edits */
 	TUI_ACT_SETPRIO,    /* prompt: a priority 1..10 (sent as PRIORITY) */
+	TUI_ACT_REQUEUE,    /* a task held on a live lease back to the queue */
 };
 
 /* One message of the log (tui_msg keeps every one). */
@@ -220,6 +222,8 @@ struct tui {
 	int log_unseen;           /* errors that answered no key (a change's
 				   * result, the connection): L clears it */
 	int in_key;               /* a key's handler runs (tui_key) */
+	int lease_sel;            /* the leases view's selected row */
+	int64_t pending_task;     /* TUI_ACT_REQUEUE: the task */
 	int help_scroll;
 	int help_page, help_max;  /* the help's lines on screen, its last scroll */
 	int quit_status;          /* the exit status of TUI_QUIT (q 0, Ctrl-C 130) */

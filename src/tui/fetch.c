@@ -17,7 +17,7 @@
 
 enum {
 	Q_ROLE = 1, Q_JOBS, Q_CELLS, Q_RATE, Q_NEXT, Q_AUDIT, Q_SETTINGS,
-	Q_REAP = 100,
+	Q_LEASES = 9, Q_REAP = 100,
 	Q_ACT = 1000, /* + act_seq % 8 */
 };
 
@@ -56,6 +56,12 @@ static const char SQL_AUDIT[] =
 	"coalesce(after::text, ''), rows_affected FROM crawltop.audit_log "
 	"WHERE $1::bigint IS NULL OR job_id = $1::bigint "
 	"ORDER BY id DESC LIMIT $2::integer";
+/* The leases view (W), while it is open: the tasks workers hold, the
+ * soonest to expire first (0025). */
+static const char SQL_LEASES[] =
+	"SELECT task_id, job_id, job_name, worker, path, running_s, "
+	"expires_s, retry_count FROM crawltop.running_leases($1::bigint, "
+	"$2::integer)";
 /* The two latest settings versions (tune.c: tws_loaded). */
 static const char SQL_SETTINGS[] =
 	"SELECT version, value::text, created_by, "
@@ -241,6 +247,12 @@ static void start_refresh(struct tui *t, double now)
 	snprintf(lim, sizeof lim, "%d", TM_MAX_AUDIT);
 	const char *p4[] = {jobp, lim};
 	send_q(t, Q_AUDIT, "audit log", SQL_AUDIT, 2, p4);
+	if (t->mode == TUI_LEASES ||
+	    (t->mode == TUI_CONFIRM && t->back_mode == TUI_LEASES)) {
+		snprintf(lim, sizeof lim, "%d", TM_MAX_LEASES);
+		const char *p5[] = {jobp, lim};
+		send_q(t, Q_LEASES, "running leases", SQL_LEASES, 2, p5);
+	}
 	/* a standby sends no notifications: poll the settings instead */
 	if (ct_aconn_standby(t->ac))
 		tf_load_settings(t);
@@ -374,6 +386,7 @@ static void dispatch(struct tui *t, struct ct_arows *r, double now)
 	case Q_RATE: tm_load_series(&t->model, r, now); break;
 	case Q_NEXT: tm_load_next(&t->model, r, now); break;
 	case Q_AUDIT: tm_load_audit(&t->model, r, now); break;
+	case Q_LEASES: tm_load_leases(&t->model, r, now); break;
 	default: break;
 	}
 	if (t->refreshing > 0 && --t->refreshing == 0)
@@ -575,6 +588,16 @@ void tf_act(struct tui *t, enum tui_action a, int64_t job, int arg,
 				   delta < 0 ? "demote tasks" : "boost tasks",
 				   "SELECT crawltop.adjust_scores($1::bigint, $2, "
 				   "$3::double precision, $4::boolean)", 4, p, &err);
+		break;
+	}
+	case TUI_ACT_REQUEUE: {
+		/* the task's id comes as text (prefix) */
+		snprintf(desc, sizeof t->act_desc[0], "job %.40s: requeue task %s",
+			 name, prefix);
+		const char *p[] = {prefix};
+		st = ct_aconn_send(t->ac, Q_ACT + slot, "requeue a task",
+				   "SELECT 1 FROM crawltop.requeue_task($1::bigint)",
+				   1, p, &err);
 		break;
 	}
 	default:

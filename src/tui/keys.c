@@ -481,6 +481,64 @@ static int k_log_scroll(struct tui *t, int key)
 	return TUI_REDRAW;
 }
 
+/* ---- workers and leases ---------------------------------------------- */
+
+/* Open the leases view (W): the tasks workers hold, loaded now. */
+static int k_leases(struct tui *t, int key)
+{
+	t->back_mode = TUI_NORMAL;
+	t->mode = TUI_LEASES;
+	t->lease_sel = 0;
+	t->model.n_leases = 0;
+	t->model.leases_age.loaded_at = 0;
+	return TUI_REDRAW | TUI_REFRESH;
+}
+
+/* Select a row. */
+static int k_leases_move(struct tui *t, int key)
+{
+	int n = t->model.n_leases;
+	if (key == TK_UP || key == 'k')
+		t->lease_sel--;
+	else if (key == TK_DOWN || key == 'j')
+		t->lease_sel++;
+	else if (key == TK_HOME || key == 'g')
+		t->lease_sel = 0;
+	else if (key == TK_END || key == 'G')
+		t->lease_sel = n - 1;
+	if (t->lease_sel >= n)
+		t->lease_sel = n - 1;
+	if (t->lease_sel < 0)
+		t->lease_sel = 0;
+	return TUI_REDRAW;
+}
+
+/* R: give the selected task back to the queue (asks first). */
+static int k_requeue(struct tui *t, int key)
+{
+	if (t->lease_sel < 0 || t->lease_sel >= t->model.n_leases) {
+		tui_msg(t, 1, "no lease selected");
+		return TUI_REDRAW;
+	}
+	const struct tm_lease *l = &t->model.leases[t->lease_sel];
+	if (l->expires_s <= 0) {
+		tui_msg(t, 1, "task %" PRId64 "'s lease has expired: the reaper "
+			"returns it (this console does at its next refresh)",
+			l->task_id);
+		return TUI_REDRAW;
+	}
+	t->pending = TUI_ACT_REQUEUE;
+	t->pending_job = l->job_id;
+	t->pending_task = l->task_id;
+	snprintf(t->prompt, sizeof t->prompt,
+		 "Requeue task %" PRId64 " %.80s of job %.40s, held by %.40s? "
+		 "It goes back to the queue, no attempt counted. [y/N]",
+		 l->task_id, l->path, l->job, l->worker);
+	t->back_mode = TUI_LEASES;
+	t->mode = TUI_CONFIRM;
+	return TUI_REDRAW;
+}
+
 /* ---- line editing (filter, prompt, value) ---------------------------- */
 
 /* The filter, the boost prompt and the value editor share this code:
@@ -730,6 +788,12 @@ static int k_confirm_yes(struct tui *t, int key)
 	}
 	if (a == TUI_ACT_APPLY || a == TUI_ACT_UNDO)
 		return tws_apply(t, a == TUI_ACT_UNDO);
+	if (a == TUI_ACT_REQUEUE) {
+		char id[24];
+		snprintf(id, sizeof id, "%" PRId64, t->pending_task);
+		tf_act(t, a, t->pending_job, 0, id, 0);
+		return TUI_REDRAW;
+	}
 	tf_act(t, a, t->pending_job, 0, NULL, 0);
 	return TUI_REDRAW;
 }
@@ -1019,6 +1083,9 @@ static const struct tui_key key_table[] = {
 	 "colour or monochrome theme", 0, k_theme},
 	{TUI_NORMAL, {'L'}, "L", NULL,
 	 "the message log: every message with its time", 0, k_log},
+	{TUI_NORMAL, {'W'}, "W", NULL,
+	 "workers and their leases: who holds what, requeue a stuck task", 0,
+	 k_leases},
 	{TUI_NORMAL, {'P'}, "P", NULL,
 	 "set the selected job's priority to a number (asks)", 1,
 	 k_set_priority},
@@ -1054,6 +1121,15 @@ static const struct tui_key key_table[] = {
 	 "the oldest or the newest", 0, k_log_scroll},
 	{TUI_LOG, {K_ANY}, "any other", NULL,
 	 "close the log", 0, k_help_close},
+
+	{TUI_LEASES, {TK_UP, 'k', TK_DOWN, 'j', }, "Up k Down j", NULL,
+	 "select a task", 0, k_leases_move},
+	{TUI_LEASES, {TK_HOME, 'g', TK_END, 'G'}, "Home g End G", NULL,
+	 "the first or the last", 0, k_leases_move},
+	{TUI_LEASES, {'R'}, "R", NULL,
+	 "requeue the selected task: back to the queue (asks)", 1, k_requeue},
+	{TUI_LEASES, {K_ANY}, "any other", NULL,
+	 "close the view", 0, k_help_close},
 
 	{TUI_FILTER, {TK_ENTER}, "Enter", NULL,
 	 "keep the filter", 0, k_filter_done},
@@ -1354,7 +1430,8 @@ static int key_dispatch(struct tui *t, int key)
 	 * when changes are refused, so that what the operator types next
 	 * goes into it, not to the keys of the dashboard; Enter refuses */
 	if (hit->changes && hit->fn != k_adjust &&
-	    (t->mode == TUI_NORMAL || t->mode == TUI_WEIGHTS)) {
+	    (t->mode == TUI_NORMAL || t->mode == TUI_WEIGHTS ||
+	     t->mode == TUI_LEASES)) {
 		const char *why = tui_why_readonly(t);
 		if (why) {
 			/* the key's help without its aside: "cannot edit the

@@ -133,6 +133,27 @@ int tm_load_jobs(struct tm_model *m, const struct ct_arows *r, double now)
 	return 0;
 }
 
+int tm_load_leases(struct tm_model *m, const struct ct_arows *r, double now)
+{
+	if (!load_begin(&m->leases_age, r, 8))
+		return r->st == CT_OK ? -1 : 0;
+	int n = r->nrows < TM_MAX_LEASES ? r->nrows : TM_MAX_LEASES;
+	for (int i = 0; i < n; i++) {
+		struct tm_lease *l = &m->leases[i];
+		l->task_id = ll_at(r, i, 0);
+		l->job_id = ll_at(r, i, 1);
+		s_at(l->job, sizeof l->job, r, i, 2);
+		s_at(l->worker, sizeof l->worker, r, i, 3);
+		s_at(l->path, sizeof l->path, r, i, 4);
+		l->running_s = dn_at(r, i, 5, -1);
+		l->expires_s = d_at(r, i, 6);
+		l->retries = (int)ll_at(r, i, 7);
+	}
+	m->n_leases = n;
+	m->leases_age.loaded_at = now;
+	return 0;
+}
+
 /* Index of key in names (n of them), or -1. */
 static int key_index(const char *key, const char *const *names, int n)
 {

@@ -17,6 +17,7 @@
 #define TM_MAX_SERIES 600
 #define TM_MAX_NEXT 64
 #define TM_MAX_AUDIT 64
+#define TM_MAX_LEASES 64
 #define TM_SERIES_SECONDS 300 /* the sparkline covers the last 5 minutes */
 
 /* One row of crawltop.dashboard_jobs(). */
@@ -99,6 +100,15 @@ struct tm_audit {
 	long long rows;
 };
 
+/* One row of crawltop.running_leases() (0025): a task a worker holds. */
+struct tm_lease {
+	int64_t task_id, job_id;
+	char job[72], worker[64], path[256];
+	double running_s;  /* since the claim; -1 unknown */
+	double expires_s;  /* until the lease runs out; negative: expired */
+	int retries;
+};
+
 /* The model. */
 struct tm_model {
 	struct tm_job jobs[TM_MAX_JOBS];
@@ -121,6 +131,11 @@ struct tm_model {
 	struct tm_audit audit[TM_MAX_AUDIT];
 	int n_audit;
 	struct tm_age audit_age;
+
+	/* the leases view (W): loaded only while it is open */
+	struct tm_lease leases[TM_MAX_LEASES];
+	int n_leases;
+	struct tm_age leases_age;
 
 	/* the session: who we are and what we may do */
 	char user[64];
@@ -150,6 +165,7 @@ int tm_load_series(struct tm_model *m, const struct ct_arows *r, double now);
 int tm_load_next(struct tm_model *m, const struct ct_arows *r, double now);
 int tm_load_audit(struct tm_model *m, const struct ct_arows *r, double now);
 int tm_load_role(struct tm_model *m, const struct ct_arows *r);
+int tm_load_leases(struct tm_model *m, const struct ct_arows *r, double now);
 
 /* The job with this id, or NULL. Borrowed from m. */
 const struct tm_job *tm_job_by_id(const struct tm_model *m, int64_t id);

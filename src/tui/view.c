@@ -1094,6 +1094,7 @@ static void draw_help(struct tui *t, int y, int h)
 		[TUI_WEIGHTS] = "In the weights panel (w)",
 		[TUI_WEDIT] = "While typing a value (weights panel)",
 		[TUI_LOG] = "In the message log (L)",
+		[TUI_LEASES] = "In the workers and leases view (W)",
 	};
 	const char *why = tui_why_readonly(t);
 	/* lines: a title per mode, then its rows */
@@ -1162,6 +1163,65 @@ static void draw_log(struct tui *t, int y, int h)
 	}
 	if (first > 0)
 		put(y + h - 1, W - 26, 25, A(R_DIM), "-- older: Up / PgUp --");
+}
+
+/* The workers and their leases (W): each task a worker holds, the
+ * soonest to expire first; an expired lease (the reaper's) flagged. */
+static void draw_leases(struct tui *t, int y, int h, double now)
+{
+	int W = COLS;
+	char b[600], d1[16], d2[16], age[64];
+	const struct tm_model *m = &t->model;
+	FMT(b, "Leases: %d task%s held%s %s Up Down select %s R requeue %s "
+	    "any other key closes%s", m->n_leases, m->n_leases == 1 ? "" : "s",
+	    m->n_leases == TM_MAX_LEASES ? " (the first 64)" : "", G->dot,
+	    G->dot, G->dot, age_note(t, &t->model.leases_age, now, age,
+				     sizeof age));
+	rule(y, 0, W, b, A(R_TITLE));
+	if (m->leases_age.error[0])
+		put(y + 1, 2, W - 4, A(R_ERR), m->leases_age.error);
+	else if (!m->leases_age.loaded_at)
+		put(y + 1, 2, W - 4, A(R_DIM), "loading...");
+	else if (m->n_leases == 0)
+		put(y + 1, 2, W - 4, A(R_DIM), "no task is held by a worker");
+	if (m->n_leases == 0 || m->leases_age.error[0])
+		return;
+	attrset(A(R_COLHDR));
+	mvhline(y + 1, 0, ' ', W);
+	attrset(A_NORMAL);
+	put(y + 1, 0, W, A(R_COLHDR), FMT(b, "  %8s %-12s %-20s %8s %-16s %5s  %s",
+	    "TASK", "JOB", "WORKER", "RUNNING", "LEASE", "RETRY", "PATH"));
+	int rows = h - 2, first = 0;
+	if (t->lease_sel >= m->n_leases)
+		t->lease_sel = m->n_leases - 1;
+	if (t->lease_sel >= rows)
+		first = t->lease_sel - rows + 1;
+	for (int r = 0; r < rows && first + r < m->n_leases; r++) {
+		const struct tm_lease *l = &m->leases[first + r];
+		int sel = first + r == t->lease_sel;
+		char jn[40], wn[64], lease[40];
+		tx_fit(jn, sizeof jn, l->job, 12, U8, NULL);
+		tx_fit(wn, sizeof wn, l->worker, 20, U8, NULL);
+		if (l->expires_s <= 0)
+			FMT(lease, "EXPIRED %s ago", tx_dur(d2, sizeof d2,
+			    -l->expires_s));
+		else
+			FMT(lease, "%s left", tx_dur(d2, sizeof d2, l->expires_s));
+		attr_t a = sel ? A(R_SEL) : A_NORMAL;
+		if (sel) {
+			attrset(a);
+			mvhline(y + 2 + r, 0, ' ', W);
+			attrset(A_NORMAL);
+			glyphs(y + 2 + r, 0, a, G->sel);
+		}
+		int x = put(y + 2 + r, 2, W - 2, a, FMT(b, "%8" PRId64 " %-12s %-20s "
+			    "%8s ", l->task_id, jn, wn, l->running_s < 0 ? "-" :
+			    tx_dur(d1, sizeof d1, l->running_s))) + 2;
+		x += put(y + 2 + r, x, W - x, l->expires_s <= 0 && !sel ?
+			 A(R_ERR) | A_BOLD : a, FMT(b, "%-16s", lease));
+		put(y + 2 + r, x, W - x, a, FMT(b, " %5d  %s", l->retries,
+		    l->path));
+	}
 }
 
 /* ---- bottom lines ---------------------------------------------------------------- */
@@ -1384,6 +1444,9 @@ void view_draw(struct tui *t, double now)
 		draw_help(t, top, avail);
 	} else if (t->mode == TUI_LOG) {
 		draw_log(t, top, avail);
+	} else if (t->mode == TUI_LEASES ||
+		   (t->mode == TUI_CONFIRM && t->back_mode == TUI_LEASES)) {
+		draw_leases(t, top, avail, now);
 	} else if (t->mode == TUI_WEIGHTS || t->mode == TUI_WEDIT ||
 		   (t->mode == TUI_CONFIRM && t->back_mode == TUI_WEIGHTS)) {
 		draw_weights(t, top, avail, now);

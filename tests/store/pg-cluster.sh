@@ -50,11 +50,15 @@ own() {
 	chmod 700 "$1"
 }
 
-# initdb_into DIR: a new data directory DIR/data (log in DIR/initdb.log).
+# initdb_into DIR [OPTION...]: a new data directory DIR/data (log in
+# DIR/initdb.log).
 initdb_into() {
-	as_pg "$PG_BINDIR/initdb" -D "$1/data" -U postgres -A trust -E UTF8 \
-		--locale="${CT_PG_LOCALE:-C}" --no-instructions >"$1/initdb.log" 2>&1 || {
-		cat "$1/initdb.log" >&2
+	local dir=$1
+	shift
+	as_pg "$PG_BINDIR/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 \
+		--locale="${CT_PG_LOCALE:-C}" --no-instructions "$@" \
+		>"$dir/initdb.log" 2>&1 || {
+		cat "$dir/initdb.log" >&2
 		return 1
 	}
 }
@@ -63,14 +67,17 @@ initdb_into() {
 # side by side) and print that directory.
 template() {
 	local tpl=$CT_PG_TEMPLATE/${CT_PG_LOCALE:-C} stamp
-	stamp="$("$PG_BINDIR/postgres" --version) locale=${CT_PG_LOCALE:-C}"
+	stamp="$("$PG_BINDIR/postgres" --version) locale=${CT_PG_LOCALE:-C} wal-segsize=1"
 	mkdir -p "$CT_PG_TEMPLATE"
 	(
 		flock 9
 		if [ "$(cat "$tpl/stamp" 2>/dev/null)" != "$stamp" ]; then
 			rm -rf "$tpl" "$tpl.new"
 			own "$tpl.new"
-			initdb_into "$tpl.new" >&2 || exit 1
+			# 1 MB WAL segments: each test's cluster, a copy of
+			# the template, starts with one, not with 16 MB to
+			# copy (the benchmarks initdb with the defaults)
+			initdb_into "$tpl.new" --wal-segsize=1 >&2 || exit 1
 			printf '%s\n' "$stamp" >"$tpl.new/stamp"
 			mv "$tpl.new" "$tpl"
 		fi
@@ -111,14 +118,14 @@ EOF
 	echo "host=$dir port=5432 user=postgres dbname=postgres"
 }
 
-# stop DIR: stop the server (fast, then immediate) and remove DIR.
+# stop DIR: stop the server and remove DIR. The data goes with the
+# directory, so the server stops at once (immediate: no shutdown
+# checkpoint writing out every page a test dirtied, only to delete it).
 stop() {
 	local dir=$1
 	if [ -f "$dir/data/postmaster.pid" ]; then
-		as_pg "$PG_BINDIR/pg_ctl" -D "$dir/data" -m fast -w -t 30 stop \
-			>/dev/null 2>&1 ||
-			as_pg "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate -w stop \
-				>/dev/null 2>&1 || true
+		as_pg "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate -w -t 30 \
+			stop >/dev/null 2>&1 || true
 	fi
 	rm -rf "$dir"
 }
