@@ -14,12 +14,14 @@
 #   ok_rescore_agrees JOB   pass when rescoring JOB in its own mode (set-mode,
 #                    with CONF) changes no task: its scores are SV's
 CT=${CT:?set CT to the crawltop binary}
+. "$(dirname "${BASH_SOURCE[0]}")/../cli/pgq.sh"
 
 db_setup() {
 	DB=$1
 	psql -qAtc "CREATE DATABASE $DB" >/dev/null
 	DSN="$CT_TEST_DSN dbname=$DB"
 	"$CT" migrate -d "$DSN" >/dev/null || { echo "Bail out! migrate failed"; exit 1; }
+	pgq_start "$DB"
 }
 
 run() {
@@ -27,8 +29,8 @@ run() {
 	RC=$?
 }
 
-q() {
-	psql -qAtd "$DB" -c "$1"
+q() { # one psql session for the test's queries (pgq.sh)
+	pgq "$DB" "$1"
 }
 
 state() {

@@ -213,6 +213,7 @@ for _ in $(seq 200); do [ "$(phoenix_done)" -ge 3 ] 2>/dev/null && break; sleep 
 at_restart=$(phoenix_done)
 as_pg "$PG_BINDIR/pg_ctl" -D "$PGHOST/data" -l "$PGHOST/server.log" -m fast \
 	-w -t 60 restart >/dev/null
+pgq_start "$DB" # the test's own session went with the server
 rc=0
 for _ in $(seq 1200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 wait "$pid" || rc=$?

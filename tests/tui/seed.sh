@@ -9,6 +9,8 @@
 #                   (its connection string) for the test.
 #   sql SQL         run SQL in $DB, print the rows unaligned
 #   ok_sql NAME SQL WANT [SECS]   TAP: poll until SQL returns WANT
+. "$(dirname "${BASH_SOURCE[0]}")/../cli/pgq.sh"
+
 seed_db() {
 	local db=$1
 	DB=$db
@@ -38,9 +40,11 @@ EOF
 		echo "Bail out! seeding the database failed"
 		exit 1
 	}
+	pgq_start "$db"
 }
 
-sql() { psql -qAtd "$DB" -c "$1"; }
+# one psql session for the test's queries (pgq.sh)
+sql() { pgq "$DB" "$1"; }
 
 ok_sql() { # NAME SQL WANT [SECS]
 	local deadline got

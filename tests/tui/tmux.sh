@@ -159,4 +159,8 @@ pg_ctl_stop() {
 pg_ctl_start() {
 	as_pg "$PG_BINDIR/pg_ctl" -D "$PGHOST/data" -l "$PGHOST/server.log" \
 		-w -t 30 start >/dev/null
+	# the test's psql session (pgq.sh) lost its server: a new one
+	if declare -F pgq_start >/dev/null && [ -n "${DB:-}" ]; then
+		pgq_start "$DB"
+	fi
 }
