@@ -222,6 +222,11 @@ struct tui {
 	int log_unseen;           /* errors that answered no key (a change's
 				   * result, the connection): L clears it */
 	int in_key;               /* a key's handler runs (tui_key) */
+	/* a boost or demotion counted before it is asked for (tf_count) */
+	char pending_match[256];  /* its prefix or pattern */
+	double pending_delta;     /* its points, negative to demote */
+	enum tui_action counting; /* the count out for it, or TUI_ACT_NONE */
+	int64_t counting_job;
 	int lease_sel;            /* the leases view's selected row */
 	int64_t pending_task;     /* TUI_ACT_REQUEUE: the task */
 	int help_scroll;
@@ -298,6 +303,13 @@ void tf_refresh_now(struct tui *t, double now);
  * demote. The result arrives as a message and a refresh. */
 void tf_act(struct tui *t, enum tui_action a, int64_t job, int arg,
 	    const char *prefix, double delta);
+/* A boost or demotion (a, TUI_ACT_BOOST or TUI_ACT_DEMOTE) of job's
+ * pending tasks under match by delta: count the tasks it would change
+ * first (crawltop.adjustable_count); then ask (TUI_CONFIRM, "Boost 12
+ * pending tasks of news under /blog by +20?"), or, when none would
+ * change, say so and ask nothing. */
+void tf_count(struct tui *t, enum tui_action a, int64_t job,
+	      const char *match, double delta);
 /* Set the user's interval (clamped to nothing: callers pass valid ones)
  * and reset the backoff. */
 void tf_set_interval(struct tui *t, double seconds, double now);

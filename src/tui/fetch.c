@@ -17,7 +17,7 @@
 
 enum {
 	Q_ROLE = 1, Q_JOBS, Q_CELLS, Q_RATE, Q_NEXT, Q_AUDIT, Q_SETTINGS,
-	Q_LEASES = 9, Q_REAP = 100,
+	Q_LEASES = 9, Q_COUNT = 10, Q_REAP = 100,
 	Q_ACT = 1000, /* + act_seq % 8 */
 };
 
@@ -337,11 +337,91 @@ static void act_result(struct tui *t, const struct ct_arows *r)
 		t->next_refresh = 0;
 }
 
+/* The words of a boost or demotion: "boost /blog +20". */
+static void adjust_words(char *buf, size_t len, const struct tui *t)
+{
+	snprintf(buf, len, "%s %.100s %+g", t->pending_delta < 0 ? "demote" :
+		 "boost", t->pending_match, t->pending_delta);
+}
+
+/* The count of a boost or demotion came: ask, or say nothing would
+ * change. */
+static void count_result(struct tui *t, const struct ct_arows *r)
+{
+	enum tui_action a = t->counting;
+	t->counting = TUI_ACT_NONE;
+	const struct tm_job *j = tm_job_by_id(&t->model, t->counting_job);
+	char what[160];
+	adjust_words(what, sizeof what, t);
+	const char *name = j ? j->name : "?";
+	int pattern = strchr(t->pending_match, '*') != NULL;
+	if (r->st != CT_OK) {
+		tui_msg(t, 1, "job %s: %s refused: %s", name, what, r->err);
+		return;
+	}
+	long long n = strtoll(ct_arows_str(r, 0, 0, "0"), NULL, 10);
+	if (n == 0) {
+		tui_msg(t, 0, "job %s: %s: 0 pending tasks %s %s: nothing "
+			"changed", name, what, pattern ? "match" : "under",
+			t->pending_match);
+		return;
+	}
+	/* a key pressed meanwhile opened something else: no question over it */
+	if (t->mode != TUI_NORMAL) {
+		tui_msg(t, 0, "job %s: %s would change %lld pending task%s: "
+			"not asked, as another line is open (b or d again)",
+			name, what, n, n == 1 ? "" : "s");
+		return;
+	}
+	t->pending = a;
+	t->pending_job = t->counting_job;
+	snprintf(t->prompt, sizeof t->prompt, "%s %lld pending task%s of %.64s "
+		 "%s %.100s by %+g? [y/N]", a == TUI_ACT_DEMOTE ? "Demote" :
+		 "Boost", n, n == 1 ? "" : "s", name, pattern ? "matching" :
+		 "under", t->pending_match, t->pending_delta);
+	t->back_mode = TUI_NORMAL;
+	t->mode = TUI_CONFIRM;
+}
+
+void tf_count(struct tui *t, enum tui_action a, int64_t job,
+	      const char *match, double delta)
+{
+	const struct tm_job *j = tm_job_by_id(&t->model, job);
+	snprintf(t->pending_match, sizeof t->pending_match, "%s", match);
+	t->pending_delta = delta;
+	char jb[24], db[32], what[160];
+	adjust_words(what, sizeof what, t);
+	if (t->counting != TUI_ACT_NONE) {
+		tui_msg(t, 1, "a boost or demotion is being counted; press "
+			"again when it is asked");
+		return;
+	}
+	snprintf(jb, sizeof jb, "%" PRId64, job);
+	snprintf(db, sizeof db, "%.17g", delta);
+	const char *p[] = {jb, match, db, strchr(match, '*') ? "true" : "false"};
+	struct ct_error err;
+	if (ct_aconn_send(t->ac, Q_COUNT, "count",
+			  "SELECT crawltop.adjustable_count($1::bigint, $2, "
+			  "$3::double precision, $4::boolean)", 4, p,
+			  &err) != CT_OK) {
+		tui_msg(t, 1, "job %s: %s: %s", j ? j->name : "?", what, err.msg);
+		return;
+	}
+	t->counting = a;
+	t->counting_job = job;
+	tui_msg(t, 0, "job %s: %s: counting the tasks it would change ...",
+		j ? j->name : "?", what);
+}
+
 /* Put one finished query into the model. */
 static void dispatch(struct tui *t, struct ct_arows *r, double now)
 {
 	if (r->tag >= Q_ACT) {
 		act_result(t, r);
+		return;
+	}
+	if (r->tag == Q_COUNT) {
+		count_result(t, r);
 		return;
 	}
 	if (r->tag == Q_ROLE) {
@@ -447,6 +527,11 @@ int tf_step(struct tui *t, short revents, double now)
 		/* changes still unanswered get no answer now (those that
 		 * were, said "not confirmed" above) */
 		memset(t->act_job, 0, sizeof t->act_job);
+		if (t->counting != TUI_ACT_NONE)
+			tui_msg(t, 1, "a boost or demotion was being counted when "
+				"the connection was lost: nothing asked, nothing "
+				"changed");
+		t->counting = TUI_ACT_NONE;
 		if (!t->down_since)
 			t->down_since = now;
 		t->reconnect_at = now + t->reconnect_backoff;

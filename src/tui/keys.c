@@ -767,8 +767,9 @@ static int k_prompt_submit(struct tui *t, int key)
 		tui_msg(t, 1, "cannot change anything: %s", why);
 		return TUI_REDRAW;
 	}
-	tf_act(t, t->pending, t->pending_job, 0, norm,
-	       t->pending == TUI_ACT_DEMOTE ? -points : points);
+	/* counted first: the question says how many it would change */
+	tf_count(t, t->pending, t->pending_job, norm,
+		 t->pending == TUI_ACT_DEMOTE ? -points : points);
 	t->pending = TUI_ACT_NONE;
 	return TUI_REDRAW;
 }
@@ -788,6 +789,11 @@ static int k_confirm_yes(struct tui *t, int key)
 	}
 	if (a == TUI_ACT_APPLY || a == TUI_ACT_UNDO)
 		return tws_apply(t, a == TUI_ACT_UNDO);
+	if (a == TUI_ACT_BOOST || a == TUI_ACT_DEMOTE) {
+		tf_act(t, a, t->pending_job, 0, t->pending_match,
+		       t->pending_delta);
+		return TUI_REDRAW;
+	}
 	if (a == TUI_ACT_REQUEUE) {
 		char id[24];
 		snprintf(id, sizeof id, "%" PRId64, t->pending_task);
@@ -1139,7 +1145,8 @@ static const struct tui_key key_table[] = {
 	 "edit the filter", 0, k_filter_text},
 
 	{TUI_PROMPT, {TK_ENTER}, "Enter", NULL,
-	 "apply the boost, demotion or priority", 1, k_prompt_submit},
+	 "count what the boost or demotion would change and ask; set the "
+	 "priority", 1, k_prompt_submit},
 	{TUI_PROMPT, {TK_ESC, TK_CTRL('c')}, "Esc", NULL,
 	 "abandon it", 0, k_prompt_abort},
 	{TUI_PROMPT, {K_TEXT, TK_BACKSPACE, TK_DEL}, "text Bksp", NULL,

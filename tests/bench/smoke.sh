@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../cli/tap.sh"
 num='[0-9]*\.?[0-9]+'
 
-out=$(TASKS=2000 BIG_TASKS=0 SECS=0.5 REPS=1 POINTS="1:1 100:2" \
+out=$(TASKS=1000 BIG_TASKS=0 SECS=0.5 REPS=1 POINTS="1:1 100:2" \
 	ORDERS="fifo prio view fifo_lite" PARTS="claims counters reads" \
 	"$here/bench_store.sh" "$build" 2>&1)
 ok_eq "bench_store: exit status" "$?" 0
@@ -28,27 +28,27 @@ for n in 1 100; do
 		"^$n per txn, 4 conn +on +$num +off +$num +cost -?$num%\$"
 done
 ok_match "bench_store: counter reads beside GROUP BY" "$out" \
-	"2000 tasks: dashboard_cells median $num ms \(p95 $num\), GROUP BY \(dashboard_cells_exact\) median $num ms"
+	"1000 tasks: dashboard_cells median $num ms \(p95 $num\), GROUP BY \(dashboard_cells_exact\) median $num ms"
 
-out=$(RANK_N=2000 RANK_RUNS=1 RANK_CONNS="1 2" "$here/bench_rank.sh" "$build" 2>&1)
+out=$(RANK_N=500 RANK_RUNS=1 RANK_CONNS="1 2" "$here/bench_rank.sh" "$build" 2>&1)
 ok_eq "bench_rank: exit status" "$?" 0
 for c in 1 2; do
 	ok_match "bench_rank: $c connection(s) ranked every URL" "$out" \
-		"run 1, $c connection\(s\): $num s: Ranked 2000 URLs"
+		"run 1, $c connection\(s\): $num s: Ranked 500 URLs"
 	ok_match "bench_rank: median with $c connection(s)" "$out" \
-		"crawltop rank --connections $c over 2000 discovered URLs: median of 1 = $num s"
+		"crawltop rank --connections $c over 500 discovered URLs: median of 1 = $num s"
 done
 
-out=$(URLS=2000 RUNS=1 BASE_TASKS=2000 "$here/bench_enqueue.sh" "$build" 2>&1)
+out=$(URLS=500 RUNS=1 BASE_TASKS=500 "$here/bench_enqueue.sh" "$build" 2>&1)
 ok_eq "bench_enqueue: exit status" "$?" 0
 ok_match "bench_enqueue: every URL of the sitemap is a new task" "$out" \
-	"2000 new tasks, 0 already queued"
+	"500 new tasks, 0 already queued"
 ok_match "bench_enqueue: median" "$out" \
-	"crawltop enqueue --sitemap \(2000 URLs\): median of 1 = $num s"
+	"crawltop enqueue --sitemap \(500 URLs\): median of 1 = $num s"
 
 # crawltop's side of ./dev bench peers (the peers stay out of the tests:
 # only the benchmark installs them)
-out=$(PEERS= REPS=1 N_ENQ=2000 N_ONE=1000 N_BATCH=2000 CLAIMERS=2 \
+out=$(PEERS= REPS=1 N_ENQ=1000 N_ONE=1000 N_BATCH=1000 CLAIMERS=2 \
 	"$here/bench_peers.sh" "$build" 2>&1)
 ok_eq "bench_peers: exit status" "$?" 0
 for w in enqueue one/2 batch; do

@@ -165,6 +165,11 @@ tm_keys g b
 ok_screen "b prompts for a path prefix" 'Boost pending tasks of alpha, path prefix or pattern \(\*\) \[points, default 10\]: /_'
 tm_keys -l 'blog 20'
 tm_keys Enter
+ok_screen "boost: counted first, then asked" \
+	'Boost 4 pending tasks of alpha under /blog by \+20\? \[y/N\]'
+ok_sql "... nothing changed while it asks" \
+	"SELECT count(*) FROM crawltop.tasks WHERE job_id = 1 AND adjustment <> 0" 0
+tm_keys y
 ok_screen "boost done" 'job alpha: boost /blog \+20: done \(4 tasks changed\)'
 ok_sql "the scores under /blog rose by 20" \
 	"SELECT string_agg(score::text, ',' ORDER BY score DESC) FROM crawltop.tasks WHERE job_id = 1 AND status = 'pending'" \
@@ -176,7 +181,7 @@ tm_keys g b
 tm_keys -l '/none 5'
 ok_screen "b: a typed '/' is the prefilled one" 'path prefix or pattern .*: /none 5_'
 tm_keys Enter
-ok_screen "a boost that matches nothing says so" \
+ok_screen "a boost that matches nothing says so, asking nothing" \
 	'job alpha: boost /none \+5: 0 pending tasks under /none: nothing changed'
 ok_sql "and is not audited" \
 	"SELECT count(*) FROM crawltop.audit_log WHERE after::text LIKE '%/none%'" 0
@@ -184,6 +189,9 @@ ok_sql "and is not audited" \
 tm_keys d
 tm_keys -l '*s/x 5'
 tm_keys Enter
+ok_screen "demote by a pattern: asked, with the count" \
+	'Demote 1 pending task of alpha matching /\*s/x by -5\? \[y/N\]'
+tm_keys y
 ok_screen "demote by a pattern" 'job alpha: demote /\*s/x -5: done \(1 task changed\)'
 ok_sql "only the path the pattern matches went down" \
 	"SELECT string_agg(p.path || ' ' || t.adjustment, ',' ORDER BY p.path) FROM crawltop.tasks t JOIN crawltop.pages p ON p.id = t.page_id WHERE t.job_id = 1 AND t.status = 'pending' AND t.adjustment < 0" \
@@ -202,7 +210,7 @@ ok_noscreen "Esc abandons it" 'Demote pending tasks of'
 tm_keys d
 tm_keys -l 'x#y'
 tm_keys Enter
-ok_screen "demote: the server's rule for a bad prefix" "refused: demote tasks: path prefix '/x#y' is not a page path prefix"
+ok_screen "demote: the server's rule for a bad prefix" "demote /x#y -10 refused: .*path prefix '/x#y' is not a page path prefix"
 tm_keys a
 ok_screen "a returns to the queue panels" 'Class.*Depth.*Score.*Priority'
 
