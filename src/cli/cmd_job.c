@@ -37,7 +37,7 @@ static const struct job_sub {
 	{"resume", 1, "JOB", 0, job_resume},
 	{"cancel", 1, "JOB", JOB_OPT_YES, job_cancel},
 	{"boost", 1, "JOB", JOB_OPT_PREFIX | JOB_OPT_PATTERN | JOB_OPT_BY |
-	 JOB_OPT_DEMOTE, job_boost},
+	 JOB_OPT_DEMOTE | JOB_OPT_DRY_RUN, job_boost},
 	{"sitemap-priorities", 1, "JOB", 0, job_sitemap_priorities},
 };
 #define N_SUBS (sizeof subs / sizeof subs[0])
@@ -45,7 +45,7 @@ static const struct job_sub {
 /* The long names of the options, in enum job_opt bit order. */
 static const char *const opt_names[] = {"--domain", "--priority", "--mode",
 					"--yes", "--prefix", "--by",
-					"--demote", "--pattern"};
+					"--demote", "--pattern", "--dry-run"};
 
 /* `job list`: one line per job with its task counts. */
 static int job_list(const struct job_args *a)
@@ -187,6 +187,7 @@ static int parse(int argc, char **argv, struct job_args *a)
 		{"by", required_argument, NULL, 'b'},
 		{"demote", no_argument, NULL, 'x'},
 		{"pattern", required_argument, NULL, 'G'},
+		{"dry-run", no_argument, NULL, 'n'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -203,6 +204,7 @@ static int parse(int argc, char **argv, struct job_args *a)
 		case 'b': a->by = optarg; a->given |= JOB_OPT_BY; break;
 		case 'x': a->demote = 1; a->given |= JOB_OPT_DEMOTE; break;
 		case 'G': a->pattern = optarg; a->given |= JOB_OPT_PATTERN; break;
+		case 'n': a->dry_run = 1; a->given |= JOB_OPT_DRY_RUN; break;
 		default:
 			return -1;
 		}
@@ -313,6 +315,8 @@ const struct cli_cmd cli_cmd_job = {
 		"                             without --yes, says how many and\n"
 		"                             changes nothing\n"
 		"  job boost JOB (--prefix /PATH | --pattern GLOB) --by N [--demote]\n"
+		"            [--dry-run]      (--dry-run: how many it would change,\n"
+		"                             changing nothing)\n"
 		"                             add (or with --demote subtract) N\n"
 		"                             points (0..100) to the score of the\n"
 		"                             pending tasks under /PATH, or whose\n"

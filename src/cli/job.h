@@ -14,6 +14,7 @@ enum job_opt {
 	JOB_OPT_BY = 1u << 5,
 	JOB_OPT_DEMOTE = 1u << 6,
 	JOB_OPT_PATTERN = 1u << 7,
+	JOB_OPT_DRY_RUN = 1u << 8,
 };
 
 /* The parsed command line: option values (NULL when absent) and the
@@ -21,7 +22,7 @@ enum job_opt {
 struct job_args {
 	const char *dsn;
 	const char *domain, *priority, *mode, *prefix, *by, *pattern;
-	int yes, demote;
+	int yes, demote, dry_run;
 	unsigned given;       /* enum job_opt bits seen */
 	char **pos;
 	int npos;

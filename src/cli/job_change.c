@@ -195,7 +195,7 @@ int job_cancel(const struct job_args *a)
 
 struct boost_arg {
 	const char *match;
-	bool pattern;
+	bool pattern, dry_run;
 	double delta;
 };
 
@@ -203,6 +203,9 @@ static ct_status call_boost(struct ct_store *s, const struct ct_job_info *j,
 			    const void *arg, long *rows, struct ct_error *err)
 {
 	const struct boost_arg *x = arg;
+	if (x->dry_run)
+		return ct_store_adjustable_count(s, j->id, x->match, x->pattern,
+						 x->delta, rows, err);
 	return x->pattern
 		? ct_store_adjust_matching(s, j->id, x->match, x->delta, rows, err)
 		: ct_store_adjust_scores(s, j->id, x->match, x->delta, rows, err);
@@ -242,7 +245,8 @@ int job_boost(const struct job_args *a)
 		return DB_EXIT_USAGE;
 	}
 	match = norm;
-	struct boost_arg x = {match, a->pattern != NULL, a->demote ? -by : by};
+	struct boost_arg x = {match, a->pattern != NULL, a->dry_run != 0,
+			      a->demote ? -by : by};
 	struct ct_job_info j;
 	long rows;
 	if (with_job(a, call_boost, &x, &j, &rows) != 0)
@@ -250,14 +254,17 @@ int job_boost(const struct job_args *a)
 	job_prefix(&j);
 	if (rows == 0) {
 		/* the store changes and audits nothing then */
-		printf("0 pending tasks %s %s: nothing changed\n",
-		       a->prefix ? "under" : "match", match);
+		printf("0 pending tasks %s %s: nothing %s\n",
+		       a->prefix ? "under" : "match", match,
+		       a->dry_run ? "would change" : "changed");
 		return DB_EXIT_OK;
 	}
-	printf("%ld pending task%s %s %s %s by %g point%s\n", rows,
+	printf("%ld pending task%s %s %s %s%s by %g point%s%s\n", rows,
 	       rows == 1 ? "" : "s",
 	       a->prefix ? "under" : "matching", match,
-	       a->demote ? "demoted" : "boosted", by, by == 1 ? "" : "s");
+	       a->dry_run ? "would be " : "",
+	       a->demote ? "demoted" : "boosted", by, by == 1 ? "" : "s",
+	       a->dry_run ? " (--dry-run: nothing changed)" : "");
 	return DB_EXIT_OK;
 }
 

@@ -70,9 +70,10 @@ ct_status ct_store_job_act(struct ct_store *s, int64_t job_id,
 			 2, params, rows, err);
 }
 
-/* adjust_scores with p_pattern = pattern. */
+/* adjust_scores with p_pattern = pattern; count: adjustable_count (0026),
+ * which changes nothing. */
 static ct_status adjust(struct ct_store *s, int64_t job_id, const char *match,
-			bool pattern, double delta, long *rows,
+			bool pattern, double delta, bool count, long *rows,
 			struct ct_error *err)
 {
 	char job[24], d[40];
@@ -84,24 +85,37 @@ static ct_status adjust(struct ct_store *s, int64_t job_id, const char *match,
 	else
 		snprintf(d, sizeof d, "%.17g", delta);
 	const char *params[] = {job, match, d, pattern ? "true" : "false"};
+	if (count)
+		return call_rows(s, "count the tasks it would change",
+				 "SELECT crawltop.adjustable_count($1::bigint, $2, "
+				 "$3::double precision, $4::boolean)", 4, params,
+				 rows, err);
 	return call_rows(s, delta < 0 ? "demote tasks" : "boost tasks",
 			 "SELECT crawltop.adjust_scores($1::bigint, $2, "
 			 "$3::double precision, $4::boolean)", 4, params, rows,
 			 err);
 }
 
+ct_status ct_store_adjustable_count(struct ct_store *s, int64_t job_id,
+				    const char *match, bool pattern,
+				    double delta, long *rows,
+				    struct ct_error *err)
+{
+	return adjust(s, job_id, match, pattern, delta, true, rows, err);
+}
+
 ct_status ct_store_adjust_scores(struct ct_store *s, int64_t job_id,
 				 const char *prefix, double delta, long *rows,
 				 struct ct_error *err)
 {
-	return adjust(s, job_id, prefix, false, delta, rows, err);
+	return adjust(s, job_id, prefix, false, delta, false, rows, err);
 }
 
 ct_status ct_store_adjust_matching(struct ct_store *s, int64_t job_id,
 				   const char *pattern, double delta,
 				   long *rows, struct ct_error *err)
 {
-	return adjust(s, job_id, pattern, true, delta, rows, err);
+	return adjust(s, job_id, pattern, true, delta, false, rows, err);
 }
 
 ct_status ct_store_apply_sitemap(struct ct_store *s, int64_t job_id,

@@ -291,6 +291,13 @@ ct_status ct_store_adjust_scores(struct ct_store *s, int64_t job_id,
 ct_status ct_store_adjust_matching(struct ct_store *s, int64_t job_id,
 				   const char *pattern, double delta,
 				   long *rows, struct ct_error *err);
+/* How many tasks ct_store_adjust_scores (pattern false) or
+ * ct_store_adjust_matching (true) would change now, in *rows; nothing is
+ * changed or locked (crawltop.adjustable_count, 0026). */
+ct_status ct_store_adjustable_count(struct ct_store *s, int64_t job_id,
+				    const char *match, bool pattern,
+				    double delta, long *rows,
+				    struct ct_error *err);
 
 /* Seed 000's batch update after a sitemap: the job's domain's '/' gets
  * at least the settings' hierarchy.root score and every page the job took

@@ -71,6 +71,18 @@ ok_match "boost by a pattern: the whole path matches" "$OUT" '2 pending tasks ma
 ok_eq "boost by a pattern: its audit row" \
 	"$(q "SELECT after->>'pattern' FROM crawltop.audit_log WHERE action = 'tasks.boost' ORDER BY id DESC LIMIT 1")" '*/1'
 audits=$(q "SELECT count(*) FROM crawltop.audit_log")
+# --dry-run: how many it would change, changing nothing (0026)
+before=$(state)
+run job boost news --prefix /a --by 3 --dry-run
+ok_eq "boost --dry-run: exit 0" "$RC" 0
+ok_match "boost --dry-run: the count, nothing changed" "$OUT" \
+	'^job news \(1\): 2 pending tasks under /a would be boosted by 3 points \(--dry-run: nothing changed\)$'
+run job boost news --pattern '*/1' --by 100 --demote --dry-run
+ok_match "demote --dry-run by a pattern" "$OUT" \
+	'2 pending tasks matching \*/1 would be demoted by 100 points'
+run job boost news --prefix /none --by 5 --dry-run
+ok_match "--dry-run matching nothing" "$OUT" '0 pending tasks under /none: nothing would change'
+ok_unchanged "boost --dry-run" "$before"
 run job boost news --prefix /none --by 5
 ok_match "a boost that matches nothing says so" "$OUT" '0 pending tasks under /none: nothing changed'
 run job boost news --pattern '*/none' --by 5 --demote
