@@ -47,6 +47,9 @@ BEGIN
 		RAISE EXCEPTION 'score change % is outside -100..100',
 			coalesce(p_delta::text, 'NULL') USING ERRCODE = '22003';
 	END IF;
+	IF p_job IS NULL THEN -- as adjust_scores (lock_job) refuses it
+		RAISE EXCEPTION 'job NULL does not exist' USING ERRCODE = 'P0002';
+	END IF;
 	PERFORM crawltop.check_job(p_job);
 	IF p_delta = 0 THEN
 		RETURN 0;

@@ -251,8 +251,9 @@ static void progress(struct sim *sim, struct ct_store *s, int tty,
 /* Start the workers with SIGINT, SIGTERM and SIGHUP blocked (the main thread
  * takes them), wait for them while reporting progress, join them. */
 static void run_workers(struct sim *sim, struct sim_worker *w,
-			struct ct_store *s, int quiet)
+			struct ct_store **sp, int quiet)
 {
+	struct ct_store *s = *sp;
 	sigset_t block, old;
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
@@ -296,13 +297,24 @@ static void run_workers(struct sim *sim, struct sim_worker *w,
 			break;
 		int64_t now = sim_now_ns();
 		if (!quiet && now >= next) {
-			progress(sim, s, tty, (double)(now - t0) / 1e9);
+			/* --reconnect: the progress's own session too, one
+			 * try a display */
+			struct ct_error err;
+			if (sim->reconnect && ct_store_lost(s)) {
+				ct_store_close(s);
+				if (ct_store_open_as(sim->dsn, "crawltop simulate",
+						     &s, &err) != CT_OK)
+					s = NULL;
+				*sp = s;
+			}
+			if (s)
+				progress(sim, s, tty, (double)(now - t0) / 1e9);
 			next = now + interval;
 		}
 	}
 	for (int i = 0; i < started; i++)
 		pthread_join(w[i].thread, NULL);
-	if (!quiet) {
+	if (!quiet && s) {
 		progress(sim, s, tty, (double)(sim_now_ns() - t0) / 1e9);
 		if (tty)
 			fputc('\n', stderr);
@@ -404,7 +416,7 @@ static int simulate(const struct sim_opts *o)
 		o->workers, o->workers == 1 ? "" : "s");
 
 	int64_t t0 = sim_now_ns();
-	run_workers(&sim, w, s, o->quiet);
+	run_workers(&sim, w, &s, o->quiet);
 	double secs = (double)(sim_now_ns() - t0) / 1e9;
 	printf("simulate: job %s (%" PRId64 "): fetched %ld page%s in %.2f s "
 	       "(%.1f pages/s) with %ld worker%s; %ld failed attempt%s, %ld "
@@ -580,9 +592,9 @@ const struct cli_cmd cli_cmd_simulate = {
 		"  -q, --quiet         no progress display\n"
 		"  --reconnect         a worker whose server goes away (a\n"
 		"                      restart) connects again, every 0.25 s\n"
-		"                      to 5 s, instead of ending the run; the\n"
-		"                      task it held is fetched again once its\n"
-		"                      lease runs out\n"
+		"                      to 5 s for up to 5 minutes, instead of\n"
+		"                      ending the run, and gives back the task\n"
+		"                      it held\n"
 		DB_HELP_DSN
 		"\nThe crawl ends when the job has no pending or running task.\n"
 		"Ctrl-C stops it: the workers release the tasks they hold.\n"

@@ -306,13 +306,17 @@ static int idle(struct sim *s, struct ct_store *st, int64_t *wait_ms,
 }
 
 /* --reconnect: *st lost its server; close it and connect again, waiting
- * 0.25 s, then twice as long each time up to 5 s, until it works or the
- * run stops. 0 with a new *st, -1 when the run stopped meanwhile. */
-static int reopen(struct sim *s, struct ct_store **st)
+ * 0.25 s, then twice as long each time up to 5 s, until it works, the
+ * run stops, or 5 minutes have passed (a server that does not come back,
+ * a password or a database that is no more). 0 with a new *st; -1 when
+ * the run stopped meanwhile; -2 with the last error in msg when it gave
+ * up. */
+static int reopen(struct sim *s, struct ct_store **st, char *msg, size_t n)
 {
 	ct_store_close(*st);
 	*st = NULL;
-	int64_t wait_ms = 250;
+	int64_t wait_ms = 250, give_up = sim_now_ns() + 300 * 1000000000LL;
+	snprintf(msg, n, "the server went away");
 	for (;;) {
 		pthread_mutex_lock(&s->mu);
 		if (!s->stop)
@@ -329,6 +333,10 @@ static int reopen(struct sim *s, struct ct_store **st)
 			pthread_mutex_unlock(&s->mu);
 			return 0;
 		}
+		snprintf(msg, n, "no connection again for 5 minutes: %s",
+			 err.msg);
+		if (sim_now_ns() >= give_up)
+			return -2;
 		wait_ms = wait_ms * 2 > 5000 ? 5000 : wait_ms * 2;
 	}
 }
@@ -359,8 +367,11 @@ void *sim_worker_main(void *arg)
 			if (conflict(s, st))
 				continue;
 			if (s->reconnect && ct_store_lost(st)) {
-				if (reopen(s, &st) == 0)
+				int ro = reopen(s, &st, msg, sizeof msg);
+				if (ro == 0)
 					continue;
+				if (ro == -2)
+					worker_error(s, w->index, msg);
 				break;
 			}
 			worker_error(s, w->index, err.msg);
@@ -389,8 +400,12 @@ void *sim_worker_main(void *arg)
 			 * task held is given back at once (its lease is still
 			 * this worker's), else the reaper's at its expiry */
 			if (s->reconnect && ct_store_lost(st)) {
-				if (reopen(s, &st) != 0)
+				int ro = reopen(s, &st, msg, sizeof msg);
+				if (ro != 0) {
+					if (ro == -2)
+						worker_error(s, w->index, msg);
 					break;
+				}
 				if (held)
 					ct_store_release(st, worker, &held, 1,
 							 NULL, NULL);

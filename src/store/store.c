@@ -102,10 +102,13 @@ bool ct_store_lost(const struct ct_store *s)
 {
 	/* class 08 (connection exception), or the server going away under
 	 * the session: 57P01 admin shutdown (a restart, a terminate),
-	 * 57P02 crash shutdown, 57P03 cannot connect now (starting up) */
+	 * 57P02 crash shutdown, 57P03 cannot connect now (starting up);
+	 * not 57P04 (the database was dropped) nor 57P05 (an idle session
+	 * timed out), which a new connection does not mend */
 	return !s || !s->conn || PQstatus(s->conn) == CONNECTION_BAD ||
 	       !strncmp(s->sqlstate, "08", 2) ||
-	       !strncmp(s->sqlstate, "57P0", 4);
+	       !strcmp(s->sqlstate, "57P01") || !strcmp(s->sqlstate, "57P02") ||
+	       !strcmp(s->sqlstate, "57P03");
 }
 
 void st_retry_pause(int tries)

@@ -126,8 +126,12 @@ void tui_log(struct tui *t, int err, const char *text)
 	t->log_next = (t->log_next + 1) % TUI_LOG_MAX;
 	if (t->log_n < TUI_LOG_MAX)
 		t->log_n++;
-	if (t->mode == TUI_LOG && t->log_scroll > 0)
-		t->log_scroll++; /* the lines read stay in place */
+	if (t->mode == TUI_LOG && t->log_scroll > 0) {
+		/* the lines read stay in place, as far as the log goes */
+		int max = t->log_n > t->log_page ? t->log_n - t->log_page : 0;
+		if (++t->log_scroll > max)
+			t->log_scroll = max;
+	}
 }
 
 void tui_msg(struct tui *t, int err, const char *fmt, ...)
@@ -387,15 +391,16 @@ void tf_count(struct tui *t, enum tui_action a, int64_t job,
 	      const char *match, double delta)
 {
 	const struct tm_job *j = tm_job_by_id(&t->model, job);
-	snprintf(t->pending_match, sizeof t->pending_match, "%s", match);
-	t->pending_delta = delta;
-	char jb[24], db[32], what[160];
-	adjust_words(what, sizeof what, t);
+	/* before anything is kept: the count out is for what is kept */
 	if (t->counting != TUI_ACT_NONE) {
 		tui_msg(t, 1, "a boost or demotion is being counted; press "
 			"again when it is asked");
 		return;
 	}
+	snprintf(t->pending_match, sizeof t->pending_match, "%s", match);
+	t->pending_delta = delta;
+	char jb[24], db[32], what[160];
+	adjust_words(what, sizeof what, t);
 	snprintf(jb, sizeof jb, "%" PRId64, job);
 	snprintf(db, sizeof db, "%.17g", delta);
 	const char *p[] = {jb, match, db, strchr(match, '*') ? "true" : "false"};

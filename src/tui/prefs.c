@@ -135,9 +135,12 @@ static const char *apply(struct tui_prefs *p, const char *key, const char *val)
 			return "queue or audit";
 		break;
 	case PK_STALL: {
-		long long v = whole(val, 5, 86400);
+		/* the store keeps claims per second for 600 s
+		 * (crawltop.rate_retention_seconds): a longer quiet cannot
+		 * be told */
+		long long v = whole(val, 5, 600);
 		if (v < 0)
-			return "a whole number of seconds in 5..86400";
+			return "a whole number of seconds in 5..600";
 		p->health.stall_s = (double)v;
 		break;
 	}

@@ -1079,12 +1079,13 @@ static void prefs_round_trip_atomic(void **state)
 	/* the health thresholds: whole numbers in their ranges */
 	f = fopen(path, "w");
 	fprintf(f, "stall_after = 15\nretrying_max = 0\nfailed_per_min = 3\n"
-		"stall_after = 4\nretrying_max = -1\nfailed_per_min = 2.5\n");
+		"stall_after = 4\nretrying_max = -1\nfailed_per_min = 2.5\n"
+		"stall_after = 601\n");
 	fclose(f);
 	tui_prefs_default(&q);
 	assert_int_equal(tui_prefs_load(path, &q, &err), -1);
 	assert_non_null(strstr(err.msg, "console.conf:4: stall_after = 4: must "
-			       "be a whole number of seconds in 5..86400"));
+			       "be a whole number of seconds in 5..600"));
 	assert_true(q.health.stall_s == 15);
 	assert_int_equal(q.health.retrying_max, 0);
 	assert_int_equal(q.health.failed_per_min, 3);
