@@ -129,6 +129,12 @@ static int job_show(const struct job_args *a)
 	       j.max_retries, j.total_pages, j.pending, j.running, j.retrying,
 	       j.completed, j.failed, j.skipped, cli_show(&sh, j.created),
 	       cli_show(&sh, j.updated));
+	/* a change whose rescore was stopped or failed (0027) */
+	if (j.rescore_reason[0] && j.pending + j.running + j.retrying > 0)
+		printf("rescore      needed: tasks not all rescored for %s "
+		       "(since %s; crawltop job set-mode %s %s)\n",
+		       cli_show(&sh, j.rescore_reason), j.rescore_needed,
+		       cli_show(&sh, j.name), cli_show(&sh, j.mode));
 	cli_show_free(&sh);
 	return DB_EXIT_OK;
 }

@@ -22,7 +22,10 @@ static const char job_sql[] =
 	"to_char(j.created_at AT TIME ZONE 'UTC', "
 	"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
 	"to_char(j.updated_at AT TIME ZONE 'UTC', "
-	"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), j.status, c.retrying "
+	"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), j.status, c.retrying, "
+	"coalesce(j.rescore_reason, ''), coalesce(to_char("
+	"j.rescore_needed_at AT TIME ZONE 'UTC', "
+	"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), '') "
 	"FROM crawltop.jobs j "
 	"JOIN crawltop.domains d ON d.id = j.domain_id "
 	/* the live counters (0007_counters.sql): O(cells), not O(tasks) */
@@ -52,6 +55,10 @@ static void job_row(const PGresult *r, int row, struct ct_job_info *o)
 	snprintf(o->stored_status, sizeof o->stored_status, "%s",
 		 PQgetvalue(r, row, 15));
 	o->retrying = strtoll(PQgetvalue(r, row, 16), NULL, 10);
+	snprintf(o->rescore_reason, sizeof o->rescore_reason, "%s",
+		 PQgetvalue(r, row, 17));
+	snprintf(o->rescore_needed, sizeof o->rescore_needed, "%s",
+		 PQgetvalue(r, row, 18));
 }
 
 /* True when spec is 1..18 decimal digits: a possible job id. */

@@ -32,6 +32,9 @@ struct ct_job_info {
 	 * retry backoff (status running without a lease owner) */
 	int64_t pending, running, retrying, completed, failed, skipped;
 	char created[40], updated[40]; /* ISO 8601, UTC */
+	/* a change its tasks are not all rescored for yet (0027): "" none */
+	char rescore_reason[64];
+	char rescore_needed[40]; /* since when, ISO 8601, UTC */
 };
 
 /* Every job, by id. Owns its array. */

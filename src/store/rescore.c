@@ -426,9 +426,11 @@ static ct_status rescore(struct ct_store *s, int64_t job_id,
 	snprintf(job, sizeof job, "%" PRId64, job_id);
 	const char *sp[] = {job};
 	PGresult *r;
+	/* now(): when it began, for rescore_finish (0027) */
 	ct_status st = st_exec(s, "rescore", "SELECT mode, total, "
-			       "settings_version FROM crawltop.rescore_start("
-			       "$1::bigint)", 1, sp, &r, err);
+			       "settings_version, now()::text FROM "
+			       "crawltop.rescore_start($1::bigint)", 1, sp, &r,
+			       err);
 	if (st != CT_OK)
 		return st;
 	enum mode m = M_COUNT;
@@ -438,6 +440,8 @@ static ct_status rescore(struct ct_store *s, int64_t job_id,
 	snprintf(res->mode, sizeof res->mode, "%s", PQgetvalue(r, 0, 0));
 	res->total = (size_t)strtoull(PQgetvalue(r, 0, 1), NULL, 10);
 	res->settings_version = atoi(PQgetvalue(r, 0, 2));
+	char began[64];
+	snprintf(began, sizeof began, "%s", PQgetvalue(r, 0, 3));
 	PQclear(r);
 	if (m == M_COUNT)
 		return ct_error_set(err, CT_EINVAL, "rescore: job %s has mode "
@@ -466,7 +470,11 @@ static ct_status rescore(struct ct_store *s, int64_t job_id,
 	}
 	if (res->done < res->total) /* tasks finished meanwhile */
 		report(o, res->done, res->done);
-	return CT_OK;
+	/* every unfinished task went through: the job's mark goes, unless
+	 * a change came after this rescore began (0027) */
+	const char *fp[] = {job, res->mode, began};
+	return st_exec(s, "rescore", "SELECT crawltop.rescore_finish("
+		       "$1::bigint, $2, $3::timestamptz)", 3, fp, NULL, err);
 }
 
 /* store.h: rescore a job's unfinished tasks for its current mode. */
@@ -480,6 +488,29 @@ ct_status ct_store_job_rescore(struct ct_store *s, int64_t job_id,
 		res = &local;
 	memset(res, 0, sizeof *res);
 	return rescore(s, job_id, o, "rescore", res, err);
+}
+
+/* store.h: mark jobs as about to be rescored. */
+ct_status ct_store_rescore_needed(struct ct_store *s, const int64_t *ids,
+				  size_t n, const char *reason,
+				  struct ct_error *err)
+{
+	/* "{1,2,3}": at most 20 characters an id */
+	char *arr = malloc(n * 21 + 3);
+	if (!arr)
+		return ct_error_set(err, CT_ENOMEM, "rescore mark: out of memory");
+	size_t k = 0;
+	arr[k++] = '{';
+	for (size_t i = 0; i < n; i++)
+		k += (size_t)sprintf(arr + k, "%s%" PRId64, i ? "," : "", ids[i]);
+	arr[k++] = '}';
+	arr[k] = '\0';
+	const char *p[] = {arr, reason};
+	ct_status st = st_exec(s, "rescore mark", "SELECT crawltop."
+			       "rescore_needed($1::bigint[], $2)", 2, p, NULL,
+			       err);
+	free(arr);
+	return st;
 }
 
 /* store.h: set a job's mode (one audited transaction), then rescore. */

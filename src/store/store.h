@@ -361,6 +361,15 @@ ct_status ct_store_job_rescore(struct ct_store *s, int64_t job_id,
 			       struct ct_rescore_result *res,
 			       struct ct_error *err);
 
+/* Mark jobs ids[0..n) as about to be rescored for reason (1..200
+ * characters, "settings v7"): each says so (crawltop.job_health's
+ * rescore_reason) until a rescore of it completes, so that the jobs a
+ * stopped or failed rescore never reached show it too (0027). Finished
+ * jobs are skipped. */
+ct_status ct_store_rescore_needed(struct ct_store *s, const int64_t *ids,
+				  size_t n, const char *reason,
+				  struct ct_error *err);
+
 /* Set job_id's mode (fifo, hierarchy, frontier, discovery, freshness,
  * importance) in one transaction with one audit_log row (job.mode), then,
  * when o is not NULL, rescore its tasks as ct_store_job_rescore does (o

@@ -447,6 +447,14 @@ int tui_batch(const struct tui_opts *o)
 		if (t->refreshes == seen || t->refreshing)
 			continue;
 		seen = t->refreshes;
+		if (t->resolve_job && t->refresh_failed) {
+			/* the jobs could not be read: -j cannot be resolved,
+			 * and waiting would wait for ever */
+			fprintf(stderr, "crawltop top: -j %s: %s\n", o->job,
+				first_error(&t->model));
+			rc = 1;
+			break;
+		}
 		if (t->resolve_job || t->refresh_focus != t->focus ||
 		    t->refresh_again)
 			continue; /* -j resolved: print the focused refresh */

@@ -36,7 +36,8 @@ static const char SQL_JOBS[] =
 	"SELECT d.job_id, name, domain, mode, priority, status, total_pages, "
 	"pending, running, retrying, completed, failed, skipped, claims_per_s, "
 	"completions_per_s, h.last_claim_s, h.quiet_s, h.live_leases, h.expired_leases, "
-	"h.workers, h.next_expiry_s FROM crawltop.dashboard_jobs() d "
+	"h.workers, h.next_expiry_s, h.rescore_needed_s, h.rescore_reason "
+	"FROM crawltop.dashboard_jobs() d "
 	"LEFT JOIN crawltop.job_health($1::integer) h ON h.job_id = d.job_id "
 	"ORDER BY d.job_id";
 static const char SQL_CELLS[] =

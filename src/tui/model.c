@@ -90,7 +90,7 @@ static void fail_rate(struct tm_job *j, const struct fail_marks *old,
 
 int tm_load_jobs(struct tm_model *m, const struct ct_arows *r, double now)
 {
-	if (!load_begin(&m->jobs_age, r, 21))
+	if (!load_begin(&m->jobs_age, r, 23))
 		return r->st == CT_OK ? -1 : 0;
 	int n = r->nrows < TM_MAX_JOBS ? r->nrows : TM_MAX_JOBS;
 	/* the marks of the rows before this load */
@@ -122,6 +122,8 @@ int tm_load_jobs(struct tm_model *m, const struct ct_arows *r, double now)
 		j->expired_leases = ll_at(r, i, 18);
 		j->workers = ll_at(r, i, 19);
 		j->next_expiry_s = dn_at(r, i, 20, -1);
+		j->rescore_needed_s = dn_at(r, i, 21, -1);
+		s_at(j->rescore_reason, sizeof j->rescore_reason, r, i, 22);
 		const struct fail_marks *old = NULL;
 		for (int k = 0; k < n_prev && !old; k++)
 			if (prev[k].id == j->id)
@@ -340,6 +342,21 @@ long long tm_job_unfinished(const struct tm_job *j)
 	return j->pending + j->running + j->retrying;
 }
 
+enum tm_problem tm_job_stale(const struct tm_job *j, char *why, size_t len)
+{
+	char d[32];
+	if (why && len)
+		why[0] = '\0';
+	if (tm_job_unfinished(j) == 0 || j->rescore_needed_s < 0)
+		return TM_OK;
+	if (why)
+		snprintf(why, len, "tasks not all rescored for %s (%s ago): "
+			 "m, %s again rescores", j->rescore_reason[0] ?
+			 j->rescore_reason : "a change",
+			 tx_dur(d, sizeof d, j->rescore_needed_s), j->mode);
+	return TM_STALE;
+}
+
 enum tm_problem tm_job_problem(const struct tm_job *j,
 			       const struct tm_health_opts *o, char *why,
 			       size_t len)
@@ -347,11 +364,14 @@ enum tm_problem tm_job_problem(const struct tm_job *j,
 	char d[32];
 	if (why && len)
 		why[0] = '\0';
-	/* a job nobody is meant to crawl, or with nothing left to crawl */
-	if (strcmp(j->status, "paused") == 0 ||
-	    strcmp(j->status, "cancelled") == 0 ||
+	/* a job with nothing left to crawl */
+	if (strcmp(j->status, "cancelled") == 0 ||
 	    strcmp(j->status, "completed") == 0)
 		return TM_OK;
+	enum tm_problem stale = tm_job_stale(j, why, len);
+	/* a job nobody is meant to crawl now */
+	if (strcmp(j->status, "paused") == 0)
+		return stale;
 	int retries = o->retrying_max >= 0 && j->retrying > o->retrying_max;
 	int fails = o->failed_per_min >= 0 &&
 		    j->failed_per_min > o->failed_per_min;
@@ -375,7 +395,7 @@ enum tm_problem tm_job_problem(const struct tm_job *j,
 				 tx_dur(d, sizeof d, j->last_claim_s));
 		return TM_STALLED;
 	}
-	return TM_OK;
+	return stale; /* its why is written */
 }
 
 const char *tm_job_state(const struct tm_job *j,
@@ -384,6 +404,7 @@ const char *tm_job_state(const struct tm_job *j,
 	switch (tm_job_problem(j, o, NULL, 0)) {
 	case TM_STALLED: return "stalled";
 	case TM_FAILING: return "failing";
+	case TM_STALE: return "stale";
 	default: return j->status;
 	}
 }

@@ -37,6 +37,9 @@ struct tm_job {
 	double quiet_s;          /* since the last claim or change of the job */
 	long long live_leases, expired_leases, workers;
 	double next_expiry_s;    /* until the first live lease runs out; -1 none */
+	/* a change its tasks are not all rescored for yet (0027) */
+	double rescore_needed_s; /* since that change; -1: none */
+	char rescore_reason[64]; /* "mode fifo", "settings v7" */
 	/* the console's own: failed tasks over the last minute (model.c) */
 	long long fail_mark;     /* failed at fail_mark_at */
 	double fail_mark_at;     /* monotonic seconds; 0 = not yet */
@@ -52,7 +55,7 @@ struct tm_health_opts {
 };
 
 /* A job's problem, if any. */
-enum tm_problem { TM_OK, TM_STALLED, TM_FAILING };
+enum tm_problem { TM_OK, TM_STALLED, TM_FAILING, TM_STALE };
 
 /* A dataset's freshness: when it was last loaded, and its last error. */
 struct tm_age {
@@ -186,13 +189,18 @@ long long tm_job_unfinished(const struct tm_job *j);
  * retries waiting for their backoff. */
 double tm_job_eta(const struct tm_job *j);
 
+/* TM_STALE when a job has unfinished tasks and a change (a mode, a
+ * settings version) whose rescore was stopped or failed (0027), with
+ * why. */
+enum tm_problem tm_job_stale(const struct tm_job *j, char *why, size_t len);
 /* A job's problem under o, and (when why is not NULL) why, in words an
  * operator acts on: "no claim for 2m, no live lease", "14 tasks waiting
- * for a retry". Paused, cancelled and finished jobs have none. */
+ * for a retry". Cancelled and finished jobs have none; a paused one may
+ * be stale only. Failing comes first, then stalled, then stale. */
 enum tm_problem tm_job_problem(const struct tm_job *j,
 			       const struct tm_health_opts *o, char *why,
 			       size_t len);
-/* The word the STATUS column shows: "stalled" or "failing" for a
+/* The word the STATUS column shows: "stalled", "failing" or "stale" for a
  * problem, else the shown status. Static. */
 const char *tm_job_state(const struct tm_job *j,
 			 const struct tm_health_opts *o);

@@ -260,6 +260,16 @@ static void run_apply(struct tw *w, struct ct_store *s, struct tw_result *res)
 	}
 	int failed = 0, stopped = 0;
 	char first[300] = "";
+	/* every job to rescore says so until its rescore completes, also
+	 * the ones a stop or a failure leaves unreached (0027) */
+	char why[32];
+	snprintf(why, sizeof why, "settings v%d", res->new_version);
+	if (ct_store_rescore_needed(s, r->jobs, (size_t)r->n_jobs, why,
+				    &err) != CT_OK && !stopped_by_x(w, s)) {
+		failed++;
+		tx_copy(first, sizeof first, err.msg);
+		res->st = CT_EIO;
+	}
 	for (int i = 0; i < r->n_jobs && !atomic_load(&w->cancel); i++) {
 		struct ct_rescore_result rr;
 		set_what(w, i + 1, "settings v%d: rescore job %s",

@@ -413,7 +413,27 @@ ok_match "adjust: explain shows the boost" "$OUT" \
 run explain /news --job fresh
 ok_match "adjust: explain shows the demotion" "$OUT" \
 	'^  - Operator adjustment: -10 \(demotion\), kept across rescores: mode score 63 - 10 = 53$'
+# a mode change whose rescore did not run (or stopped): the job says so,
+# in job show and in the console's state and problems, until one
+# completes (0027)
+fid=$(q "SELECT id FROM crawltop.jobs WHERE name = 'fresh'")
+q "SELECT crawltop.set_job_mode($fid, 'fifo')" >/dev/null
+run job show fresh
+ok_match "half-rescored: job show says so" "$OUT" \
+	'^rescore +needed: tasks not all rescored for mode fifo \(since 20[0-9-]+T[0-9:]+Z; crawltop job set-mode fresh fifo\)$'
+run top -b -n 1 -j fresh
+ok_match "half-rescored: the console's state and problem" "$OUT" \
+	'^Problems: 1; fresh stale: tasks not all rescored for mode fifo \([0-9]+s ago\): m, fifo again rescores$'
+ok_eq "half-rescored: a rescore begun before the change does not end it" \
+	"$(q "SELECT crawltop.rescore_finish($fid, 'fifo', now() - interval '1 minute')")" f
+ok_eq "half-rescored: nor one in another mode" \
+	"$(q "SELECT crawltop.rescore_finish($fid, 'freshness', now())")" f
 run job set-mode fresh fifo
+run top -b -n 1 -j fresh
+ok_match "half-rescored: a rescore that completes ends it" "$OUT" '^Problems: 0$'
+run job show fresh
+ok_eq "half-rescored: job show says nothing more" \
+	"$(printf '%s\n' "$OUT" | grep -c '^rescore ')" 0
 ok_eq "adjust: fifo, 0 plus the points (clamped at 0)" "$(scores fresh)" \
 	"/library/a 20.0000 P3; /library/b 20.0000 P3; /news 0.0000 P3"
 run explain /news --job fresh

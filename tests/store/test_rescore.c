@@ -397,6 +397,11 @@ static void cancel_between_batches(void **state)
 	free(t);
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.audit_log "
 				 "WHERE action = 'tasks.rescore'"), 3);
+	/* the stopped rescore leaves the job marked (0027) */
+	char *mark = pgt_text(s, "SELECT rescore_reason FROM crawltop.jobs "
+			      "WHERE id = $1", 1, pj);
+	assert_string_equal(mark, "mode fifo");
+	free(mark);
 	/* cancelled before the first batch: nothing */
 	struct progress p0 = {.n = 0, .cancel = &cancel};
 	o = opts(&f, 10, &p0);
@@ -414,6 +419,25 @@ static void cancel_between_batches(void **state)
 	check_progress(&p2, 100, 11);
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.tasks WHERE "
 				 "score = 0 AND class = 3"), 100);
+	/* a complete rescore clears the mark */
+	const char *mark_sql = "SELECT count(*) FROM crawltop.jobs WHERE "
+			       "rescore_needed_at IS NOT NULL";
+	assert_int_equal(pgt_int(s, mark_sql), 0);
+	/* the console's apply marks every job it will rescore: a job it
+	 * never reached stays marked, a rescore clears it */
+	assert_int_equal(ct_store_rescore_needed(s, &f.job, 1, "settings v9",
+						 &err), CT_OK);
+	assert_int_equal(pgt_int(s, mark_sql), 1);
+	atomic_store(&cancel, 0);
+	struct progress p3 = {.n = 0, .cancel = &cancel};
+	o = opts(&f, 10, &p3);
+	assert_int_equal(ct_store_job_rescore(s, f.job, &o, &r, &err), CT_OK);
+	assert_int_equal(pgt_int(s, mark_sql), 0);
+	/* a reason of 1..200 characters */
+	assert_int_equal(ct_store_rescore_needed(s, &f.job, 1, "", &err),
+			 CT_EINVAL);
+	assert_non_null(strstr(err.msg, "a rescore reason is 1 to 200 characters"));
+	assert_int_equal(pgt_int(s, mark_sql), 0);
 }
 
 /* A settings change, rescored with the same machinery: new class bounds

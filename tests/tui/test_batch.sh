@@ -41,6 +41,15 @@ for fmt in "" --json; do
 		"crawltop top: -j nosuch: no such job (no job has that name or id)"
 done
 
+# the jobs cannot be read: -j cannot be resolved, and top says so
+# instead of waiting for ever
+sql "ALTER FUNCTION crawltop.job_health(integer) RENAME TO job_health_gone" >/dev/null
+out=$(timeout 30 "$CT" top -b -n 1 -j beta -d "$DSN" 2>&1); rc=$?
+sql "ALTER FUNCTION crawltop.job_health_gone(integer) RENAME TO job_health" >/dev/null
+ok_eq "-j beta, the jobs unreadable: exit 1, not a wait" "$rc" 1
+ok_match "-j beta, the jobs unreadable: says why" "$out" \
+	'^crawltop top: -j beta: dashboard jobs: function crawltop.job_health\(integer\) does not exist'
+
 out=$("$CT" top -b -n 1 --json -d "$DSN" 2>&1); rc=$?
 ok_eq "--json: exit 0" "$rc" 0
 got=$(printf '%s' "$out" | python3 -c '

@@ -62,6 +62,15 @@ ok_screen "gamma paused: paused, not stalled" \
 	'3 gamma +gamma\.example\.net +hier[a-z]* +7 +paused '
 ok_match "a paused job shows no ETA" "$SCREEN" '3 gamma .* -$'
 ok_screen "the header counts one" ' 1 PROBLEM '
+# gamma's mode changed and no rescore ran: stale (paused or not) until
+# one completes (0027)
+sql "SELECT crawltop.set_job_mode(3, 'frontier')" >/dev/null
+ok_screen "gamma half-rescored: stale, paused or not" \
+	'3 gamma +gamma\.example\.net +frontier +7 +stale '
+ok_screen "... a problem the header counts" ' 2 PROBLEMS '
+"$CT" job set-mode gamma hierarchy -d "$DSN" >/dev/null
+ok_screen "gamma rescored whole (job set-mode): paused, not stale" \
+	'3 gamma +gamma\.example\.net +hier[a-z]* +7 +paused '
 # delta's retries go back to pending and are claimed: it clears
 sql "UPDATE crawltop.tasks SET lease_expires_at = now() - interval '1 second'
      WHERE job_id = 4 AND status = 'running' AND lease_owner IS NULL;

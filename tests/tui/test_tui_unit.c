@@ -51,17 +51,18 @@ static void load_three_jobs(struct tm_model *m)
 	struct fake_rows f;
 	/* dashboard_jobs: ..., pending, running, retrying, completed,
 	 * failed, skipped, claims/s, completions/s; job_health: last
-	 * claim, quiet, live and expired leases, workers, next expiry */
-	fake(&f, 21, 3,
+	 * claim, quiet, live and expired leases, workers, next expiry, the
+	 * rescore mark (since, reason) */
+	fake(&f, 23, 3,
 	     "1", "alpha", "alpha.example.com", "hierarchy", "3", "running",
 	     "100", "40", "2", "3", "50", "8", "0", "1.5", "2",
-	     "0.5", "0.5", "2", "0", "1", "20",
+	     "0.5", "0.5", "2", "0", "1", "20", "\\N", "\\N",
 	     "2", "beta", "beta.example.org", "fifo", "5", "paused",
 	     "10", "10", "0", "0", "0", "0", "0", "0", "0",
-	     "\\N", "60", "0", "0", "0", "\\N",
+	     "\\N", "60", "0", "0", "0", "\\N", "\\N", "\\N",
 	     "3", "gamma", "gamma.example.net", "frontier", "1", "pending",
 	     "1000", "900", "0", "0", "100", "0", "0", "0", "0.5",
-	     "\\N", "60", "0", "1", "0", "\\N");
+	     "\\N", "60", "0", "1", "0", "\\N", "\\N", "\\N");
 	assert_int_equal(tm_load_jobs(m, &f.r, 1.0), 0);
 }
 
@@ -265,10 +266,10 @@ static void model_job_health(void **state)
 	load_three_jobs(m); /* at 1.0 again: no minute has passed */
 	assert_int_equal(m->jobs[2].failed_per_min, -1);
 	struct fake_rows f;
-	fake(&f, 21, 1,
+	fake(&f, 23, 1,
 	     "3", "gamma", "gamma.example.net", "frontier", "1", "running",
 	     "1000", "800", "2", "0", "100", "12", "0", "1", "0.5",
-	     "1", "1", "2", "0", "1", "20");
+	     "1", "1", "2", "0", "1", "20", "\\N", "\\N");
 	assert_int_equal(tm_load_jobs(m, &f.r, 61.0), 0);
 	assert_int_equal(m->n_jobs, 1);
 	g = &m->jobs[0];
@@ -279,6 +280,28 @@ static void model_job_health(void **state)
 	/* the next minute without failures clears it */
 	assert_int_equal(tm_load_jobs(m, &f.r, 122.0), 0);
 	assert_int_equal(g->failed_per_min, 0);
+	assert_int_equal(tm_job_problem(g, &o, NULL, 0), TM_OK);
+	/* a change whose rescore stopped: stale, below failing and
+	 * stalled, paused or not, while the job has unfinished tasks */
+	struct tm_job *gw = &m->jobs[0];
+	gw->rescore_needed_s = 75;
+	snprintf(gw->rescore_reason, sizeof gw->rescore_reason, "mode fifo");
+	assert_int_equal(tm_job_problem(g, &o, why, sizeof why), TM_STALE);
+	assert_string_equal(why, "tasks not all rescored for mode fifo (1m15s "
+			    "ago): m, frontier again rescores");
+	assert_string_equal(tm_job_state(g, &o), "stale");
+	snprintf(gw->status, sizeof gw->status, "paused");
+	assert_int_equal(tm_job_problem(g, &o, NULL, 0), TM_STALE);
+	gw->retrying = 99;
+	snprintf(gw->status, sizeof gw->status, "running");
+	assert_int_equal(tm_job_problem(g, &o, NULL, 0), TM_FAILING);
+	gw->retrying = 0;
+	long long pend = gw->pending, run = gw->running;
+	gw->pending = gw->running = 0;
+	assert_int_equal(tm_job_problem(g, &o, NULL, 0), TM_OK);
+	gw->pending = pend;
+	gw->running = run;
+	gw->rescore_needed_s = -1;
 	assert_int_equal(tm_job_problem(g, &o, NULL, 0), TM_OK);
 	/* finished jobs have no problem whatever their counts */
 	snprintf(m->jobs[0].status, sizeof m->jobs[0].status, "completed");

@@ -151,6 +151,8 @@ ok_screen "applied and rescored" \
 	'settings v4 written \(1 key changed\); 15014 tasks of 4 jobs rescored' 60
 ok_sql "the new version holds the value" \
 	"SELECT value->'classes'->>'p1' FROM crawltop.settings WHERE version = 4" 45
+ok_sql "no job left marked: each rescore completed" \
+	"SELECT count(*) FROM crawltop.jobs WHERE rescore_needed_at IS NULL" 4
 ok_sql "one audit row: before and after" "SELECT before::text || ' ' || \
 after::text || ' ' || rows_affected FROM crawltop.audit_log WHERE action = 'settings.update'" \
 	'{"version": 3, "classes.p1": 60} {"version": 4, "classes.p1": 45} 1'
@@ -221,6 +223,7 @@ ok_screen "completion: the message says what was done" \
 ok_sql "every batch audited" "SELECT count(*) FROM crawltop.audit_log WHERE \
 action = 'tasks.rescore' AND job_id = 4 AND after->>'cause' = 'mode'" 3
 ok_screen "the jobs table shows the new mode" '▶ +4 delta +delta\.example\.org +disc(overy)? '
+ok_noscreen "... its rescore complete: not stale" '4 delta .* stale '
 
 # ---- stop a rescore: the batch waiting is cancelled at once, the batches done stay --------
 lock_batch2
@@ -235,6 +238,10 @@ unlock
 ok_sql "one batch committed, the cancelled one rolled back" "SELECT count(*) \
 FROM crawltop.audit_log WHERE action = 'tasks.rescore' AND job_id = 4 AND \
 after->>'cause' = 'mode' AND after->>'mode' = 'frontier'" 1
+ok_screen "the jobs table: delta left half-rescored, stale" \
+	'4 delta +delta\.example\.org +front[a-z]* +[0-9]+ +stale '
+ok_match "... the title says why" "$SCREEN" \
+	'delta stale: tasks not all rescored for mode frontier'
 
 tm_keys q
 ok_screen "q: exit 0 (no sanitizer report)" '^exit=0$'
