@@ -571,10 +571,6 @@ static void writers_do_not_queue_on_counters(void **state)
 
 /* ---- plans ---------------------------------------------------------------- */
 
-static double ms_since(const struct timespec *t0)
-{
-	return since(t0) * 1000;
-}
 
 static void reads_never_scan_tasks(void **state)
 {
@@ -631,19 +627,6 @@ static void reads_never_scan_tasks(void **state)
 		exact += strstr(p.text[i], " on tasks") != NULL;
 	assert_true(exact >= 1);
 	pgt_plans_free(&p);
-
-	/* and what that is worth at 10,000 tasks (shown, not asserted) */
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (int i = 0; i < 20; i++)
-		pgt_exec(s, "SELECT count(*) FROM crawltop.dashboard_cells(NULL)");
-	double fast = ms_since(&t0) / 20;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (int i = 0; i < 5; i++)
-		pgt_exec(s, "SELECT count(*) FROM crawltop.dashboard_cells_exact(NULL)");
-	double slow = ms_since(&t0) / 5;
-	print_message("# dashboard_cells %.2f ms, GROUP BY over 10,000 tasks "
-		      "%.2f ms\n", fast, slow);
 }
 
 /* ---- a job's shown status ------------------------------------------------ */
