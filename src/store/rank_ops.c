@@ -883,44 +883,24 @@ ct_status ct_store_queue_position(struct ct_store *s, int64_t task_id,
 				  long long *ahead, bool *beyond,
 				  struct ct_error *err)
 {
-	/* Three index ranges of the claim order (crawltop.queue), each cut
-	 * at the limit:
-	 * better job priority (or, for one job, none), higher score, then
-	 * the same score and earlier (created_at, id). */
-	static const char all_sql[] =
-		"SELECT (SELECT count(*) FROM (SELECT 1 FROM crawltop.queue x "
-		"  WHERE x.job_priority < t.job_priority "
-		"  AND x.job_priority <= 10 LIMIT $2::bigint) a) "
-		"+ (SELECT count(*) FROM (SELECT 1 FROM crawltop.queue x "
-		"  WHERE x.job_priority = t.job_priority "
-		"  AND x.score > t.score LIMIT $2::bigint) b) "
-		"+ (SELECT count(*) FROM (SELECT 1 FROM crawltop.queue x "
-		"  WHERE x.job_priority = t.job_priority "
-		"  AND x.score = t.score AND (x.created_at, x.task_id) < (t.created_at, t.id) "
-		"  LIMIT $2::bigint) c) "
-		"FROM crawltop.tasks t WHERE t.id = $1::bigint";
-	static const char job_sql[] =
-		"SELECT (SELECT count(*) FROM (SELECT 1 FROM crawltop.queue x "
-		"  WHERE x.job_id = t.job_id "
-		"  AND x.score > t.score LIMIT $2::bigint) b) "
-		"+ (SELECT count(*) FROM (SELECT 1 FROM crawltop.queue x "
-		"  WHERE x.job_id = t.job_id "
-		"  AND x.score = t.score AND (x.created_at, x.task_id) < (t.created_at, t.id) "
-		"  LIMIT $2::bigint) c) "
-		"FROM crawltop.tasks t WHERE t.id = $1::bigint";
+	/* three index ranges of the claim order, each cut at the limit
+	 * (crawltop.queue_position, 0028: the console's task view too) */
+	static const char sql[] =
+		"SELECT crawltop.queue_position($1::bigint, $3::boolean, "
+		"$2::bigint)";
 	char id[24], lim[24];
 	snprintf(id, sizeof id, "%" PRId64, task_id);
 	snprintf(lim, sizeof lim, "%lld", limit);
-	const char *p[] = {id, lim};
+	const char *p[] = {id, lim, all_jobs ? "true" : "false"};
 	PGresult *r;
-	ct_status st = st_exec(s, "explain: queue position",
-			       all_jobs ? all_sql : job_sql, 2, p, &r, err);
+	ct_status st = st_exec(s, "explain: queue position", sql, 3, p, &r,
+			       err);
 	if (st != CT_OK)
 		return st;
-	if (PQntuples(r) == 0) {
+	if (PQgetisnull(r, 0, 0)) {
 		PQclear(r);
-		return ct_error_set(err, CT_ENOENT, "explain: task %s does not "
-				    "exist", id);
+		return ct_error_set(err, CT_ENOENT, "explain: task %s is not "
+				    "queued", id);
 	}
 	long long c = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
 	PQclear(r);

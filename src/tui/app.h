@@ -32,6 +32,7 @@
 #define TUI_SAVE    0x8  /* the console's settings changed: save them */
 
 #define TUI_INTERVAL_FLOOR 0.5    /* seconds: the refresh floor */
+#define TUI_TASK_POINTS 10.0      /* the task view's b and d */
 #define TUI_INTERVAL_MAX 3600.0
 #define TUI_BACKOFF_MAX 60.0      /* backed-off interval ceiling */
 #define TUI_RECONNECT_MAX 5.0     /* reconnect backoff ceiling, seconds */
@@ -50,6 +51,9 @@ enum tui_mode {
 	TUI_WEDIT,    /* typing a value in the weights panel */
 	TUI_LOG,      /* the message log */
 	TUI_LEASES,   /* the workers and their leases */
+	TUI_QUEUE,    /* the queue view: next tasks, or those found by path */
+	TUI_QSEARCH,  /* typing the queue view's path search */
+	TUI_TASK,     /* one task, whole, and what can be done to it */
 	TUI_MODE_N
 };
 
@@ -79,6 +83,8 @@ enum tui_action {
 	TUI_ACT_QUIT,       /* quit, though the weights draft has edits */
 	TUI_ACT_SETPRIO,    /* prompt: a priority 1..10 (sent as PRIORITY) */
 	TUI_ACT_REQUEUE,    /* a task held on a live lease back to the queue */
+	TUI_ACT_TASK_ADJ,   /* one pending task by pending_delta points */
+	TUI_ACT_RETRY,      /* a failed task back to the queue */
 };
 
 /* One message of the log (tui_msg keeps every one). */
@@ -228,6 +234,10 @@ struct tui {
 	enum tui_action counting; /* the count out for it, or TUI_ACT_NONE */
 	int64_t counting_job;
 	int lease_sel;            /* the leases view's selected row */
+	int queue_sel;            /* the queue view's selected row */
+	int queue_page;           /* rows the queue view last showed */
+	char queue_search[256];   /* its path search; "" = the next tasks */
+	int64_t card_task;        /* the task view's task */
 	int64_t pending_task;     /* TUI_ACT_REQUEUE: the task */
 	int help_scroll;
 	int help_page, help_max;  /* the help's lines on screen, its last scroll */

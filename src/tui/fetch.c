@@ -17,7 +17,7 @@
 
 enum {
 	Q_ROLE = 1, Q_JOBS, Q_CELLS, Q_RATE, Q_NEXT, Q_AUDIT, Q_SETTINGS,
-	Q_LEASES = 9, Q_COUNT = 10, Q_REAP = 100,
+	Q_LEASES = 9, Q_COUNT = 10, Q_QUEUE = 11, Q_CARD = 12, Q_REAP = 100,
 	Q_ACT = 1000, /* + act_seq % 8 */
 };
 
@@ -63,6 +63,20 @@ static const char SQL_LEASES[] =
 	"SELECT task_id, job_id, job_name, worker, path, running_s, "
 	"expires_s, retry_count FROM crawltop.running_leases($1::bigint, "
 	"$2::integer)";
+/* The queue view (n), while it is open: the next tasks in claim order,
+ * or the tasks whose path holds the search text, any status (0028). */
+static const char SQL_QUEUE[] =
+	"SELECT task_id, job_id, path, score, class, job_priority, "
+	"extract(epoch FROM now() - created_at), depth, type, "
+	"discovery_method FROM crawltop.next_tasks($1::bigint, $2::integer)";
+static const char SQL_FIND[] =
+	"SELECT task_id, job_id, path, score, class, job_priority, "
+	"extract(epoch FROM now() - created_at), depth, type, "
+	"discovery_method, status FROM crawltop.find_tasks($1::bigint, $3, "
+	"$2::integer)";
+/* The task view: one task whole, its place counted up to 100,000. */
+static const char SQL_CARD[] =
+	"SELECT * FROM crawltop.task_card($1::bigint, 100000)";
 /* The two latest settings versions (tune.c: tws_loaded). */
 static const char SQL_SETTINGS[] =
 	"SELECT version, value::text, created_by, "
@@ -257,6 +271,21 @@ static void start_refresh(struct tui *t, double now)
 		snprintf(lim, sizeof lim, "%d", TM_MAX_LEASES);
 		const char *p5[] = {jobp, lim};
 		send_q(t, Q_LEASES, "running leases", SQL_LEASES, 2, p5);
+	}
+	enum tui_mode shown = t->mode == TUI_CONFIRM ? t->back_mode : t->mode;
+	if (shown == TUI_QUEUE || shown == TUI_QSEARCH) {
+		snprintf(lim, sizeof lim, "%d", TM_MAX_QUEUE);
+		const char *p6[] = {jobp, lim, t->queue_search};
+		if (t->queue_search[0])
+			send_q(t, Q_QUEUE, "found tasks", SQL_FIND, 3, p6);
+		else
+			send_q(t, Q_QUEUE, "queue", SQL_QUEUE, 2, p6);
+	}
+	if (shown == TUI_TASK) {
+		char id[24];
+		snprintf(id, sizeof id, "%" PRId64, t->card_task);
+		const char *p7[] = {id};
+		send_q(t, Q_CARD, "task", SQL_CARD, 1, p7);
 	}
 	/* a standby sends no notifications: poll the settings instead */
 	if (ct_aconn_standby(t->ac))
@@ -473,6 +502,8 @@ static void dispatch(struct tui *t, struct ct_arows *r, double now)
 	case Q_NEXT: tm_load_next(&t->model, r, now); break;
 	case Q_AUDIT: tm_load_audit(&t->model, r, now); break;
 	case Q_LEASES: tm_load_leases(&t->model, r, now); break;
+	case Q_QUEUE: tm_load_queue(&t->model, r, now); break;
+	case Q_CARD: tm_load_card(&t->model, r, now); break;
 	default: break;
 	}
 	if (t->refreshing > 0 && --t->refreshing == 0)
@@ -689,6 +720,28 @@ void tf_act(struct tui *t, enum tui_action a, int64_t job, int arg,
 		st = ct_aconn_send(t->ac, Q_ACT + slot, "requeue a task",
 				   "SELECT 1 FROM crawltop.requeue_task($1::bigint)",
 				   1, p, &err);
+		break;
+	}
+	case TUI_ACT_TASK_ADJ:
+	case TUI_ACT_RETRY: {
+		/* the task's id comes as text (prefix) */
+		const char *p[] = {prefix, ab};
+		if (a == TUI_ACT_RETRY) {
+			snprintf(desc, sizeof t->act_desc[0], "job %.40s: retry "
+				 "task %s", name, prefix);
+			st = ct_aconn_send(t->ac, Q_ACT + slot, "retry a task",
+					   "SELECT 1 FROM crawltop.retry_task("
+					   "$1::bigint)", 1, p, &err);
+			break;
+		}
+		snprintf(desc, sizeof t->act_desc[0], "job %.40s: %s task %s "
+			 "by %+g", name, delta < 0 ? "demote" : "boost", prefix,
+			 delta);
+		snprintf(ab, sizeof ab, "%.17g", delta);
+		st = ct_aconn_send(t->ac, Q_ACT + slot, delta < 0 ?
+				   "demote a task" : "boost a task",
+				   "SELECT 1 FROM crawltop.adjust_task($1::bigint, "
+				   "$2::double precision)", 2, p, &err);
 		break;
 	}
 	default:

@@ -539,6 +539,157 @@ static int k_requeue(struct tui *t, int key)
 	return TUI_REDRAW;
 }
 
+/* ---- the queue view and the task view -------------------------------- */
+
+static void line_edit(struct tui *t, int key); /* below */
+
+/* Open the queue view (n): the next tasks in claim order of the focused
+ * job (or all), loaded now; a search typed before is kept. */
+static int k_queue(struct tui *t, int key)
+{
+	t->back_mode = TUI_NORMAL;
+	t->mode = TUI_QUEUE;
+	t->queue_sel = 0;
+	t->model.n_queue = 0;
+	t->model.queue_age.loaded_at = 0;
+	t->model.queue_age.error[0] = '\0';
+	return TUI_REDRAW | TUI_REFRESH;
+}
+
+/* Select a row; a page is what the view last showed. */
+static int k_queue_move(struct tui *t, int key)
+{
+	int n = t->model.n_queue, page = t->queue_page > 1 ? t->queue_page : 10;
+	switch (key) {
+	case TK_UP: case 'k': t->queue_sel--; break;
+	case TK_DOWN: case 'j': t->queue_sel++; break;
+	case TK_PGUP: t->queue_sel -= page; break;
+	case TK_PGDN: case ' ': t->queue_sel += page; break;
+	case TK_HOME: case 'g': t->queue_sel = 0; break;
+	case TK_END: case 'G': t->queue_sel = n - 1; break;
+	}
+	if (t->queue_sel >= n)
+		t->queue_sel = n - 1;
+	if (t->queue_sel < 0)
+		t->queue_sel = 0;
+	return TUI_REDRAW;
+}
+
+/* /: type a path search (any status); Enter runs it, Esc clears it. */
+static int k_queue_search(struct tui *t, int key)
+{
+	t->mode = TUI_QSEARCH;
+	return TUI_REDRAW;
+}
+
+static int k_qsearch_text(struct tui *t, int key)
+{
+	line_edit(t, key);
+	return TUI_REDRAW;
+}
+
+static int k_qsearch_done(struct tui *t, int key)
+{
+	t->mode = TUI_QUEUE;
+	if (key == TK_ESC || key == TK_CTRL('c'))
+		t->queue_search[0] = '\0';
+	t->queue_sel = 0;
+	t->model.n_queue = 0;
+	t->model.queue_age.loaded_at = 0;
+	t->model.queue_age.error[0] = '\0';
+	return TUI_REDRAW | TUI_REFRESH;
+}
+
+/* Enter: the selected task, whole (the task view). */
+static int k_queue_open(struct tui *t, int key)
+{
+	if (t->queue_sel < 0 || t->queue_sel >= t->model.n_queue) {
+		tui_msg(t, 1, "no task selected");
+		return TUI_REDRAW;
+	}
+	t->card_task = t->model.queue[t->queue_sel].task_id;
+	t->model.have_card = 0;
+	t->model.card_age.loaded_at = 0;
+	t->model.card_age.error[0] = '\0';
+	t->mode = TUI_TASK;
+	return TUI_REDRAW | TUI_REFRESH;
+}
+
+/* Close the queue view; close the task view back to the queue view. */
+static int k_queue_close(struct tui *t, int key)
+{
+	t->mode = t->mode == TUI_TASK ? TUI_QUEUE : TUI_NORMAL;
+	t->back_mode = TUI_NORMAL;
+	return TUI_REDRAW | TUI_REFRESH;
+}
+
+/* The task the task view shows, when loaded and still that task. */
+static const struct tm_card *card_now(struct tui *t)
+{
+	const struct tm_card *c = &t->model.card;
+	if (!t->model.have_card || c->task_id != t->card_task) {
+		tui_msg(t, 1, "the task is not loaded yet");
+		return NULL;
+	}
+	return c;
+}
+
+/* b, d: boost or demote this one pending task by 10 points (asks). */
+static int k_task_adjust(struct tui *t, int key)
+{
+	const struct tm_card *c = card_now(t);
+	if (!c)
+		return TUI_REDRAW;
+	if (strcmp(c->status, "pending") != 0) {
+		tui_msg(t, 1, "task %" PRId64 " is %s: only a pending task's "
+			"score changes", c->task_id, c->status);
+		return TUI_REDRAW;
+	}
+	double d = key == 'd' ? -TUI_TASK_POINTS : TUI_TASK_POINTS;
+	double adj = fmin(100, fmax(-100, c->adjustment + d));
+	double to = fmin(100, fmax(0, c->base_score + adj));
+	t->pending = TUI_ACT_TASK_ADJ;
+	t->pending_job = c->job_id;
+	t->pending_task = c->task_id;
+	t->pending_delta = d;
+	snprintf(t->prompt, sizeof t->prompt, "%s task %" PRId64 " %.80s by "
+		 "%+g (score %.2f -> %.2f)? [y/N]", d < 0 ? "Demote" : "Boost",
+		 c->task_id, c->path, d, c->score, to);
+	t->back_mode = TUI_TASK;
+	t->mode = TUI_CONFIRM;
+	return TUI_REDRAW;
+}
+
+/* R: a failed task back to the queue; a task held on a live lease back
+ * too, as W's R does (asks). */
+static int k_task_requeue(struct tui *t, int key)
+{
+	const struct tm_card *c = card_now(t);
+	if (!c)
+		return TUI_REDRAW;
+	int failed = !strcmp(c->status, "failed");
+	if (!failed && !(c->worker[0] && c->lease_left_s > 0)) {
+		tui_msg(t, 1, "task %" PRId64 " is %s: only a failed task, or "
+			"one a worker holds, goes back to the queue", c->task_id,
+			c->status);
+		return TUI_REDRAW;
+	}
+	t->pending = failed ? TUI_ACT_RETRY : TUI_ACT_REQUEUE;
+	t->pending_job = c->job_id;
+	t->pending_task = c->task_id;
+	if (failed)
+		snprintf(t->prompt, sizeof t->prompt, "Retry failed task %"
+			 PRId64 " %.80s: back to the queue, its retries counted "
+			 "afresh? [y/N]", c->task_id, c->path);
+	else
+		snprintf(t->prompt, sizeof t->prompt, "Requeue task %" PRId64
+			 " %.80s, held by %.40s? It goes back to the queue, no "
+			 "attempt counted. [y/N]", c->task_id, c->path, c->worker);
+	t->back_mode = TUI_TASK;
+	t->mode = TUI_CONFIRM;
+	return TUI_REDRAW;
+}
+
 /* ---- line editing (filter, prompt, value) ---------------------------- */
 
 /* The filter, the boost prompt and the value editor share this code:
@@ -554,6 +705,9 @@ static char *line_text(struct tui *t, size_t *len)
 	case TUI_FILTER:
 		*len = sizeof t->filter;
 		return t->filter;
+	case TUI_QSEARCH:
+		*len = sizeof t->queue_search;
+		return t->queue_search;
 	case TUI_PROMPT:
 	case TUI_WEDIT:
 		*len = sizeof t->input;
@@ -794,10 +948,11 @@ static int k_confirm_yes(struct tui *t, int key)
 		       t->pending_delta);
 		return TUI_REDRAW;
 	}
-	if (a == TUI_ACT_REQUEUE) {
+	if (a == TUI_ACT_REQUEUE || a == TUI_ACT_RETRY ||
+	    a == TUI_ACT_TASK_ADJ) {
 		char id[24];
 		snprintf(id, sizeof id, "%" PRId64, t->pending_task);
-		tf_act(t, a, t->pending_job, 0, id, 0);
+		tf_act(t, a, t->pending_job, 0, id, t->pending_delta);
 		return TUI_REDRAW;
 	}
 	tf_act(t, a, t->pending_job, 0, NULL, 0);
@@ -1092,6 +1247,9 @@ static const struct tui_key key_table[] = {
 	{TUI_NORMAL, {'W'}, "W", NULL,
 	 "workers and their leases: who holds what, requeue a stuck task", 0,
 	 k_leases},
+	{TUI_NORMAL, {'n'}, "n", NULL,
+	 "the queue: scroll the next tasks, search by path, open one", 0,
+	 k_queue},
 	{TUI_NORMAL, {'P'}, "P", NULL,
 	 "set the selected job's priority to a number (asks)", 1,
 	 k_set_priority},
@@ -1136,6 +1294,35 @@ static const struct tui_key key_table[] = {
 	 "requeue the selected task: back to the queue (asks)", 1, k_requeue},
 	{TUI_LEASES, {K_ANY}, "any other", NULL,
 	 "close the view", 0, k_help_close},
+
+	{TUI_QUEUE, {TK_UP, 'k', TK_DOWN, 'j'}, "Up k Down j", NULL,
+	 "select a task", 0, k_queue_move},
+	{TUI_QUEUE, {TK_PGUP, TK_PGDN, ' '}, "PgUp PgDn Space", NULL,
+	 "a page up or down", 0, k_queue_move},
+	{TUI_QUEUE, {TK_HOME, 'g', TK_END, 'G'}, "Home g End G", NULL,
+	 "the first or the last", 0, k_queue_move},
+	{TUI_QUEUE, {'/'}, "/", NULL,
+	 "search the tasks by path (any status)", 0, k_queue_search},
+	{TUI_QUEUE, {TK_ENTER}, "Enter", NULL,
+	 "open the selected task", 0, k_queue_open},
+	{TUI_QUEUE, {K_ANY}, "any other", NULL,
+	 "close the view", 0, k_queue_close},
+
+	{TUI_QSEARCH, {TK_ENTER}, "Enter", NULL,
+	 "search", 0, k_qsearch_done},
+	{TUI_QSEARCH, {TK_ESC, TK_CTRL('c')}, "Esc", NULL,
+	 "back to the next tasks", 0, k_qsearch_done},
+	{TUI_QSEARCH, {K_TEXT, TK_BACKSPACE, TK_DEL}, "text Bksp", NULL,
+	 "edit the search (a part of the path)", 0, k_qsearch_text},
+
+	{TUI_TASK, {'b', 'd'}, "b d", NULL,
+	 "boost or demote this pending task by 10 points (asks)", 1,
+	 k_task_adjust},
+	{TUI_TASK, {'R'}, "R", NULL,
+	 "retry this failed task, or requeue it from its worker (asks)", 1,
+	 k_task_requeue},
+	{TUI_TASK, {K_ANY}, "any other", NULL,
+	 "back to the queue", 0, k_queue_close},
 
 	{TUI_FILTER, {TK_ENTER}, "Enter", NULL,
 	 "keep the filter", 0, k_filter_done},
@@ -1438,7 +1625,7 @@ static int key_dispatch(struct tui *t, int key)
 	 * goes into it, not to the keys of the dashboard; Enter refuses */
 	if (hit->changes && hit->fn != k_adjust &&
 	    (t->mode == TUI_NORMAL || t->mode == TUI_WEIGHTS ||
-	     t->mode == TUI_LEASES)) {
+	     t->mode == TUI_LEASES || t->mode == TUI_TASK)) {
 		const char *why = tui_why_readonly(t);
 		if (why) {
 			/* the key's help without its aside: "cannot edit the

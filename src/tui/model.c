@@ -243,13 +243,13 @@ int tm_load_series(struct tm_model *m, const struct ct_arows *r, double now)
 	return 0;
 }
 
-int tm_load_next(struct tm_model *m, const struct ct_arows *r, double now)
+/* Rows of next_tasks (10 columns) or find_tasks (and the status) into
+ * dst; returns how many. */
+static int next_rows(struct tm_next *dst, int max, const struct ct_arows *r)
 {
-	if (!load_begin(&m->next_age, r, 10))
-		return r->st == CT_OK ? -1 : 0;
-	int n = r->nrows < TM_MAX_NEXT ? r->nrows : TM_MAX_NEXT;
+	int n = r->nrows < max ? r->nrows : max;
 	for (int i = 0; i < n; i++) {
-		struct tm_next *t = &m->next[i];
+		struct tm_next *t = &dst[i];
 		t->task_id = ll_at(r, i, 0);
 		t->job_id = ll_at(r, i, 1);
 		s_at(t->path, sizeof t->path, r, i, 2);
@@ -260,9 +260,74 @@ int tm_load_next(struct tm_model *m, const struct ct_arows *r, double now)
 		t->depth = ct_arows_get(r, i, 7) ? (int)ll_at(r, i, 7) : -1;
 		s_at(t->type, sizeof t->type, r, i, 8);
 		s_at(t->method, sizeof t->method, r, i, 9);
+		if (r->ncols > 10)
+			s_at(t->status, sizeof t->status, r, i, 10);
+		else
+			tx_copy(t->status, sizeof t->status, "pending");
 	}
-	m->n_next = n;
+	return n;
+}
+
+int tm_load_next(struct tm_model *m, const struct ct_arows *r, double now)
+{
+	if (!load_begin(&m->next_age, r, 10))
+		return r->st == CT_OK ? -1 : 0;
+	m->n_next = next_rows(m->next, TM_MAX_NEXT, r);
 	m->next_age.loaded_at = now;
+	return 0;
+}
+
+int tm_load_queue(struct tm_model *m, const struct ct_arows *r, double now)
+{
+	if (!load_begin(&m->queue_age, r, r->ncols > 10 ? 11 : 10))
+		return r->st == CT_OK ? -1 : 0;
+	m->n_queue = next_rows(m->queue, TM_MAX_QUEUE, r);
+	m->queue_age.loaded_at = now;
+	return 0;
+}
+
+int tm_load_card(struct tm_model *m, const struct ct_arows *r, double now)
+{
+	if (!load_begin(&m->card_age, r, 30))
+		return r->st == CT_OK ? -1 : 0;
+	m->have_card = r->nrows > 0;
+	m->card_age.loaded_at = now;
+	if (!m->have_card) {
+		snprintf(m->card_age.error, sizeof m->card_age.error,
+			 "the task is gone (its job was deleted)");
+		return 0;
+	}
+	struct tm_card *c = &m->card;
+	c->task_id = ll_at(r, 0, 0);
+	c->job_id = ll_at(r, 0, 1);
+	s_at(c->job, sizeof c->job, r, 0, 2);
+	s_at(c->mode, sizeof c->mode, r, 0, 3);
+	s_at(c->path, sizeof c->path, r, 0, 4);
+	s_at(c->status, sizeof c->status, r, 0, 5);
+	c->score = d_at(r, 0, 6);
+	c->base_score = d_at(r, 0, 7);
+	c->adjustment = d_at(r, 0, 8);
+	c->cls = (int)ll_at(r, 0, 9);
+	c->job_priority = (int)ll_at(r, 0, 10);
+	c->depth = ct_arows_get(r, 0, 11) ? (int)ll_at(r, 0, 11) : -1;
+	s_at(c->type, sizeof c->type, r, 0, 12);
+	s_at(c->method, sizeof c->method, r, 0, 13);
+	s_at(c->source_type, sizeof c->source_type, r, 0, 14);
+	s_at(c->source_path, sizeof c->source_path, r, 0, 15);
+	c->age_s = d_at(r, 0, 16);
+	c->retries = (int)ll_at(r, 0, 17);
+	c->max_retries = (int)ll_at(r, 0, 18);
+	c->expiries = (int)ll_at(r, 0, 19);
+	s_at(c->last_error, sizeof c->last_error, r, 0, 20);
+	s_at(c->worker, sizeof c->worker, r, 0, 21);
+	c->lease_left_s = dn_at(r, 0, 22, NAN);
+	s_at(c->inputs, sizeof c->inputs, r, 0, 23);
+	c->ranked = ct_arows_str(r, 0, 24, "f")[0] == 't';
+	c->discovery_score = dn_at(r, 0, 25, NAN);
+	c->priority_class = ct_arows_get(r, 0, 26) ? (int)ll_at(r, 0, 26) : -1;
+	c->ahead_all = ct_arows_get(r, 0, 27) ? ll_at(r, 0, 27) : -1;
+	c->ahead_job = ct_arows_get(r, 0, 28) ? ll_at(r, 0, 28) : -1;
+	c->position_limit = ll_at(r, 0, 29);
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #define TM_MAX_NEXT 64
 #define TM_MAX_AUDIT 64
 #define TM_MAX_LEASES 64
+#define TM_MAX_QUEUE 200 /* the queue view's rows (next_tasks, find_tasks) */
 #define TM_SERIES_SECONDS 300 /* the sparkline covers the last 5 minutes */
 
 /* One row of crawltop.dashboard_jobs(). */
@@ -92,6 +93,26 @@ struct tm_next {
 	double age_s;      /* since discovery */
 	int depth;         /* -1 unknown */
 	char type[33], method[33];
+	char status[16];   /* shown; "pending" for the next-up rows */
+};
+
+/* crawltop.task_card() (0028): one task, whole (the task view). */
+struct tm_card {
+	int64_t task_id, job_id;
+	char job[72], mode[16], path[512], status[16];
+	double score, base_score, adjustment;
+	int cls, job_priority, depth;      /* depth -1: unknown */
+	char type[33], method[33], source_type[16], source_path[256];
+	double age_s;                      /* since discovery */
+	int retries, max_retries, expiries;
+	char last_error[512], worker[64];
+	double lease_left_s;               /* NAN: no lease */
+	char inputs[1024];                 /* score inputs, JSON; "" none */
+	int ranked;
+	double discovery_score;
+	int priority_class;
+	long long ahead_all, ahead_job;    /* -1: not pending */
+	long long position_limit;          /* counted up to this */
 };
 
 struct tm_audit {
@@ -135,6 +156,15 @@ struct tm_model {
 	int n_audit;
 	struct tm_age audit_age;
 
+	/* the queue view (n): the next tasks, or those found by path */
+	struct tm_next queue[TM_MAX_QUEUE];
+	int n_queue;
+	struct tm_age queue_age;
+	/* the task view (Enter on a queue row) */
+	struct tm_card card;
+	int have_card;
+	struct tm_age card_age;
+
 	/* the leases view (W): loaded only while it is open */
 	struct tm_lease leases[TM_MAX_LEASES];
 	int n_leases;
@@ -169,6 +199,9 @@ int tm_load_next(struct tm_model *m, const struct ct_arows *r, double now);
 int tm_load_audit(struct tm_model *m, const struct ct_arows *r, double now);
 int tm_load_role(struct tm_model *m, const struct ct_arows *r);
 int tm_load_leases(struct tm_model *m, const struct ct_arows *r, double now);
+/* next_tasks's columns, or find_tasks's (the same and the status). */
+int tm_load_queue(struct tm_model *m, const struct ct_arows *r, double now);
+int tm_load_card(struct tm_model *m, const struct ct_arows *r, double now);
 
 /* The job with this id, or NULL. Borrowed from m. */
 const struct tm_job *tm_job_by_id(const struct tm_model *m, int64_t id);

@@ -1095,6 +1095,9 @@ static void draw_help(struct tui *t, int y, int h)
 		[TUI_WEDIT] = "While typing a value (weights panel)",
 		[TUI_LOG] = "In the message log (L)",
 		[TUI_LEASES] = "In the workers and leases view (W)",
+		[TUI_QUEUE] = "In the queue view (n)",
+		[TUI_QSEARCH] = "While typing a path search (/ in the queue view)",
+		[TUI_TASK] = "In the task view (Enter in the queue view)",
 	};
 	const char *why = tui_why_readonly(t);
 	/* lines: a title per mode, then its rows */
@@ -1222,6 +1225,182 @@ static void draw_leases(struct tui *t, int y, int h, double now)
 		put(y + 2 + r, x, W - x, a, FMT(b, " %5d  %s", l->retries,
 		    l->path));
 	}
+}
+
+/* The queue view (n): the next tasks of the focused job (or all) in claim
+ * order, or the tasks whose path holds the search, any status; one row
+ * selected, Enter opens it. */
+static void draw_queue_view(struct tui *t, int y, int h, double now)
+{
+	int W = COLS;
+	char b[800], d[16], age[64];
+	const struct tm_model *m = &t->model;
+	const struct tm_job *fj = t->focus ? tm_job_by_id(m, t->focus) : NULL;
+	char what[320];
+	if (t->queue_search[0] || t->mode == TUI_QSEARCH)
+		FMT(what, "tasks whose path holds \"%.200s\"%s", t->queue_search,
+		    t->mode == TUI_QSEARCH ? "_" : "");
+	else
+		FMT(what, "next %d in claim order", m->n_queue);
+	FMT(b, "Queue of %s: %s %s Up Down PgUp PgDn %s / search %s Enter "
+	    "opens %s any other key closes%s", fj ? fj->name : "all jobs",
+	    what, G->dot, G->dot, G->dot, G->dot,
+	    age_note(t, &m->queue_age, now, age, sizeof age));
+	rule(y, 0, W, b, A(R_TITLE));
+	if (m->queue_age.error[0]) {
+		put(y + 1, 2, W - 4, A(R_ERR), m->queue_age.error);
+		return;
+	}
+	if (!m->queue_age.loaded_at || m->n_queue == 0) {
+		put(y + 1, 2, W - 4, A(R_DIM), !m->queue_age.loaded_at ?
+		    "loading..." : t->queue_search[0] ? "no task's path holds "
+		    "that" : "nothing pending");
+		return;
+	}
+	put(y + 1, 0, W, A(R_COLHDR), FMT(b, "  %9s %-3s %6s %-9s %4s %5s %6s "
+	    "%-16s %-12s %s", "TASK", "CLS", "SCORE", "STATUS", "PRIO",
+	    "DEPTH", "AGE", "METHOD/TYPE", "JOB", "PATH"));
+	int rows = h - 2, first = 0;
+	t->queue_page = rows;
+	if (t->queue_sel >= m->n_queue)
+		t->queue_sel = m->n_queue - 1;
+	if (t->queue_sel >= rows)
+		first = t->queue_sel - rows + 1;
+	static const enum crt_role cr[] = {R_P0, R_P1, R_P2, R_P3};
+	for (int r = 0; r < rows && first + r < m->n_queue; r++) {
+		const struct tm_next *n = &m->queue[first + r];
+		int sel = first + r == t->queue_sel, yy = y + 2 + r;
+		int cls = n->cls >= 0 && n->cls < 4 ? n->cls : 3;
+		attr_t a = sel ? A(R_SEL) : A_NORMAL;
+		if (sel) {
+			attrset(a);
+			mvhline(yy, 0, ' ', W);
+			attrset(A_NORMAL);
+			glyphs(yy, 0, a, G->sel);
+		}
+		const struct tm_job *j = tm_job_by_id(m, n->job_id);
+		char jn[40], mt[40], dp[8];
+		tx_fit(jn, sizeof jn, j ? j->name : "?", 12, U8, NULL);
+		FMT(mt, "%s%s%s", n->method, n->type[0] ? "/" : "", n->type);
+		FMT(dp, "%d", n->depth);
+		int x = put(yy, 2, W - 2, a, FMT(b, "%9" PRId64 " ", n->task_id))
+			+ 2;
+		x += put(yy, x, 3, sel ? a : A(cr[cls]), FMT(b, "P%d ", cls));
+		put(yy, x, W - x, a, FMT(b, "%6.2f %-9s %4d %5s %6s %-16.16s "
+		    "%-12s %s", n->score, n->status, n->job_priority,
+		    n->depth >= 0 ? dp : "-", tx_dur(d, sizeof d, n->age_s),
+		    mt, jn, n->path));
+	}
+}
+
+/* Wrap text into the lines y.. (at most n) from column x, w wide;
+ * returns the lines used. */
+static int wrapped(int y, int x, int w, int n, attr_t a, const char *text)
+{
+	int used = 0;
+	size_t len = strlen(text), at = 0;
+	while (at < len && used < n && w > 0) {
+		size_t take = len - at < (size_t)w ? len - at : (size_t)w;
+		/* never cut a UTF-8 character */
+		while (take > 0 && at + take < len &&
+		       ((unsigned char)text[at + take] & 0xc0) == 0x80)
+			take--;
+		char line[1024];
+		if (take >= sizeof line)
+			take = sizeof line - 1;
+		memcpy(line, text + at, take);
+		line[take] = '\0';
+		put(y + used, x, w, a, line);
+		at += take;
+		used++;
+	}
+	return used;
+}
+
+/* The task view: one task whole, why it is where it is, its history, and
+ * what can be done to it. */
+static void draw_task(struct tui *t, int y, int h, double now)
+{
+	int W = COLS;
+	char b[1200], d[16], d2[16], age[64];
+	const struct tm_model *m = &t->model;
+	const struct tm_card *c = &m->card;
+	int ok = m->have_card && c->task_id == t->card_task;
+	FMT(b, "Task %" PRId64 "%s%s %s b +10 %s d -10 %s R retry/requeue %s "
+	    "any other key: back to the queue%s", t->card_task, ok ? " " : "",
+	    ok ? c->path : "", G->dot, G->dot, G->dot, G->dot,
+	    age_note(t, &m->card_age, now, age, sizeof age));
+	rule(y, 0, W, b, A(R_TITLE));
+	if (m->card_age.error[0]) {
+		put(y + 1, 2, W - 4, A(R_ERR), m->card_age.error);
+		return;
+	}
+	if (!ok) {
+		put(y + 1, 2, W - 4, A(R_DIM), "loading...");
+		return;
+	}
+	static const enum crt_role cr[] = {R_P0, R_P1, R_P2, R_P3};
+	int cls = c->cls >= 0 && c->cls < 4 ? c->cls : 3;
+	int yy = y + 1, end = y + h, lw = W - 4;
+	char line[1200];
+#define LINE(...) do { if (yy < end) put(yy++, 2, lw, A_NORMAL, \
+	FMT(line, __VA_ARGS__)); } while (0)
+	LINE("job       %s (mode %s, priority %d%s)", c->job, c->mode,
+	     c->job_priority > 100 ? c->job_priority - 100 : c->job_priority,
+	     c->job_priority > 100 ? ", paused" : "");
+	LINE("status    %s", c->status);
+	if (yy < end) {
+		int x = put(yy, 2, lw, A_NORMAL, "score     ") + 2;
+		x += put(yy, x, W - x, A(cr[cls]), FMT(b, "P%d", cls));
+		FMT(b, " %.2f = mode score %.2f %s operator %+.2f%s", c->score,
+		    c->base_score, c->adjustment < 0 ? "-" : "+",
+		    fabs(c->adjustment),
+		    c->base_score + c->adjustment != c->score ?
+		    " (clamped to 0..100)" : "");
+		put(yy++, x, W - x, A_NORMAL, b);
+	}
+	/* why it is where it is: the claim order's keys */
+	LINE("why       job priority %d first, then score %.2f, then "
+	     "discovery %s ago", c->job_priority > 100 ? c->job_priority - 100 :
+	     c->job_priority, c->score, tx_dur(d, sizeof d, c->age_s));
+	if (c->ahead_all >= 0 && c->job_priority > 100)
+		LINE("place     held back (its job is paused)");
+	else if (c->ahead_all >= 0)
+		LINE("place     %s%lld task%s of every job before it, %s%lld "
+		     "of its job", c->ahead_all >= c->position_limit ? "over " :
+		     "", c->ahead_all, c->ahead_all == 1 ? "" : "s",
+		     c->ahead_job >= c->position_limit ? "over " : "",
+		     c->ahead_job);
+	else
+		LINE("place     not queued (%s)", c->status);
+	char dp[16] = "unknown";
+	if (c->depth >= 0)
+		FMT(dp, "%d", c->depth);
+	LINE("found     by %s%s%s, depth %s, type %s, method %s",
+	     c->source_type, c->source_path[0] ? " from " : "",
+	     c->source_path, dp, c->type[0] ? c->type : "-",
+	     c->method[0] ? c->method : "-");
+	if (c->ranked)
+		LINE("ranked    discovery score %.2f, class P%d",
+		     c->discovery_score, c->priority_class);
+	LINE("history   %d of %d retries used, %d lease%s expired", c->retries,
+	     c->max_retries, c->expiries, c->expiries == 1 ? "" : "s");
+	if (c->last_error[0] && yy < end) {
+		put(yy, 2, 10, A_NORMAL, "error");
+		yy += wrapped(yy, 12, W - 14, end - yy > 3 ? 3 : end - yy,
+			      A(R_ERR), c->last_error);
+	}
+	if (c->worker[0])
+		LINE("lease     held by %s, %s", c->worker,
+		     c->lease_left_s > 0 ? FMT(d2, "%s left",
+		     tx_dur(d, sizeof d, c->lease_left_s)) :
+		     FMT(d2, "EXPIRED %s ago", tx_dur(d, sizeof d,
+		     -c->lease_left_s)));
+	if (c->inputs[0] && yy < end) {
+		put(yy, 2, 10, A_NORMAL, "inputs");
+		yy += wrapped(yy, 12, W - 14, end - yy, A(R_DIM), c->inputs);
+	}
+#undef LINE
 }
 
 /* ---- bottom lines ---------------------------------------------------------------- */
@@ -1447,6 +1626,11 @@ void view_draw(struct tui *t, double now)
 	} else if (t->mode == TUI_LEASES ||
 		   (t->mode == TUI_CONFIRM && t->back_mode == TUI_LEASES)) {
 		draw_leases(t, top, avail, now);
+	} else if (t->mode == TUI_QUEUE || t->mode == TUI_QSEARCH) {
+		draw_queue_view(t, top, avail, now);
+	} else if (t->mode == TUI_TASK ||
+		   (t->mode == TUI_CONFIRM && t->back_mode == TUI_TASK)) {
+		draw_task(t, top, avail, now);
 	} else if (t->mode == TUI_WEIGHTS || t->mode == TUI_WEDIT ||
 		   (t->mode == TUI_CONFIRM && t->back_mode == TUI_WEIGHTS)) {
 		draw_weights(t, top, avail, now);

@@ -17,7 +17,8 @@
 #   ok_noscreen NAME REGEX [SECS] TAP: REGEX disappears in time
 #   pg_ctl_stop, pg_ctl_start     stop / start the test cluster (the one
 #                         pg-cluster.sh started, data in $PGHOST/data)
-# Every wait polls (every 0.05 s, after half a second every 0.1 s) up to
+# Every wait polls (every 0.05 s, after half a second every 0.1 s, after
+# two every 0.2 s) up to
 # its timeout: no fixed sleeps.
 TM_SOCK=
 SCREEN=
@@ -65,10 +66,13 @@ tm_poll() {
 		[ $rc -eq "$1" ] && return 0
 		ms_now
 		[ "$NOW_MS" -ge "$deadline" ] && return 1
-		# 0.05 s for the first half second, then 0.1 s: a capture is
-		# a tmux process (about 15 ms of CPU on two cores)
+		# 0.05 s for the first half second, then 0.1 s, after two
+		# seconds 0.2 s: a capture is a tmux process (about 15 ms of
+		# CPU on two cores), and a console refreshing every second
+		# changes its screen about once a second
 		nap
 		[ $((n += 1)) -gt 10 ] && nap
+		[ "$n" -gt 25 ] && nap && nap
 	done
 }
 
