@@ -23,6 +23,9 @@
 --   retry_task(task)  a failed task back to the queue, its retries
 --       counted afresh (as a new task would start), audited task.retry
 --       with its last error; returns its new status.
+-- The two writers pin crawltop.inline empty, as every writer of tasks but
+-- claim's and complete's does (0020): a session's setting never makes
+-- them skip the queue's and the counters' triggers.
 CREATE FUNCTION crawltop.queue_position(p_task bigint, p_all boolean,
 		p_limit bigint)
 	RETURNS bigint LANGUAGE sql STABLE
@@ -128,7 +131,7 @@ REVOKE ALL ON FUNCTION crawltop.lock_task(bigint) FROM PUBLIC;
 
 CREATE FUNCTION crawltop.adjust_task(p_task bigint, p_delta double precision)
 	RETURNS double precision LANGUAGE plpgsql SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp AS $$
+	SET search_path = pg_catalog, pg_temp SET crawltop.inline = '' AS $$
 DECLARE
 	t crawltop.tasks;
 	j crawltop.jobs;
@@ -170,7 +173,7 @@ END $$;
 
 CREATE FUNCTION crawltop.retry_task(p_task bigint) RETURNS text
 	LANGUAGE plpgsql SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp AS $$
+	SET search_path = pg_catalog, pg_temp SET crawltop.inline = '' AS $$
 DECLARE
 	t crawltop.tasks;
 	j crawltop.jobs;

@@ -33,7 +33,7 @@
 struct sim_opts {
 	const char *dsn, *graph, *sitemap, *job, *domain, *mode, *priority;
 	const char *order_out;
-	long workers, latency_ms, host_delay_ms, max_pages;
+	long workers, latency_ms, host_delay_ms, max_pages, stall_after;
 	double fail_rate;
 	uint64_t seed;
 	int quiet, reconnect;
@@ -132,8 +132,9 @@ refused:
  * in one transaction. A sitemap page gets its link depth from '/' in the
  * graph, or 1 when no link reaches it (the sitemap is one step from the
  * site), so that the pages under it have depths too (frontier mode scores
- * by depth): one batch per depth, shallowest first, each in the
- * sitemap's order. */
+ * by depth): one batch per depth (and run of one page type),
+ * shallowest first, each in the sitemap's order. Page types and discovery methods come from the
+ * graph (simgraph_type: hubs, articles, pages; '/' found by "seed"). */
 static int seed_job(struct ct_store *s, const struct sim *sim,
 		    const long *smap, size_t nsmap)
 {
@@ -173,18 +174,27 @@ static int seed_job(struct ct_store *s, const struct sim *sim,
 	}
 	pathbatch_init(&b, s, sim->us, sim->job_id, CT_SRC_MANUAL);
 	b.depth = 0;
+	b.type = simgraph_type(sim->g, root, sim->median_links);
+	b.method = "seed";
 	rc = pathbatch_add(&b, "/");
 	if (rc == 0)
 		rc = pathbatch_flush(&b);
 	b.source = CT_SRC_SITEMAP;
+	b.method = NULL; /* "sitemap" */
+	/* one batch per depth, in the sitemap's order, split where the page
+	 * type changes (pathbatch_type) */
 	for (size_t k = 0; rc == 0 && k < nsmap; k++) {
-		int d = depth[smap[order[k]]];
-		if (d != b.depth) { /* one batch per depth */
+		long pg = smap[order[k]];
+		int d = depth[pg];
+		if (d != b.depth) {
 			rc = pathbatch_flush(&b);
 			b.depth = d;
 		}
 		if (rc == 0)
-			rc = pathbatch_add(&b, sim->g->path[smap[order[k]]]);
+			rc = pathbatch_type(&b, simgraph_type(sim->g, pg,
+							     sim->median_links));
+		if (rc == 0)
+			rc = pathbatch_add(&b, sim->g->path[pg]);
 	}
 	if (rc == 0)
 		rc = pathbatch_flush(&b);
@@ -392,10 +402,12 @@ static int simulate(const struct sim_opts *o)
 	    urlscore_init(&us, "simulate", s, j.mode, j.domain) != 0)
 		goto out;
 	sim = (struct sim){
-		.dsn = o->dsn, .job_id = j.id, .g = &g, .us = &us,
+		.dsn = o->dsn, .job_id = j.id, .g = &g,
+		.median_links = simgraph_median_links(&g), .us = &us,
 		.workers = (int)o->workers, .latency_ms = o->latency_ms,
 		.host_delay_ms = o->host_delay_ms, .fail_rate = o->fail_rate,
-		.seed = o->seed, .max_pages = o->max_pages, .order = order,
+		.seed = o->seed, .max_pages = o->max_pages,
+		.stall_after = o->stall_after, .order = order,
 		.reconnect = o->reconnect,
 		.lease_s = 30 + 4.0 * (double)(o->latency_ms +
 			   o->workers * o->host_delay_ms) / 1000,
@@ -484,6 +496,7 @@ static int run(int argc, char **argv)
 		{"order-out", required_argument, NULL, 'o'},
 		{"seed", required_argument, NULL, 'S'},
 		{"max-pages", required_argument, NULL, 'M'},
+		{"stall-after", required_argument, NULL, 'T'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"reconnect", no_argument, NULL, 'R'},
 		{NULL, 0, NULL, 0},
@@ -532,6 +545,10 @@ static int run(int argc, char **argv)
 			bad = db_parse_long("simulate", "--max-pages", optarg, 1,
 					    1000000000L, &o.max_pages);
 			break;
+		case 'T':
+			bad = db_parse_long("simulate", "--stall-after", optarg,
+					    1, 1000000000L, &o.stall_after);
+			break;
 		case 'q': o.quiet = 1; break;
 		case 'R': o.reconnect = 1; break;
 		default:
@@ -565,7 +582,7 @@ const struct cli_cmd cli_cmd_simulate = {
 	.usage = "--graph FILE --job NAME [--sitemap FILE] [--domain HOST] "
 		 "[--mode MODE] [--priority P] [--workers N] [--latency-ms D] "
 		 "[--fail-rate F] [--host-delay-ms D] [--order-out FILE] [--reconnect] "
-		 "[--seed S] [--max-pages N] [-q] [-d DSN]",
+		 "[--seed S] [--max-pages N] [--stall-after N] [-q] [-d DSN]",
 	.summary = "Crawl a site graph through the task store with simulated "
 		   "workers",
 	.help = "  --graph FILE        TSV edge list: source-path<TAB>target-path,\n"
@@ -589,6 +606,10 @@ const struct cli_cmd cli_cmd_simulate = {
 		"  --order-out FILE    the fetched paths in fetch order, one a line\n"
 		"  --seed S            seed of the failure draws (default 1)\n"
 		"  --max-pages N       stop after N pages\n"
+		"  --stall-after N     after N pages the workers hang: they\n"
+		"                      claim nothing more and hold no lease,\n"
+		"                      until stopped (a stalled crawler, for\n"
+		"                      the console's health)\n"
 		"  -q, --quiet         no progress display\n"
 		"  --reconnect         a worker whose server goes away (a\n"
 		"                      restart) connects again, every 0.25 s\n"
@@ -596,6 +617,12 @@ const struct cli_cmd cli_cmd_simulate = {
 		"                      ending the run, and gives back the task\n"
 		"                      it held\n"
 		DB_HELP_DSN
+		"\nEach task carries a page type and a discovery method from the\n"
+		"graph, relative to its median page's number of links: a page\n"
+		"with twice as many is a hub, one with at most three quarters\n"
+		"as many (a leaf always) an article, else a page; '/' is found\n"
+		"by seed, the sitemap's pages by sitemap, the others by\n"
+		"hub-link, link or article-link after the page that linked them.\n"
 		"\nThe crawl ends when the job has no pending or running task.\n"
 		"Ctrl-C stops it: the workers release the tasks they hold.\n"
 		SCORED_WITH_STORED_SETTINGS

@@ -49,8 +49,8 @@ int pathbatch_add(struct pathbatch *b, const char *path)
 		b->tcap = cap;
 	}
 	if (b->us && b->us->needed &&
-	    urlscore_of(b->us, path, b->source, b->depth, &b->scores[b->n],
-			b->err, sizeof b->err) != 0)
+	    urlscore_of(b->us, path, b->source, b->depth, b->type, b->method,
+			&b->scores[b->n], b->err, sizeof b->err) != 0)
 		return -1;
 	memcpy(b->text + b->used, path, l);
 	b->off[b->n++] = b->used;
@@ -74,7 +74,8 @@ int pathbatch_flush(struct pathbatch *b)
 	e.source = b->source;
 	e.source_page_id = b->source_page_id;
 	e.depth = b->depth;
-	e.discovery_method = urlscore_method(b->source);
+	e.type = b->type;
+	e.discovery_method = b->method ? b->method : urlscore_method(b->source);
 	ct_status st = ct_store_enqueue(b->s, &e, &r, &err);
 	size_t n = b->n;
 	b->n = 0;
@@ -87,6 +88,15 @@ int pathbatch_flush(struct pathbatch *b)
 	b->inserted += r.inserted;
 	b->raised += r.raised;
 	return 0;
+}
+
+int pathbatch_type(struct pathbatch *b, const char *type)
+{
+	if (b->type == type || (b->type && type && !strcmp(b->type, type)))
+		return 0;
+	int rc = pathbatch_flush(b);
+	b->type = type;
+	return rc;
 }
 
 void pathbatch_free(struct pathbatch *b)

@@ -23,6 +23,8 @@ struct pathbatch {
 	ct_source_type source;
 	int64_t source_page_id;     /* 0: unknown */
 	int depth;                  /* -1: unknown */
+	const char *type;           /* NULL: unknown; borrowed */
+	const char *method;         /* NULL: the source's (urlscore_method) */
 	/* the pending batch: n paths as offsets into text */
 	char *text;
 	size_t used, tcap;
@@ -45,6 +47,11 @@ void pathbatch_init(struct pathbatch *b, struct ct_store *s,
  * -1 with b->err on a failure (the store's refusal, a score the engine
  * refused, out of memory). */
 int pathbatch_add(struct pathbatch *b, const char *path);
+
+/* The page type of the paths added from now on: what is pending is sent
+ * first when the type changes (one call carries one type), so the paths
+ * keep their order. -1 with b->err. */
+int pathbatch_type(struct pathbatch *b, const char *type);
 
 /* Send what is pending (nothing to do when empty); -1 with b->err. */
 int pathbatch_flush(struct pathbatch *b);

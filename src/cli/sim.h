@@ -17,12 +17,15 @@ struct sim {
 	const char *dsn;
 	int64_t job_id;
 	const struct simgraph *g;
+	size_t median_links;        /* the graph's: page types (simgraph.h) */
 	const struct urlscore *us;
 	int workers;
 	long latency_ms, host_delay_ms;
 	double fail_rate;           /* 0..1 */
 	uint64_t seed;
 	long max_pages;             /* 0: no limit */
+	long stall_after;           /* 0: never; else the workers hang after
+				     * this many pages, holding nothing */
 	double lease_s;
 	FILE *order;                /* --order-out, or NULL */
 	int reconnect;              /* --reconnect: a worker whose server went

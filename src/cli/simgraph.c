@@ -339,3 +339,47 @@ void simgraph_free(struct simgraph *g)
 	free(g->slot);
 	memset(g, 0, sizeof *g);
 }
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x > y) - (x < y);
+}
+
+size_t simgraph_median_links(const struct simgraph *g)
+{
+	if (g->n == 0)
+		return 0;
+	size_t *d = malloc(g->n * sizeof *d);
+	if (!d)
+		return 0;
+	for (size_t i = 0; i < g->n; i++)
+		d[i] = g->first[i + 1] - g->first[i];
+	qsort(d, g->n, sizeof *d, cmp_size);
+	size_t m = d[g->n / 2];
+	free(d);
+	return m;
+}
+
+/* 0 article, 1 page, 2 hub. */
+static int simgraph_kind(const struct simgraph *g, long i, size_t median)
+{
+	size_t d = i >= 0 && (size_t)i < g->n ? g->first[i + 1] - g->first[i]
+					      : 0;
+	if (d == 0 || 4 * d <= 3 * median)
+		return 0;
+	return d >= 2 * median ? 2 : 1;
+}
+
+const char *simgraph_type(const struct simgraph *g, long i, size_t median)
+{
+	static const char *const t[] = {"article", "page", "hub"};
+	return t[simgraph_kind(g, i, median)];
+}
+
+const char *simgraph_link_method(const struct simgraph *g, long i,
+				 size_t median)
+{
+	static const char *const m[] = {"article-link", "link", "hub-link"};
+	return m[simgraph_kind(g, i, median)];
+}

@@ -47,6 +47,19 @@ int simgraph_load_list(struct simgraph *g, const char *file, size_t max,
 size_t simgraph_reachable(const struct simgraph *g, const long *seeds,
 			  size_t n, int *depth);
 
+/* The median number of links a page has (0 for an empty graph). */
+size_t simgraph_median_links(const struct simgraph *g);
+
+/* The page type simulate gives page i from its links, relative to the
+ * graph's median (median): "hub" with at least twice as many, "article"
+ * with at most three quarters as many (a leaf always), else "page". The
+ * discovery method of a link found on page i: "hub-link", "article-link"
+ * or "link" by the same rule. Static strings. */
+const char *simgraph_type(const struct simgraph *g, long i, size_t median);
+
+const char *simgraph_link_method(const struct simgraph *g, long i,
+				 size_t median);
+
 void simgraph_free(struct simgraph *g);
 
 #endif

@@ -146,14 +146,22 @@ static int finish(struct sim *s, struct ct_store *st, const char *worker,
 		snprintf(msg, n, "%s", err.msg);
 		return -1;
 	}
+	/* the links in page order, each with its page type (one call per
+	 * run of a type), found by the method the source page's type gives */
 	pathbatch_init(&b, st, s->us, s->job_id, CT_SRC_LINK);
 	b.source_page_id = t->page_id;
 	b.depth = t->depth >= 0 ? t->depth + 1 : -1;
+	b.method = simgraph_link_method(s->g, page, s->median_links);
 	int rc = 0;
 	if (page >= 0)
 		for (size_t k = s->g->first[page]; rc == 0 &&
-		     k < s->g->first[page + 1]; k++)
-			rc = pathbatch_add(&b, s->g->path[s->g->link[k]]);
+		     k < s->g->first[page + 1]; k++) {
+			long to = s->g->link[k];
+			rc = pathbatch_type(&b, simgraph_type(s->g, to,
+							     s->median_links));
+			if (rc == 0)
+				rc = pathbatch_add(&b, s->g->path[to]);
+		}
 	if (rc == 0)
 		rc = pathbatch_flush(&b);
 	if (rc != 0)
@@ -357,6 +365,10 @@ void *sim_worker_main(void *arg)
 	int64_t wait_ms = 5;
 	for (;;) {
 		pthread_mutex_lock(&s->mu);
+		/* --stall-after: hang, holding nothing, until stopped */
+		while (!s->stop && s->stall_after &&
+		       s->fetched + s->finishing >= s->stall_after)
+			pthread_cond_wait(&s->cv, &s->mu);
 		int stop = s->stop;
 		pthread_mutex_unlock(&s->mu);
 		if (stop)

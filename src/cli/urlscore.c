@@ -31,7 +31,8 @@ const char *urlscore_method(ct_source_type src)
 }
 
 int urlscore_of(const struct urlscore *u, const char *path, ct_source_type src,
-		int depth, double *out, char *why, size_t n)
+		int depth, const char *type, const char *method, double *out,
+		char *why, size_t n)
 {
 	struct ct_error err;
 	ct_status st = CT_OK;
@@ -42,7 +43,8 @@ int urlscore_of(const struct urlscore *u, const char *path, ct_source_type src,
 		struct ct_frontier_result r;
 		in.url = url;
 		in.depth = depth >= 0 ? depth : 0;
-		in.discovery_method = urlscore_method(src);
+		in.type = type;
+		in.discovery_method = method ? method : urlscore_method(src);
 		st = ct_frontier_score(&u->st.frontier, &u->st.classes, &in, &r,
 				       &err);
 		*out = st == CT_OK ? r.score : 0;

@@ -3,9 +3,10 @@
  * store.h: struct ct_enqueue_batch). Used by `crawltop enqueue` and
  * `crawltop simulate`, which know nothing else about a page.
  *
- *   frontier   seed 002 with type unknown (default weight), depth as
- *              given (0 when unknown), discovery method the source type
- *              (sitemap, link; none for manual), bias 0
+ *   frontier   seed 002 with the type given (unknown: the default
+ *              weight), depth as given (0 when unknown), the discovery
+ *              method given, else the source type's (sitemap, link; none
+ *              for manual), bias 0
  *   freshness  seed 004 for a page never visited, with SPEC.md's defaults
  *   discovery  unranked: the P2 lower bound (SPEC.md: a URL not yet ranked
  *              is stored as P2)
@@ -47,10 +48,13 @@ struct urlscore {
 int urlscore_init(struct urlscore *u, const char *cmd, struct ct_store *s,
 		  const char *mode, const char *domain);
 
-/* The score (0..100) of path found through src at depth (-1: unknown);
- * -1 with the engine's message in why (n bytes) when it refuses. */
+/* The score (0..100) of path found through src at depth (-1: unknown),
+ * of page type type (NULL: unknown) and discovery method method (NULL:
+ * urlscore_method(src)), as the task will carry them; -1 with the
+ * engine's message in why (n bytes) when it refuses. */
 int urlscore_of(const struct urlscore *u, const char *path, ct_source_type src,
-		int depth, double *out, char *why, size_t n);
+		int depth, const char *type, const char *method, double *out,
+		char *why, size_t n);
 
 /* The discovery method a task found through src carries: "sitemap",
  * "link", or NULL (manual, other). Static. */

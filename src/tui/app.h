@@ -54,6 +54,9 @@ enum tui_mode {
 	TUI_QUEUE,    /* the queue view: next tasks, or those found by path */
 	TUI_QSEARCH,  /* typing the queue view's path search */
 	TUI_TASK,     /* one task, whole, and what can be done to it */
+	TUI_AUDIT,    /* the audit log: scrolled, filtered, a row opened */
+	TUI_AFILTER,  /* typing the audit view's role filter */
+	TUI_AROW,     /* one audit row, whole */
 	TUI_MODE_N
 };
 
@@ -238,6 +241,9 @@ struct tui {
 	int queue_page;           /* rows the queue view last showed */
 	char queue_search[256];   /* its path search; "" = the next tasks */
 	int64_t card_task;        /* the task view's task */
+	int audit_sel;            /* the audit view's selected row */
+	int audit_page;           /* rows it last showed */
+	char audit_role[64];      /* its role filter (a part of the name) */
 	int64_t pending_task;     /* TUI_ACT_REQUEUE: the task */
 	int help_scroll;
 	int help_page, help_max;  /* the help's lines on screen, its last scroll */

@@ -17,7 +17,7 @@
 
 enum {
 	Q_ROLE = 1, Q_JOBS, Q_CELLS, Q_RATE, Q_NEXT, Q_AUDIT, Q_SETTINGS,
-	Q_LEASES = 9, Q_COUNT = 10, Q_QUEUE = 11, Q_CARD = 12, Q_REAP = 100,
+	Q_LEASES = 9, Q_COUNT = 10, Q_QUEUE = 11, Q_CARD = 12, Q_AROW = 13, Q_REAP = 100,
 	Q_ACT = 1000, /* + act_seq % 8 */
 };
 
@@ -55,8 +55,14 @@ static const char SQL_AUDIT[] =
 	"THEN 'HH24:MI:SS' ELSE 'MM-DD HH24:MI' END), db_role, "
 	"application_name, action, job_id, coalesce(before::text, ''), "
 	"coalesce(after::text, ''), rows_affected FROM crawltop.audit_log "
-	"WHERE $1::bigint IS NULL OR job_id = $1::bigint "
+	"WHERE ($1::bigint IS NULL OR job_id = $1::bigint) "
+	"AND ($3::text = '' OR strpos(db_role, $3) > 0) "
 	"ORDER BY id DESC LIMIT $2::integer";
+/* The audit view's opened row, whole. */
+static const char SQL_AROW[] =
+	"SELECT id, coalesce(jsonb_pretty(before), ''), "
+	"coalesce(jsonb_pretty(after), '') FROM crawltop.audit_log "
+	"WHERE id = $1::bigint";
 /* The leases view (W), while it is open: the tasks workers hold, the
  * soonest to expire first (0025). */
 static const char SQL_LEASES[] =
@@ -263,16 +269,26 @@ static void start_refresh(struct tui *t, double now)
 		 t->next_limit : 20);
 	const char *p3[] = {jobp, lim};
 	send_q(t, Q_NEXT, "next tasks", SQL_NEXT, 2, p3);
-	snprintf(lim, sizeof lim, "%d", TM_MAX_AUDIT);
-	const char *p4[] = {jobp, lim};
-	send_q(t, Q_AUDIT, "audit log", SQL_AUDIT, 2, p4);
+	enum tui_mode shown = t->mode == TUI_CONFIRM ? t->back_mode : t->mode;
+	int audit_view = shown == TUI_AUDIT || shown == TUI_AFILTER ||
+			 shown == TUI_AROW;
+	snprintf(lim, sizeof lim, "%d", audit_view ? TM_MAX_AUDIT : 64);
+	const char *p4[] = {jobp, lim, audit_view ? t->audit_role : ""};
+	send_q(t, Q_AUDIT, "audit log", SQL_AUDIT, 3, p4);
+	if (shown == TUI_AROW && t->audit_sel >= 0 &&
+	    t->audit_sel < t->model.n_audit) {
+		char id[24];
+		snprintf(id, sizeof id, "%" PRId64,
+			 t->model.audit[t->audit_sel].id);
+		const char *p8[] = {id};
+		send_q(t, Q_AROW, "audit row", SQL_AROW, 1, p8);
+	}
 	if (t->mode == TUI_LEASES ||
 	    (t->mode == TUI_CONFIRM && t->back_mode == TUI_LEASES)) {
 		snprintf(lim, sizeof lim, "%d", TM_MAX_LEASES);
 		const char *p5[] = {jobp, lim};
 		send_q(t, Q_LEASES, "running leases", SQL_LEASES, 2, p5);
 	}
-	enum tui_mode shown = t->mode == TUI_CONFIRM ? t->back_mode : t->mode;
 	if (shown == TUI_QUEUE || shown == TUI_QSEARCH) {
 		snprintf(lim, sizeof lim, "%d", TM_MAX_QUEUE);
 		const char *p6[] = {jobp, lim, t->queue_search};
@@ -504,6 +520,7 @@ static void dispatch(struct tui *t, struct ct_arows *r, double now)
 	case Q_LEASES: tm_load_leases(&t->model, r, now); break;
 	case Q_QUEUE: tm_load_queue(&t->model, r, now); break;
 	case Q_CARD: tm_load_card(&t->model, r, now); break;
+	case Q_AROW: tm_load_arow(&t->model, r, now); break;
 	default: break;
 	}
 	if (t->refreshing > 0 && --t->refreshing == 0)

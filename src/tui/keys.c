@@ -494,23 +494,30 @@ static int k_leases(struct tui *t, int key)
 	return TUI_REDRAW | TUI_REFRESH;
 }
 
+/* Move the selected row *sel of a list of n rows (page: rows shown) by
+ * key: a row, a page, the first or the last. */
+static int list_move(int *sel, int n, int page, int key)
+{
+	page = page > 1 ? page : 10;
+	switch (key) {
+	case TK_UP: case 'k': (*sel)--; break;
+	case TK_DOWN: case 'j': (*sel)++; break;
+	case TK_PGUP: *sel -= page; break;
+	case TK_PGDN: case ' ': *sel += page; break;
+	case TK_HOME: case 'g': *sel = 0; break;
+	case TK_END: case 'G': *sel = n - 1; break;
+	}
+	if (*sel >= n)
+		*sel = n - 1;
+	if (*sel < 0)
+		*sel = 0;
+	return TUI_REDRAW;
+}
+
 /* Select a row. */
 static int k_leases_move(struct tui *t, int key)
 {
-	int n = t->model.n_leases;
-	if (key == TK_UP || key == 'k')
-		t->lease_sel--;
-	else if (key == TK_DOWN || key == 'j')
-		t->lease_sel++;
-	else if (key == TK_HOME || key == 'g')
-		t->lease_sel = 0;
-	else if (key == TK_END || key == 'G')
-		t->lease_sel = n - 1;
-	if (t->lease_sel >= n)
-		t->lease_sel = n - 1;
-	if (t->lease_sel < 0)
-		t->lease_sel = 0;
-	return TUI_REDRAW;
+	return list_move(&t->lease_sel, t->model.n_leases, 0, key);
 }
 
 /* R: give the selected task back to the queue (asks first). */
@@ -559,20 +566,7 @@ static int k_queue(struct tui *t, int key)
 /* Select a row; a page is what the view last showed. */
 static int k_queue_move(struct tui *t, int key)
 {
-	int n = t->model.n_queue, page = t->queue_page > 1 ? t->queue_page : 10;
-	switch (key) {
-	case TK_UP: case 'k': t->queue_sel--; break;
-	case TK_DOWN: case 'j': t->queue_sel++; break;
-	case TK_PGUP: t->queue_sel -= page; break;
-	case TK_PGDN: case ' ': t->queue_sel += page; break;
-	case TK_HOME: case 'g': t->queue_sel = 0; break;
-	case TK_END: case 'G': t->queue_sel = n - 1; break;
-	}
-	if (t->queue_sel >= n)
-		t->queue_sel = n - 1;
-	if (t->queue_sel < 0)
-		t->queue_sel = 0;
-	return TUI_REDRAW;
+	return list_move(&t->queue_sel, t->model.n_queue, t->queue_page, key);
 }
 
 /* /: type a path search (any status); Enter runs it, Esc clears it. */
@@ -690,6 +684,69 @@ static int k_task_requeue(struct tui *t, int key)
 	return TUI_REDRAW;
 }
 
+/* ---- the audit view ---------------------------------------------------- */
+
+/* Open the audit view (A): the latest 200 changes of the focused job (or
+ * all), loaded now. */
+static int k_audit_view(struct tui *t, int key)
+{
+	t->back_mode = TUI_NORMAL;
+	t->mode = TUI_AUDIT;
+	t->audit_sel = 0;
+	t->model.audit_age.loaded_at = 0;
+	return TUI_REDRAW | TUI_REFRESH;
+}
+
+static int k_audit_move(struct tui *t, int key)
+{
+	return list_move(&t->audit_sel, t->model.n_audit, t->audit_page, key);
+}
+
+/* /: type a role filter (a part of the role's name). */
+static int k_audit_filter(struct tui *t, int key)
+{
+	t->mode = TUI_AFILTER;
+	return TUI_REDRAW;
+}
+
+static int k_afilter_text(struct tui *t, int key)
+{
+	line_edit(t, key);
+	return TUI_REDRAW;
+}
+
+static int k_afilter_done(struct tui *t, int key)
+{
+	t->mode = TUI_AUDIT;
+	if (key == TK_ESC || key == TK_CTRL('c'))
+		t->audit_role[0] = '\0';
+	t->audit_sel = 0;
+	t->model.audit_age.loaded_at = 0;
+	return TUI_REDRAW | TUI_REFRESH;
+}
+
+/* Enter: the selected row, whole. */
+static int k_audit_open(struct tui *t, int key)
+{
+	if (t->audit_sel < 0 || t->audit_sel >= t->model.n_audit) {
+		tui_msg(t, 1, "no change selected");
+		return TUI_REDRAW;
+	}
+	t->model.arow_id = 0;
+	t->model.arow_age.loaded_at = 0;
+	t->model.arow_age.error[0] = '\0';
+	t->mode = TUI_AROW;
+	return TUI_REDRAW | TUI_REFRESH;
+}
+
+/* Close the row back to the view, the view back to the dashboard. */
+static int k_audit_close(struct tui *t, int key)
+{
+	t->mode = t->mode == TUI_AROW ? TUI_AUDIT : TUI_NORMAL;
+	t->back_mode = TUI_NORMAL;
+	return TUI_REDRAW | TUI_REFRESH;
+}
+
 /* ---- line editing (filter, prompt, value) ---------------------------- */
 
 /* The filter, the boost prompt and the value editor share this code:
@@ -708,6 +765,9 @@ static char *line_text(struct tui *t, size_t *len)
 	case TUI_QSEARCH:
 		*len = sizeof t->queue_search;
 		return t->queue_search;
+	case TUI_AFILTER:
+		*len = sizeof t->audit_role;
+		return t->audit_role;
 	case TUI_PROMPT:
 	case TUI_WEDIT:
 		*len = sizeof t->input;
@@ -1250,6 +1310,9 @@ static const struct tui_key key_table[] = {
 	{TUI_NORMAL, {'n'}, "n", NULL,
 	 "the queue: scroll the next tasks, search by path, open one", 0,
 	 k_queue},
+	{TUI_NORMAL, {'A'}, "A", NULL,
+	 "the audit log: scroll, filter by role, open a change whole", 0,
+	 k_audit_view},
 	{TUI_NORMAL, {'P'}, "P", NULL,
 	 "set the selected job's priority to a number (asks)", 1,
 	 k_set_priority},
@@ -1314,6 +1377,29 @@ static const struct tui_key key_table[] = {
 	 "back to the next tasks", 0, k_qsearch_done},
 	{TUI_QSEARCH, {K_TEXT, TK_BACKSPACE, TK_DEL}, "text Bksp", NULL,
 	 "edit the search (a part of the path)", 0, k_qsearch_text},
+
+	{TUI_AUDIT, {TK_UP, 'k', TK_DOWN, 'j'}, "Up k Down j", NULL,
+	 "select a change", 0, k_audit_move},
+	{TUI_AUDIT, {TK_PGUP, TK_PGDN, ' '}, "PgUp PgDn Space", NULL,
+	 "a page up or down", 0, k_audit_move},
+	{TUI_AUDIT, {TK_HOME, 'g', TK_END, 'G'}, "Home g End G", NULL,
+	 "the newest or the oldest", 0, k_audit_move},
+	{TUI_AUDIT, {'/'}, "/", NULL,
+	 "filter by role (a part of its name)", 0, k_audit_filter},
+	{TUI_AUDIT, {TK_ENTER}, "Enter", NULL,
+	 "open the selected change whole", 0, k_audit_open},
+	{TUI_AUDIT, {K_ANY}, "any other", NULL,
+	 "close the view", 0, k_audit_close},
+
+	{TUI_AFILTER, {TK_ENTER}, "Enter", NULL,
+	 "filter", 0, k_afilter_done},
+	{TUI_AFILTER, {TK_ESC, TK_CTRL('c')}, "Esc", NULL,
+	 "every role again", 0, k_afilter_done},
+	{TUI_AFILTER, {K_TEXT, TK_BACKSPACE, TK_DEL}, "text Bksp", NULL,
+	 "edit the role filter", 0, k_afilter_text},
+
+	{TUI_AROW, {K_ANY}, "any", NULL,
+	 "back to the audit view", 0, k_audit_close},
 
 	{TUI_TASK, {'b', 'd'}, "b d", NULL,
 	 "boost or demote this pending task by 10 points (asks)", 1,

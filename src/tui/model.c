@@ -286,6 +286,23 @@ int tm_load_queue(struct tm_model *m, const struct ct_arows *r, double now)
 	return 0;
 }
 
+int tm_load_arow(struct tm_model *m, const struct ct_arows *r, double now)
+{
+	if (!load_begin(&m->arow_age, r, 3))
+		return r->st == CT_OK ? -1 : 0;
+	m->arow_age.loaded_at = now;
+	if (r->nrows == 0) {
+		m->arow_id = 0;
+		snprintf(m->arow_age.error, sizeof m->arow_age.error,
+			 "the audit row is gone");
+		return 0;
+	}
+	m->arow_id = ll_at(r, 0, 0);
+	s_at(m->arow_before, sizeof m->arow_before, r, 0, 1);
+	s_at(m->arow_after, sizeof m->arow_after, r, 0, 2);
+	return 0;
+}
+
 int tm_load_card(struct tm_model *m, const struct ct_arows *r, double now)
 {
 	if (!load_begin(&m->card_age, r, 30))

@@ -16,7 +16,7 @@
 #define TM_MAX_HEAT 256
 #define TM_MAX_SERIES 600
 #define TM_MAX_NEXT 64
-#define TM_MAX_AUDIT 64
+#define TM_MAX_AUDIT 200 /* the audit view's rows; the panel loads 64 */
 #define TM_MAX_LEASES 64
 #define TM_MAX_QUEUE 200 /* the queue view's rows (next_tasks, find_tasks) */
 #define TM_SERIES_SECONDS 300 /* the sparkline covers the last 5 minutes */
@@ -156,6 +156,12 @@ struct tm_model {
 	int n_audit;
 	struct tm_age audit_age;
 
+	/* the audit view's opened row (A, Enter): its before and after
+	 * whole, read again by id */
+	int64_t arow_id;           /* 0: none loaded */
+	char arow_before[16384], arow_after[16384];
+	struct tm_age arow_age;
+
 	/* the queue view (n): the next tasks, or those found by path */
 	struct tm_next queue[TM_MAX_QUEUE];
 	int n_queue;
@@ -202,6 +208,8 @@ int tm_load_leases(struct tm_model *m, const struct ct_arows *r, double now);
 /* next_tasks's columns, or find_tasks's (the same and the status). */
 int tm_load_queue(struct tm_model *m, const struct ct_arows *r, double now);
 int tm_load_card(struct tm_model *m, const struct ct_arows *r, double now);
+/* id, before, after of one audit row. */
+int tm_load_arow(struct tm_model *m, const struct ct_arows *r, double now);
 
 /* The job with this id, or NULL. Borrowed from m. */
 const struct tm_job *tm_job_by_id(const struct tm_model *m, int64_t id);

@@ -779,6 +779,30 @@ static void draw_next(struct tui *t, int y, int x, int w, int h, double now)
 
 /* ---- audit --------------------------------------------------------------------- */
 
+/* One audit row: when, who, what, job, rows, the change; sel: the
+ * selected row's colours. */
+static void audit_line(int yy, const struct tm_audit *a, int sel)
+{
+	int W = COLS;
+	attr_t n = sel ? A(R_SEL) : A_NORMAL;
+	char who[160], job[24], rows[24], c[1024], arrow[16];
+	/* "crawltop console", "crawltop job": the part after "crawltop "
+	 * tells them apart in 18 columns */
+	FMT(who, "%s/%s", a->role, strncmp(a->app, "crawltop ", 9) == 0 ?
+	    a->app + 9 : a->app);
+	if (a->job_id)
+		FMT(job, "%" PRId64, a->job_id);
+	else
+		FMT(job, "-");
+	putpad(yy, 1, 8, sel ? n : A(R_DIM), a->at, 0);
+	putpad(yy, 10, 18, n, who, 0);
+	putpad(yy, 29, 13, sel ? n : A(R_TITLE), a->action, 0);
+	putpad(yy, 43, 5, n, job, 1);
+	putpad(yy, 49, 6, n, FMT(rows, "%lld", a->rows), 1);
+	put(yy, 57, W - 58, n, chg_format(c, sizeof c, a->before, a->after,
+	    FMT(arrow, " %s ", G->arrow)));
+}
+
 static void draw_audit(struct tui *t, int y, int h, double now)
 {
 	int W = COLS;
@@ -793,30 +817,126 @@ static void draw_audit(struct tui *t, int y, int h, double now)
 	}
 	putpad(y + 1, 0, W, A(R_COLHDR), FMT(b, " %-8s %-18s %-13s %5s %6s  %s",
 	       "WHEN", "WHO", "WHAT", "JOB", "ROWS", "CHANGE"), 0);
-	for (int i = 0; i < t->model.n_audit && i < h - 2; i++) {
-		const struct tm_audit *a = &t->model.audit[i];
-		char who[160], job[24];
-		/* "crawltop console", "crawltop job": the part after
-		 * "crawltop " tells them apart in 18 columns */
-		FMT(who, "%s/%s", a->role, strncmp(a->app, "crawltop ", 9) == 0 ?
-		    a->app + 9 : a->app);
-		if (a->job_id)
-			FMT(job, "%" PRId64, a->job_id);
-		else
-			FMT(job, "-");
-		int yy = y + 2 + i;
-		putpad(yy, 1, 8, A(R_DIM), a->at, 0);
-		putpad(yy, 10, 18, A_NORMAL, who, 0);
-		putpad(yy, 29, 13, A(R_TITLE), a->action, 0);
-		putpad(yy, 43, 5, A_NORMAL, job, 1);
-		char rows[24];
-		putpad(yy, 49, 6, A_NORMAL, FMT(rows, "%lld", a->rows), 1);
-		char c[1024], arrow[16];
-		put(yy, 57, W - 58, A_NORMAL, chg_format(c, sizeof c, a->before,
-		    a->after, FMT(arrow, " %s ", G->arrow)));
-	}
+	for (int i = 0; i < t->model.n_audit && i < h - 2 && i < 64; i++)
+		audit_line(y + 2 + i, &t->model.audit[i], 0);
 	if (t->model.n_audit == 0)
 		put(y + 2, 1, W - 2, A(R_DIM), "no changes recorded yet");
+}
+
+/* The audit view (A): the latest 200 changes of the focused job (or all),
+ * of the roles the filter names; one selected, Enter opens it whole. */
+static void draw_audit_view(struct tui *t, int y, int h, double now)
+{
+	int W = COLS;
+	char b[600], age[64], f[120] = "";
+	const struct tm_model *m = &t->model;
+	const struct tm_job *fj = t->focus ? tm_job_by_id(m, t->focus) : NULL;
+	if (t->audit_role[0] || t->mode == TUI_AFILTER)
+		FMT(f, " by roles holding \"%.60s\"%s", t->audit_role,
+		    t->mode == TUI_AFILTER ? "_" : "");
+	FMT(b, "Audit of %s%s: %d change%s %s Up Down PgUp PgDn %s / role %s "
+	    "Enter opens %s any other key closes%s", fj ? fj->name : "all jobs",
+	    f, m->n_audit, m->n_audit == 1 ? "" : "s", G->dot, G->dot, G->dot,
+	    G->dot, age_note(t, &m->audit_age, now, age, sizeof age));
+	rule(y, 0, W, b, A(R_TITLE));
+	if (m->audit_age.error[0]) {
+		put(y + 1, 2, W - 4, A(R_ERR), m->audit_age.error);
+		return;
+	}
+	if (!m->audit_age.loaded_at || m->n_audit == 0) {
+		put(y + 1, 2, W - 4, A(R_DIM), !m->audit_age.loaded_at ?
+		    "loading..." : "no change matches");
+		return;
+	}
+	putpad(y + 1, 0, W, A(R_COLHDR), FMT(b, " %-8s %-18s %-13s %5s %6s  %s",
+	       "WHEN", "WHO", "WHAT", "JOB", "ROWS", "CHANGE"), 0);
+	int rows = h - 2, first = 0;
+	t->audit_page = rows;
+	if (t->audit_sel >= m->n_audit)
+		t->audit_sel = m->n_audit - 1;
+	if (t->audit_sel >= rows)
+		first = t->audit_sel - rows + 1;
+	for (int r = 0; r < rows && first + r < m->n_audit; r++) {
+		int sel = first + r == t->audit_sel;
+		if (sel) {
+			attrset(A(R_SEL));
+			mvhline(y + 2 + r, 0, ' ', W);
+			attrset(A_NORMAL);
+			glyphs(y + 2 + r, 0, A(R_SEL), G->sel);
+		}
+		audit_line(y + 2 + r, &m->audit[first + r], sel);
+	}
+}
+
+/* text (lines of JSON) in a column from (y, x), w wide, down to end,
+ * each line wrapped at w; -1 when it did not all fit. */
+static int json_column(int y, int end, int x, int w, const char *text)
+{
+	while (*text && y < end) {
+		size_t l = strcspn(text, "\n");
+		char line[1024];
+		snprintf(line, sizeof line, "%.*s", (int)(l < 1023 ? l : 1023),
+			 text);
+		/* continuation lines keep the line's indent, plus two */
+		size_t ind = strspn(line, " ");
+		if ((int)ind + 10 > w)
+			ind = 0;
+		int used = 0, lw = w;
+		size_t at = 0, len = strlen(line);
+		while (at < len && y < end) {
+			size_t take = len - at < (size_t)lw ? len - at : (size_t)lw;
+			while (take > 0 && at + take < len &&
+			       ((unsigned char)line[at + take] & 0xc0) == 0x80)
+				take--;
+			char part[1024];
+			snprintf(part, sizeof part, "%.*s", (int)take, line + at);
+			put(y++, x + (used ? (int)ind + 2 : 0), lw, A_NORMAL, part);
+			at += take;
+			if (!used++)
+				lw = w - (int)ind - 2;
+		}
+		text += l + (text[l] == '\n');
+	}
+	return *text ? -1 : y;
+}
+
+/* One audit row whole: who, when, what, and its before and after as
+ * indented JSON, read again by id (nothing cut). */
+static void draw_arow(struct tui *t, int y, int h, double now)
+{
+	int W = COLS;
+	char b[600], age[64];
+	const struct tm_model *m = &t->model;
+	const struct tm_audit *a = t->audit_sel >= 0 &&
+		t->audit_sel < m->n_audit ? &m->audit[t->audit_sel] : NULL;
+	if (!a) {
+		rule(y, 0, W, "Change", A(R_TITLE));
+		return;
+	}
+	FMT(b, "Change %" PRId64 ": %s by %s (%s) at %s, %lld row%s %s any key: "
+	    "back%s", a->id, a->action, a->role, a->app, a->at, a->rows,
+	    a->rows == 1 ? "" : "s", G->dot,
+	    age_note(t, &m->arow_age, now, age, sizeof age));
+	rule(y, 0, W, b, A(R_TITLE));
+	if (m->arow_age.error[0]) {
+		put(y + 1, 2, W - 4, A(R_ERR), m->arow_age.error);
+		return;
+	}
+	if (m->arow_id != a->id) {
+		put(y + 1, 2, W - 4, A(R_DIM), "loading...");
+		return;
+	}
+	/* before on the left, after on the right, each line wrapped in
+	 * its column (nothing cut) */
+	int half = (W - 3) / 2, yy = y + 1, end = y + h;
+	put(yy, 1, half, A(R_COLHDR), "BEFORE");
+	put(yy++, half + 2, W - half - 3, A(R_COLHDR), "AFTER");
+	int left = json_column(yy, end, 1, half, m->arow_before);
+	int right = json_column(yy, end, half + 2, W - half - 3,
+				m->arow_after);
+	if (left < 0 || right < 0)
+		put(end - 1, W - 34, 33, A(R_DIM),
+		    "-- more than the screen holds --");
 }
 
 /* ---- weights ---------------------------------------------------------------------- */
@@ -1098,6 +1218,9 @@ static void draw_help(struct tui *t, int y, int h)
 		[TUI_QUEUE] = "In the queue view (n)",
 		[TUI_QSEARCH] = "While typing a path search (/ in the queue view)",
 		[TUI_TASK] = "In the task view (Enter in the queue view)",
+		[TUI_AUDIT] = "In the audit view (A)",
+		[TUI_AFILTER] = "While typing a role filter (/ in the audit view)",
+		[TUI_AROW] = "In a change opened whole (Enter in the audit view)",
 	};
 	const char *why = tui_why_readonly(t);
 	/* lines: a title per mode, then its rows */
@@ -1626,6 +1749,10 @@ void view_draw(struct tui *t, double now)
 	} else if (t->mode == TUI_LEASES ||
 		   (t->mode == TUI_CONFIRM && t->back_mode == TUI_LEASES)) {
 		draw_leases(t, top, avail, now);
+	} else if (t->mode == TUI_AUDIT || t->mode == TUI_AFILTER) {
+		draw_audit_view(t, top, avail, now);
+	} else if (t->mode == TUI_AROW) {
+		draw_arow(t, top, avail, now);
 	} else if (t->mode == TUI_QUEUE || t->mode == TUI_QSEARCH) {
 		draw_queue_view(t, top, avail, now);
 	} else if (t->mode == TUI_TASK ||

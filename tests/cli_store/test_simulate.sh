@@ -80,6 +80,16 @@ avg() { # DEPTH FILE: mean line number of the paths of that depth
 ok_eq "2 workers: depth-1 pages come before depth-3 pages on average" \
 	"$([ "$(avg 1 "$T/o2")" -lt "$(avg 3 "$T/o2")" ] && echo yes)" yes
 ok_eq "2 workers: the store agrees" "$(counts tree2)" "42 42 0 0 0"
+# page types and discovery methods from the graph: the median page has no
+# link (24 leaves of 41), so a page with links is a hub, a leaf an
+# article; '/' is found by "seed", the sitemap's by "sitemap", the rest
+# by a link on a hub
+ok_eq "2 workers: types and methods from the graph (method/type)" \
+	"$(q "SELECT string_agg(x, ' ' ORDER BY x) FROM (SELECT DISTINCT
+		coalesce(t.discovery_method, '-') || '/' || coalesce(t.type, '-') AS x
+		FROM crawltop.tasks t JOIN crawltop.jobs j ON j.id = t.job_id
+		WHERE j.name = 'tree2') s")" \
+	"hub-link/article hub-link/hub seed/hub sitemap/article sitemap/hub"
 ok_eq "2 workers: hierarchy propagated (a leaf: 0.8^3)" \
 	"$(q "SELECT round(p.priority_score::numeric, 3) FROM crawltop.pages p JOIN crawltop.domains d ON d.id = p.domain_id WHERE d.name = 'sim.tree' AND p.path = '/a2/b2/c2'")" 0.512
 

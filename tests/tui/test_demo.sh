@@ -66,7 +66,7 @@ ok_nothing_left() {
 		"$(ls "$STATE" | grep -c 'demo\.\(lock\|pids\)')" 0
 }
 # demo_up SESSION: a new terminal running ./dev demo; the console shows
-# its three jobs, live.
+# its four jobs, live.
 demo_up() {
 	TM_T=$1
 	[ "$1" = ct ] || tm_session "$1" 100 32
@@ -78,15 +78,15 @@ demo_up() {
 	while :; do
 		SCREEN=$(tm capture-pane -p -t "$1")
 		n=0
-		for j in 'postgres-manu' 'python-docs' 'postgres-fifo'; do
+		for j in 'postgres-manu' 'python-docs' 'postgres-fifo' 'python-stal'; do
 			printf '%s\n' "$SCREEN" | grep -q -- "$j" && n=$((n + 1))
 		done
-		[ $n = 3 ] || [ "$(date +%s)" -ge $deadline ] && break
+		[ $n = 4 ] || [ "$(date +%s)" -ge $deadline ] && break
 		sleep 0.1
 	done
-	ok_eq "$1: the three jobs on the screen" "$n" 3
-	ok_eq "$1: a server and three workers run" \
-		"$(left | grep -c -e 'postgres -D' -e 'crawltop simulate')" 4
+	ok_eq "$1: the four jobs on the screen" "$n" 4
+	ok_eq "$1: a server and four crawlers run" \
+		"$(left | grep -c -e 'postgres -D' -e 'crawltop simulate')" 5
 }
 
 # ---- q -------------------------------------------------------------------

@@ -6,7 +6,8 @@
 # is, its place in the claim order, how it was found, its history (retries,
 # the last error) and its inputs. b and d boost or demote that one task, R
 # retries a failed one, each after asking, each audited; a read-only
-# console refuses them. The store refuses what does not apply.
+# console refuses them. The store refuses what does not apply. A opens
+# the audit log: scrolled, filtered by role, a change opened whole.
 set -u
 [ -n "${CT_TRACE:-}" ] && set -x
 CT=$1
@@ -98,6 +99,30 @@ tm_keys G
 ok_screen "G: the last row selected" '^▶ .*$'
 tm_keys q
 ok_screen "q closes the view" '^─ Jobs 3 of 3'
+
+# the audit log: scrolled, filtered by role, a change opened whole
+tm_keys A
+ok_screen "A: the audit view, newest first" '^─ Audit of all jobs: [0-9]+ changes'
+ok_match "the retry selected, first" "$SCREEN" '^▶[0-9:]+ .* task\.retry '
+ok_match "the boost below it" "$SCREEN" '^ [0-9:]+ .* task\.boost '
+tm_keys Enter
+ok_screen "Enter: the change whole" \
+	'^─ Change [0-9]+: task\.retry by postgres \(crawltop console\)'
+ok_match "before and after side by side" "$SCREEN" '^ BEFORE +AFTER'
+ok_match "the last error, whole (wrapped in its column)" \
+	"$(printf '%s\n' "$SCREEN" | cut -c1-60 | tr -d ' \n')" \
+	'"last_error":"HTTP503fromalpha\.example\.comafter3tries"'
+tm_keys x
+ok_screen "any key: back to the view" '^─ Audit of all jobs'
+tm_keys j
+ok_screen "j: the boost selected" '^▶[0-9:]+ .* task\.boost '
+tm_keys / n o b o d y Enter
+ok_screen "/nobody: no role's name holds it" 'no change matches'
+tm_keys / Escape / p o s t Enter
+ok_screen "/post: the changes of postgres" \
+	'^─ Audit of all jobs by roles holding "post": [0-9]+ changes'
+tm_keys q
+ok_screen "q closes it" '^─ Jobs 3 of 3'
 tm_keys q
 ok_screen "q quits" '^\$ *$'
 
