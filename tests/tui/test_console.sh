@@ -420,7 +420,7 @@ ok_screen "-r: the keys typed go into the line" 'path prefix or pattern \[points
 tm_keys Enter
 ok_screen "-r: Enter refuses it" 'cannot change anything: read-only mode \(-r\)'
 ok_eq "-r: the keys changed nothing (no audit panel)" "$(printf '%s' "$SCREEN" | grep -c 'Audit log')" 0
-tm_keys '?'
+tm_keys '?' NPage
 ok_screen "-r: help greys out the changes and says why" 'refused: read-only mode \(-r\)'
 tm_keys x C-c
 ok_screen "Ctrl-C: the shell prompt is back" '^\$ ?$'
