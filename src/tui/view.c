@@ -1775,6 +1775,12 @@ void view_draw(struct tui *t, double now)
 			draw_audit(t, y, rest, now);
 		} else {
 			int audit_h = rest >= 26 ? rest - 19 : 0;
+			/* the audit panel no taller than its rows need (at
+			 * least 4 lines): the rest goes to next up */
+			int need = t->model.n_audit + 2 > 4 ?
+				   t->model.n_audit + 2 : 4;
+			if (audit_h > need)
+				audit_h = need;
 			int lower_h = rest - 6 - audit_h;
 			draw_queue(t, y, 6, now);
 			/* the heatmap as wide as its type columns need (at

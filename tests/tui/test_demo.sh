@@ -89,8 +89,25 @@ demo_up() {
 		"$(left | grep -c -e 'postgres -D' -e 'crawltop simulate')" 5
 }
 
-# ---- q -------------------------------------------------------------------
+# ---- every panel shows something real (issue 24, point 7) ----------------
+# a stalled job is flagged once quiet for stall_after (here 5 s: its
+# crawler hangs after 40 pages, about 12 s in)
+mkdir -p "$TM_HOME/.config/crawltop"
+printf 'stall_after = 5\n' >"$TM_HOME/.config/crawltop/console.conf"
 demo_up ct
+ok_screen "the crawler that hangs: its job flagged stalled" \
+	'^ +[0-9]+ python-stal[a-z.…-]* .* stalled ' 60
+ok_match "... counted in the header" "$SCREEN" ' [1-9] PROBLEMS? '
+# the heatmap: page types as columns, discovery methods as rows, and
+# several cells with tasks in them
+cells=$(printf '%s\n' "$SCREEN" | grep -E '^ (hub-link|link|sitemap|article…|seed) ' |
+	grep -oE '[0-9]+ ' | wc -l)
+ok_eq "the heatmap: three methods or more, six cells or more" \
+	"$( [ "$(printf '%s\n' "$SCREEN" | grep -cE '^ (hub-link|link|sitemap|article…|seed) ')" -ge 3 ] &&
+	    [ "$cells" -ge 6 ] && echo yes)" yes
+ok_match "its columns are page types" "$SCREEN" '^ +page +artic… +hub '
+ok_match "the depth panel: more than one depth with tasks" \
+	"$(printf '%s\n' "$SCREEN" | grep -cE '^ P[0-3] .* (1|2|3\+) +[^ ]+ +[1-9][0-9]* ')" '^[2-9]$|^[1-9][0-9]+$'
 tm_keys q
 ok_screen "q: the demo ends with status 0" '^demo-exit=0$' 30
 ok_nothing_left "q"
