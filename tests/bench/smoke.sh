@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../cli/tap.sh"
 num='[0-9]*\.?[0-9]+'
 
-out=$(TASKS=1000 BIG_TASKS=0 SECS=0.5 REPS=1 POINTS="1:1 100:2" \
+out=$(TASKS=1000 BIG_TASKS=0 SECS=0.2 REPS=1 POINTS="1:1 100:2" \
 	ORDERS="fifo prio view fifo_lite" PARTS="claims counters reads" \
 	"$here/bench_store.sh" "$build" 2>&1)
 ok_eq "bench_store: exit status" "$?" 0
