@@ -176,7 +176,7 @@ static int seed_job(struct ct_store *s, const struct sim *sim,
 	b.depth = 0;
 	b.type = simgraph_type(sim->g, root, sim->median_links);
 	b.method = "seed";
-	rc = pathbatch_add(&b, "/");
+	rc = root >= 0 ? sim_add(sim, &b, root) : pathbatch_add(&b, "/");
 	if (rc == 0)
 		rc = pathbatch_flush(&b);
 	b.source = CT_SRC_SITEMAP;
@@ -194,7 +194,7 @@ static int seed_job(struct ct_store *s, const struct sim *sim,
 			rc = pathbatch_type(&b, simgraph_type(sim->g, pg,
 							     sim->median_links));
 		if (rc == 0)
-			rc = pathbatch_add(&b, sim->g->path[pg]);
+			rc = sim_add(sim, &b, pg);
 	}
 	if (rc == 0)
 		rc = pathbatch_flush(&b);
@@ -343,6 +343,7 @@ static int simulate(const struct sim_opts *o)
 	struct cli_shown_set sh = {0}; /* the job's fields, to print */
 	long *smap = NULL;
 	size_t nsmap = 0;
+	unsigned *backlinks = NULL; /* discovery: each page's in-degree */
 	char err[700], domain[260];
 	int rc = DB_EXIT_FAIL;
 	/* the store's limit, checked again by the store */
@@ -414,6 +415,17 @@ static int simulate(const struct sim_opts *o)
 	};
 	if (sim.lease_s > 86400)
 		sim.lease_s = 86400;
+	/* a discovery job's tasks carry a raw signal, the links the graph
+	 * has to each page (its backlinks), for `crawltop rank` to rank */
+	if (strcmp(j.mode, "discovery") == 0) {
+		if (!(backlinks = calloc(g.n ? g.n : 1, sizeof *backlinks))) {
+			cli_error("simulate", "out of memory");
+			goto out;
+		}
+		for (size_t k = 0; k < g.nlinks; k++)
+			backlinks[g.link[k]]++;
+		sim.backlinks = backlinks;
+	}
 	if (sim_init(&sim) != 0) {
 		cli_error("simulate", "cannot create the workers' lock");
 		goto out;
@@ -473,6 +485,7 @@ out:
 	}
 	ct_store_close(s);
 	free(smap);
+	free(backlinks);
 	simgraph_free(&g);
 	cli_show_free(&sh);
 	return rc;
@@ -623,6 +636,11 @@ const struct cli_cmd cli_cmd_simulate = {
 		"as many (a leaf always) an article, else a page; '/' is found\n"
 		"by seed, the sitemap's pages by sitemap, the others by\n"
 		"hub-link, link or article-link after the page that linked them.\n"
+		"A discovery job's tasks carry raw signals from the graph for\n"
+		"crawltop rank to rank: backlinks (the page's in-degree),\n"
+		"document_path (an article or a page), vendor_fingerprint (a\n"
+		"hub), age_hours (24 a level of depth), topic_match (log2(1 +\n"
+		"backlinks) / 8, at most 1), source cc.\n"
 		"\nThe crawl ends when the job has no pending or running task.\n"
 		"Ctrl-C stops it: the workers release the tasks they hold.\n"
 		SCORED_WITH_STORED_SETTINGS

@@ -1,5 +1,6 @@
 /* pathbatch.c: batched enqueue of paths (pathbatch.h). */
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,9 +24,11 @@ static int arrays(struct pathbatch *b)
 	if (b->off)
 		return 0;
 	b->off = malloc(PATHBATCH_SIZE * sizeof *b->off);
+	b->ioff = malloc(PATHBATCH_SIZE * sizeof *b->ioff);
 	b->scores = malloc(PATHBATCH_SIZE * sizeof *b->scores);
 	b->ptrs = malloc(PATHBATCH_SIZE * sizeof *b->ptrs);
-	if (b->off && b->scores && b->ptrs)
+	b->iptrs = malloc(PATHBATCH_SIZE * sizeof *b->iptrs);
+	if (b->off && b->ioff && b->scores && b->ptrs && b->iptrs)
 		return 0;
 	snprintf(b->err, sizeof b->err, "out of memory");
 	return -1;
@@ -33,7 +36,13 @@ static int arrays(struct pathbatch *b)
 
 int pathbatch_add(struct pathbatch *b, const char *path)
 {
-	size_t l = strlen(path) + 1;
+	return pathbatch_add_inputs(b, path, NULL);
+}
+
+int pathbatch_add_inputs(struct pathbatch *b, const char *path,
+			 const char *inputs)
+{
+	size_t lp = strlen(path) + 1, l = lp + (inputs ? strlen(inputs) + 1 : 0);
 	if (arrays(b) != 0)
 		return -1;
 	if (b->used + l > b->tcap) {
@@ -52,7 +61,13 @@ int pathbatch_add(struct pathbatch *b, const char *path)
 	    urlscore_of(b->us, path, b->source, b->depth, b->type, b->method,
 			&b->scores[b->n], b->err, sizeof b->err) != 0)
 		return -1;
-	memcpy(b->text + b->used, path, l);
+	memcpy(b->text + b->used, path, lp);
+	b->ioff[b->n] = SIZE_MAX;
+	if (inputs) {
+		memcpy(b->text + b->used + lp, inputs, l - lp);
+		b->ioff[b->n] = b->used + lp;
+		b->n_inputs++;
+	}
 	b->off[b->n++] = b->used;
 	b->used += l;
 	return b->n == PATHBATCH_SIZE ? pathbatch_flush(b) : 0;
@@ -62,8 +77,10 @@ int pathbatch_flush(struct pathbatch *b)
 {
 	if (b->n == 0)
 		return 0;
-	for (size_t i = 0; i < b->n; i++)
+	for (size_t i = 0; i < b->n; i++) {
 		b->ptrs[i] = b->text + b->off[i];
+		b->iptrs[i] = b->ioff[i] == SIZE_MAX ? NULL : b->text + b->ioff[i];
+	}
 	struct ct_enqueue_batch e = CT_ENQUEUE_BATCH_INIT;
 	struct ct_enqueue_result r;
 	struct ct_error err;
@@ -75,10 +92,11 @@ int pathbatch_flush(struct pathbatch *b)
 	e.source_page_id = b->source_page_id;
 	e.depth = b->depth;
 	e.type = b->type;
+	e.inputs = b->n_inputs ? b->iptrs : NULL;
 	e.discovery_method = b->method ? b->method : urlscore_method(b->source);
 	ct_status st = ct_store_enqueue(b->s, &e, &r, &err);
 	size_t n = b->n;
-	b->n = 0;
+	b->n = b->n_inputs = 0;
 	b->used = 0;
 	if (st != CT_OK) {
 		snprintf(b->err, sizeof b->err, "%s", err.msg);
@@ -103,11 +121,13 @@ void pathbatch_free(struct pathbatch *b)
 {
 	free(b->text);
 	free(b->off);
+	free(b->ioff);
 	free(b->scores);
 	free(b->ptrs);
+	free(b->iptrs);
 	b->text = NULL;
-	b->off = NULL;
+	b->off = b->ioff = NULL;
 	b->scores = NULL;
-	b->ptrs = NULL;
-	b->n = b->used = b->tcap = 0;
+	b->ptrs = b->iptrs = NULL;
+	b->n = b->n_inputs = b->used = b->tcap = 0;
 }

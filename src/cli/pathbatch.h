@@ -29,9 +29,11 @@ struct pathbatch {
 	char *text;
 	size_t used, tcap;
 	size_t *off;
+	size_t *ioff;               /* each path's score inputs (JSON) in
+				     * text, or SIZE_MAX: none */
 	double *scores;
-	const char **ptrs;
-	size_t n;
+	const char **ptrs, **iptrs;
+	size_t n, n_inputs;         /* paths, of them with inputs */
 	/* totals over every flush */
 	long sent, inserted, raised;
 	char err[CT_ERROR_LEN + 64];
@@ -47,6 +49,10 @@ void pathbatch_init(struct pathbatch *b, struct ct_store *s,
  * -1 with b->err on a failure (the store's refusal, a score the engine
  * refused, out of memory). */
 int pathbatch_add(struct pathbatch *b, const char *path);
+/* The same with the path's score inputs, a JSON object (NULL: none),
+ * stored with the task (struct ct_enqueue_batch .inputs). */
+int pathbatch_add_inputs(struct pathbatch *b, const char *path,
+			 const char *inputs);
 
 /* The page type of the paths added from now on: what is pending is sent
  * first when the type changes (one call carries one type), so the paths

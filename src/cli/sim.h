@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pathbatch.h"
 #include "simgraph.h"
 #include "urlscore.h"
 
@@ -18,6 +19,9 @@ struct sim {
 	int64_t job_id;
 	const struct simgraph *g;
 	size_t median_links;        /* the graph's: page types (simgraph.h) */
+	const unsigned *backlinks;  /* discovery mode: each page's links in
+				     * the graph (its in-degree), enqueued
+				     * as its raw signal; NULL otherwise */
 	const struct urlscore *us;
 	int workers;
 	long latency_ms, host_delay_ms;
@@ -51,6 +55,13 @@ struct sim {
 	int cancelled;              /* the job was cancelled meanwhile */
 	char err[700];
 };
+
+/* Add path (page i of the graph) to b, with its raw discovery signals
+ * when s carries them (a discovery job): backlinks, document_path (an
+ * article or a page), vendor_fingerprint (a hub), age_hours (24 a level
+ * of b's depth), topic_match (log2(1 + backlinks) / 8, at most 1),
+ * source cc. */
+int sim_add(const struct sim *s, struct pathbatch *b, long i);
 
 /* Monotonic clock in nanoseconds. */
 int64_t sim_now_ns(void);

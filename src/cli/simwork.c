@@ -9,6 +9,7 @@
  * On stop a worker gives its claimed task back (release). */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -130,6 +131,28 @@ static int conflict(struct sim *s, struct ct_store *st)
 	return 1;
 }
 
+/* sim.h */
+int sim_add(const struct sim *s, struct pathbatch *b, long i)
+{
+	if (!s->backlinks)
+		return pathbatch_add(b, s->g->path[i]);
+	/* signals a crawl of a site can know of a page, from the graph: its
+	 * backlinks, whether it reads as a document (an article or a page)
+	 * or an index (a hub), how deep it lies (24 h of age a level), and
+	 * a topic match growing with its backlinks */
+	unsigned bl = s->backlinks[i];
+	int kind = strcmp(simgraph_type(s->g, i, s->median_links), "hub") != 0;
+	double topic = log2(1.0 + bl) / 8.0;
+	char in[256];
+	snprintf(in, sizeof in, "{\"signals\": {\"backlinks\": %u, "
+		 "\"document_path\": %s, \"document_extension\": true, "
+		 "\"vendor_fingerprint\": %s, \"age_hours\": %d, "
+		 "\"topic_match\": %.3f, \"source\": \"cc\"}}", bl,
+		 kind ? "true" : "false", kind ? "false" : "true",
+		 24 * (b->depth > 0 ? b->depth : 0), topic > 1 ? 1.0 : topic);
+	return pathbatch_add_inputs(b, s->g->path[i], in);
+}
+
 /* Enqueue the links of task t's page and complete it, in one
  * transaction. *done: 1 when the task was completed (0 when the store
  * refused the completion: the lease expired). -1 with msg on an error,
@@ -160,7 +183,7 @@ static int finish(struct sim *s, struct ct_store *st, const char *worker,
 			rc = pathbatch_type(&b, simgraph_type(s->g, to,
 							     s->median_links));
 			if (rc == 0)
-				rc = pathbatch_add(&b, s->g->path[to]);
+				rc = sim_add(s, &b, to);
 		}
 	if (rc == 0)
 		rc = pathbatch_flush(&b);

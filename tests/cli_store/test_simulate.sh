@@ -388,4 +388,28 @@ ok_eq "stored settings: exit 0" "$RC" 0
 ok_eq "stored settings: seeds and links scored with the stored version, not the file" \
 	"$(scores st-sim)" "/ 50.0000 P1; /a1 48.0769 P1; /a2 48.0769 P1; /a3 48.0769 P1; /a4 48.0769 P1; /orphan 63.2353 P1"
 ok_rescore_agrees st-sim
+
+# ---- a discovery job: raw signals from the graph, ranked by crawltop rank -----
+# '/' has 12 links to it in the tree (the bJ pages link home), /a1 one
+CRAWLTOP_CONFIG=$CONF run simulate --graph "$T/tree.tsv" --job sig-sim \
+	--mode discovery --workers 1 --latency-ms 0 --max-pages 2 -q
+ok_eq "discovery: exit 0" "$RC" 0
+ok_eq "discovery: each task's raw signals from the graph (/ and /a1)" \
+	"$(q "SELECT string_agg(p.path || ' ' || (t.score_inputs->'signals'->>'backlinks')
+		|| ' ' || (t.score_inputs->'signals'->>'vendor_fingerprint')
+		|| ' ' || (t.score_inputs->'signals'->>'age_hours'), '; ' ORDER BY p.path)
+	      FROM crawltop.tasks t JOIN crawltop.jobs j ON j.id = t.job_id
+	      JOIN crawltop.pages p ON p.id = t.page_id
+	      WHERE j.name = 'sig-sim' AND p.path IN ('/', '/a1')")" \
+	"/ 12 true 0; /a1 1 true 24"
+ok_eq "discovery: unranked, every task at the P2 bound" \
+	"$(q "SELECT count(DISTINCT score) || ' ' || bool_and(ranked_at IS NULL) FROM crawltop.tasks t
+	      JOIN crawltop.jobs j ON j.id = t.job_id WHERE j.name = 'sig-sim'")" "1 true"
+run rank --job sig-sim
+ok_eq "discovery: crawltop rank (the store's settings) ranks them from their signals" "$RC" 0
+ok_eq "discovery: ranked, scores apart" \
+	"$(q "SELECT bool_and(ranked_at IS NOT NULL) || ' ' || (count(DISTINCT score) > 1)
+	      FROM crawltop.tasks t JOIN crawltop.jobs j ON j.id = t.job_id
+	      WHERE j.name = 'sig-sim' AND t.status = 'pending'")" "true true"
+ok_rescore_agrees sig-sim
 done_testing

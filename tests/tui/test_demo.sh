@@ -66,7 +66,7 @@ ok_nothing_left() {
 		"$(ls "$STATE" | grep -c 'demo\.\(lock\|pids\)')" 0
 }
 # demo_up SESSION: a new terminal running ./dev demo; the console shows
-# its four jobs, live.
+# its five jobs, live.
 demo_up() {
 	TM_T=$1
 	[ "$1" = ct ] || tm_session "$1" 100 32
@@ -78,15 +78,15 @@ demo_up() {
 	while :; do
 		SCREEN=$(tm capture-pane -p -t "$1")
 		n=0
-		for j in 'postgres-manu' 'python-docs' 'postgres-fifo' 'python-stal'; do
+		for j in 'postgres-manu' 'python-docs' 'postgres-fifo' 'python-stal' 'python-sig'; do
 			printf '%s\n' "$SCREEN" | grep -q -- "$j" && n=$((n + 1))
 		done
-		[ $n = 4 ] || [ "$(date +%s)" -ge $deadline ] && break
+		[ $n = 5 ] || [ "$(date +%s)" -ge $deadline ] && break
 		sleep 0.1
 	done
-	ok_eq "$1: the four jobs on the screen" "$n" 4
-	ok_eq "$1: a server and four crawlers run" \
-		"$(left | grep -c -e 'postgres -D' -e 'crawltop simulate')" 5
+	ok_eq "$1: the five jobs on the screen" "$n" 5
+	ok_eq "$1: a server and five crawlers run" \
+		"$(left | grep -c -e 'postgres -D' -e 'crawltop simulate')" 6
 }
 
 # ---- every panel shows something real (issue 24, point 7) ----------------
@@ -98,6 +98,18 @@ demo_up ct
 ok_screen "the crawler that hangs: its job flagged stalled" \
 	'^ +[0-9]+ python-stal[a-z.…-]* .* stalled ' 60
 ok_match "... counted in the header" "$SCREEN" ' [1-9] PROBLEMS? '
+# the discovery job's tasks carry raw signals and are ranked (every 10 s)
+ranked=f
+for _ in $(seq 60); do
+	ranked=$(psql -XAt -h "$STATE/demo" -U postgres -d postgres -c "SELECT
+		count(*) FILTER (WHERE t.ranked_at IS NOT NULL
+			AND t.score_inputs->'signals' ? 'backlinks') > 0
+		FROM crawltop.tasks t JOIN crawltop.jobs j ON j.id = t.job_id
+		WHERE j.name = 'python-signals'" 2>&1)
+	[ "$ranked" = t ] && break
+	sleep 0.5
+done
+ok_eq "the discovery job's tasks: raw signals, ranked" "$ranked" t
 # the heatmap: page types as columns, discovery methods as rows, and
 # several cells with tasks in them
 cells=$(printf '%s\n' "$SCREEN" | grep -E '^ (hub-link|link|sitemap|article…|seed) ' |
