@@ -22,7 +22,7 @@
 # rate before, during (the fault to its recovery, at least a lease; for
 # xmin and idle the hold) and after, the recovery time,
 # the leases reclaimed and the reconnections. Output is TAP.
-# --short (the default suite): 1,000 tasks, 2 s leases, a 1 s hold, two
+# --short (the default suite): 1,000 tasks of 20 ms, 2 s leases, a 1 s hold, two
 # terminations 0.5 s apart, the fault at half
 # way; the rates are printed but not checked (the suite runs tests side by
 # side: a rate there says little). Environment: N, W, BATCH, LEASE,
@@ -38,7 +38,7 @@ fi
 scenarios=("$@")
 [ ${#scenarios[@]} -eq 0 ] && scenarios=(kill terminate restart xmin idle)
 if [ $short = 1 ]; then
-	N=${N:-1000} W=${W:-4} BATCH=${BATCH:-10} LEASE=${LEASE:-2} WORK_MS=${WORK_MS:-40} HOLD=${HOLD:-1}
+	N=${N:-1000} W=${W:-4} BATCH=${BATCH:-10} LEASE=${LEASE:-2} WORK_MS=${WORK_MS:-20} HOLD=${HOLD:-1}
 else
 	N=${N:-20000} W=${W:-6} BATCH=${BATCH:-10} LEASE=${LEASE:-5} WORK_MS=${WORK_MS:-40} HOLD=${HOLD:-60}
 fi
