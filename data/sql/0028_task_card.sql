@@ -20,31 +20,51 @@
 --       rules: the adjustment is kept in -100..100 and outlives
 --       rescores), audited task.boost or task.demote with the task and
 --       its path; returns the new score.
---   retry_task(task)  a failed task back to the queue, its retries
---       counted afresh (as a new task would start), audited task.retry
---       with its last error; returns its new status.
+--   retry_task(task)  a failed task back to the queue as the reaper
+--       returns one (the job's priority of now, held back while paused;
+--       the mode's score of now), its retries and expiries counted
+--       afresh, audited task.retry with its last error; returns its new
+--       status.
 -- The two writers pin crawltop.inline empty, as every writer of tasks but
 -- claim's and complete's does (0020): a session's setting never makes
 -- them skip the queue's and the counters' triggers.
 CREATE FUNCTION crawltop.queue_position(p_task bigint, p_all boolean,
 		p_limit bigint)
-	RETURNS bigint LANGUAGE sql STABLE
+	RETURNS bigint LANGUAGE plpgsql STABLE
 	SET search_path = pg_catalog, pg_temp AS $$
-	SELECT CASE WHEN NOT p_all THEN 0 ELSE (SELECT count(*) FROM (
-		SELECT 1 FROM crawltop.queue x
-		WHERE x.job_priority < q.job_priority AND x.job_priority <= 10
-		LIMIT p_limit) a) END
-	     + (SELECT count(*) FROM (SELECT 1 FROM crawltop.queue x
-		WHERE x.job_priority = q.job_priority
-		  AND (p_all OR x.job_id = q.job_id) AND x.score > q.score
-		LIMIT p_limit) b)
-	     + (SELECT count(*) FROM (SELECT 1 FROM crawltop.queue x
-		WHERE x.job_priority = q.job_priority
-		  AND (p_all OR x.job_id = q.job_id) AND x.score = q.score
-		  AND (x.created_at, x.task_id) < (q.created_at, q.task_id)
-		LIMIT p_limit) c)
-	FROM crawltop.queue q WHERE q.task_id = p_task
-$$;
+DECLARE
+	q crawltop.queue;
+	n bigint;
+BEGIN
+	SELECT * INTO q FROM crawltop.queue x WHERE x.task_id = p_task;
+	IF NOT FOUND THEN
+		RETURN NULL;
+	END IF;
+	-- one query a case, so that each range is read through its own
+	-- index (the claim order of all jobs, of one job)
+	IF p_all THEN
+		SELECT (SELECT count(*) FROM (SELECT 1 FROM crawltop.queue x
+			WHERE x.job_priority < q.job_priority
+			  AND x.job_priority <= 10 LIMIT p_limit) a)
+		     + (SELECT count(*) FROM (SELECT 1 FROM crawltop.queue x
+			WHERE x.job_priority = q.job_priority
+			  AND x.score > q.score LIMIT p_limit) b)
+		     + (SELECT count(*) FROM (SELECT 1 FROM crawltop.queue x
+			WHERE x.job_priority = q.job_priority
+			  AND x.score = q.score
+			  AND (x.created_at, x.task_id) < (q.created_at, q.task_id)
+			LIMIT p_limit) c) INTO n;
+	ELSE
+		SELECT (SELECT count(*) FROM (SELECT 1 FROM crawltop.queue x
+			WHERE x.job_id = q.job_id AND x.score > q.score
+			LIMIT p_limit) b)
+		     + (SELECT count(*) FROM (SELECT 1 FROM crawltop.queue x
+			WHERE x.job_id = q.job_id AND x.score = q.score
+			  AND (x.created_at, x.task_id) < (q.created_at, q.task_id)
+			LIMIT p_limit) c) INTO n;
+	END IF;
+	RETURN n;
+END $$;
 
 CREATE FUNCTION crawltop.task_card(p_task bigint, p_limit bigint)
 	RETURNS TABLE (task_id bigint, job_id bigint, job_name text, mode text,
@@ -177,6 +197,7 @@ CREATE FUNCTION crawltop.retry_task(p_task bigint) RETURNS text
 DECLARE
 	t crawltop.tasks;
 	j crawltop.jobs;
+	c jsonb := crawltop.setting('{classes}');
 BEGIN
 	t := crawltop.lock_task(p_task);
 	SELECT * INTO j FROM crawltop.jobs WHERE id = t.job_id;
@@ -189,10 +210,24 @@ BEGIN
 		RAISE EXCEPTION 'job % (%) is %: its tasks are not retried',
 			j.id, j.name, j.status USING ERRCODE = '55000';
 	END IF;
-	UPDATE crawltop.tasks
-	SET status = 'pending', retry_count = 0, completed_at = NULL,
-	    pending_since = now()
-	WHERE id = p_task;
+	-- back as the reaper returns a task (0020): the job's priority as
+	-- it is now (held back while paused), the mode's score of now, and
+	-- its retries and expiries counted afresh
+	UPDATE crawltop.tasks tk
+	SET status = 'pending', retry_count = 0, expiries = 0,
+	    completed_at = NULL, pending_since = now(),
+	    job_priority = j.priority + CASE WHEN j.status = 'paused' THEN 100
+		ELSE 0 END,
+	    base_score = x.base,
+	    score = least(100, greatest(0, x.base + tk.adjustment)),
+	    class = crawltop.class_of(least(100, greatest(0,
+		x.base + tk.adjustment)), (c->>'p0')::double precision,
+		(c->>'p1')::double precision, (c->>'p2')::double precision)
+	FROM (SELECT crawltop.base_on_return(j.prioritization_mode,
+		t2.base_score, pg.priority_score) AS base
+	      FROM crawltop.tasks t2 JOIN crawltop.pages pg ON pg.id = t2.page_id
+	      WHERE t2.id = p_task) x
+	WHERE tk.id = p_task;
 	INSERT INTO crawltop.audit_log (action, job_id, before, after, rows_affected)
 	VALUES ('task.retry', j.id, jsonb_build_object('task', p_task,
 			'status', 'failed', 'retries', t.retry_count,

@@ -355,10 +355,18 @@ static int position(struct ct_store *s, const struct ct_task_view *t)
 	long long all, mine;
 	bool all_b, mine_b;
 	struct ct_error err;
-	if (ct_store_queue_position(s, t->task_id, true, POSITION_LIMIT, &all,
-				    &all_b, &err) != CT_OK ||
-	    ct_store_queue_position(s, t->task_id, false, POSITION_LIMIT, &mine,
-				    &mine_b, &err) != CT_OK) {
+	ct_status st = ct_store_queue_position(s, t->task_id, true,
+					       POSITION_LIMIT, &all, &all_b,
+					       &err);
+	if (st == CT_OK)
+		st = ct_store_queue_position(s, t->task_id, false,
+					     POSITION_LIMIT, &mine, &mine_b,
+					     &err);
+	if (st == CT_ENOENT) { /* claimed (or finished) since it was read */
+		printf("Queue:       not queued any more (claimed meanwhile)\n");
+		return 0;
+	}
+	if (st != CT_OK) {
 		cli_error("explain", "%s", err.msg);
 		return -1;
 	}

@@ -244,6 +244,7 @@ struct tui {
 	int audit_sel;            /* the audit view's selected row */
 	int audit_page;           /* rows it last showed */
 	char audit_role[64];      /* its role filter (a part of the name) */
+	int64_t arow_want;        /* the change opened whole (its id) */
 	int64_t pending_task;     /* TUI_ACT_REQUEUE: the task */
 	int help_scroll;
 	int help_page, help_max;  /* the help's lines on screen, its last scroll */

@@ -275,11 +275,10 @@ static void start_refresh(struct tui *t, double now)
 	snprintf(lim, sizeof lim, "%d", audit_view ? TM_MAX_AUDIT : 64);
 	const char *p4[] = {jobp, lim, audit_view ? t->audit_role : ""};
 	send_q(t, Q_AUDIT, "audit log", SQL_AUDIT, 3, p4);
-	if (shown == TUI_AROW && t->audit_sel >= 0 &&
-	    t->audit_sel < t->model.n_audit) {
+	if (shown == TUI_AROW && t->arow_want) {
+		/* by id: new changes shift the list under the selection */
 		char id[24];
-		snprintf(id, sizeof id, "%" PRId64,
-			 t->model.audit[t->audit_sel].id);
+		snprintf(id, sizeof id, "%" PRId64, t->arow_want);
 		const char *p8[] = {id};
 		send_q(t, Q_AROW, "audit row", SQL_AROW, 1, p8);
 	}

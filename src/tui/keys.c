@@ -732,6 +732,7 @@ static int k_audit_open(struct tui *t, int key)
 		tui_msg(t, 1, "no change selected");
 		return TUI_REDRAW;
 	}
+	t->arow_want = t->model.audit[t->audit_sel].id;
 	t->model.arow_id = 0;
 	t->model.arow_age.loaded_at = 0;
 	t->model.arow_age.error[0] = '\0';

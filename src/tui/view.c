@@ -907,22 +907,30 @@ static void draw_arow(struct tui *t, int y, int h, double now)
 	int W = COLS;
 	char b[600], age[64];
 	const struct tm_model *m = &t->model;
-	const struct tm_audit *a = t->audit_sel >= 0 &&
-		t->audit_sel < m->n_audit ? &m->audit[t->audit_sel] : NULL;
+	/* the change opened, by its id (the list moves as changes come) */
+	const struct tm_audit *a = NULL;
+	for (int i = 0; i < m->n_audit && !a; i++)
+		if (m->audit[i].id == t->arow_want)
+			a = &m->audit[i];
 	if (!a) {
-		rule(y, 0, W, "Change", A(R_TITLE));
-		return;
+		FMT(b, "Change %" PRId64 " %s any key: back", t->arow_want,
+		    G->dot);
+		rule(y, 0, W, b, A(R_TITLE));
+		if (m->arow_id != t->arow_want)
+			return;
 	}
-	FMT(b, "Change %" PRId64 ": %s by %s (%s) at %s, %lld row%s %s any key: "
-	    "back%s", a->id, a->action, a->role, a->app, a->at, a->rows,
-	    a->rows == 1 ? "" : "s", G->dot,
-	    age_note(t, &m->arow_age, now, age, sizeof age));
-	rule(y, 0, W, b, A(R_TITLE));
+	if (a) {
+		FMT(b, "Change %" PRId64 ": %s by %s (%s) at %s, %lld row%s %s "
+		    "any key: back%s", a->id, a->action, a->role, a->app, a->at,
+		    a->rows, a->rows == 1 ? "" : "s", G->dot,
+		    age_note(t, &m->arow_age, now, age, sizeof age));
+		rule(y, 0, W, b, A(R_TITLE));
+	}
 	if (m->arow_age.error[0]) {
 		put(y + 1, 2, W - 4, A(R_ERR), m->arow_age.error);
 		return;
 	}
-	if (m->arow_id != a->id) {
+	if (m->arow_id != t->arow_want) {
 		put(y + 1, 2, W - 4, A(R_DIM), "loading...");
 		return;
 	}
@@ -1297,7 +1305,7 @@ static void draw_log(struct tui *t, int y, int h)
 static void draw_leases(struct tui *t, int y, int h, double now)
 {
 	int W = COLS;
-	char b[600], d1[16], d2[16], age[64];
+	char b[600], d1[16], d2[32], age[64];
 	const struct tm_model *m = &t->model;
 	FMT(b, "Leases: %d task%s held%s %s Up Down select %s R requeue %s "
 	    "any other key closes%s", m->n_leases, m->n_leases == 1 ? "" : "s",
@@ -1446,7 +1454,7 @@ static int wrapped(int y, int x, int w, int n, attr_t a, const char *text)
 static void draw_task(struct tui *t, int y, int h, double now)
 {
 	int W = COLS;
-	char b[1200], d[16], d2[16], age[64];
+	char b[1200], d[16], d2[32], age[64];
 	const struct tm_model *m = &t->model;
 	const struct tm_card *c = &m->card;
 	int ok = m->have_card && c->task_id == t->card_task;

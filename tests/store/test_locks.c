@@ -15,7 +15,8 @@
  *     when task id order and page id order differ;
  *   - the reaper and release do not wait for an enqueue's hold on the job
  *     row, so an enqueue that reports their tasks' pages again
- *     cannot deadlock with them;
+ *     cannot deadlock with them; the reaper skips a job a change holds
+ *     (0029) instead of waiting for it;
  *   - a job deleted while tasks are added to it (0001's reference check
  *     instead of a foreign key) loses them with it, or they are refused. */
 #include <inttypes.h>
@@ -215,6 +216,45 @@ static void reap_then_pause(void **state)
 	assert_true(waited);
 	assert_string_equal(run(t.w, "SELECT count(*) FROM crawltop.claim('wb', 10)"),
 			    "0");
+	trio_close(&t);
+}
+
+/* A job a change holds FOR UPDATE (set_job_priority and set_job_state
+ * lock the job, then its tasks): the reaper, which locks expired tasks
+ * first, skips that job's tasks instead of waiting for its row while
+ * holding them, a cycle with the change (0029; deadlock detection rolled
+ * back a claim that reaped, test store_stats now and then). Once the
+ * change commits, the next reap takes them. */
+static void reap_skips_a_job_a_change_holds(void **state)
+{
+	(void)state;
+	struct trio t = trio_open("ct_locks_rs");
+	int64_t job = job_with_tasks(t.w, "rs", 3);
+	long long task = claim_one(t.w, "wa", job, 0.05);
+	run(t.w, "SELECT pg_sleep(0.2)");
+	char sql[300];
+	run(t.a, "BEGIN");
+	snprintf(sql, sizeof sql, "SELECT id FROM crawltop.jobs WHERE id = %"
+		 PRId64 " FOR UPDATE", job);
+	run(t.a, sql);
+	assert_true(PQsendQuery(t.b, "SELECT crawltop.reap_expired(100)"));
+	int waited = waits_for_lock(t.w, t.b);
+	PGresult *r = PQgetResult(t.b);
+	char got[32] = "";
+	if (PQresultStatus(r) == PGRES_TUPLES_OK)
+		snprintf(got, sizeof got, "%s", PQgetvalue(r, 0, 0));
+	else
+		snprintf(got, sizeof got, "%.31s", PQresultErrorMessage(r));
+	PQclear(r);
+	while ((r = PQgetResult(t.b)) != NULL)
+		PQclear(r);
+	run(t.a, "COMMIT");
+	assert_false(waited);
+	assert_string_equal(got, "0");
+	assert_string_equal(run(t.b, "SELECT crawltop.reap_expired(100)"), "1");
+	snprintf(sql, sizeof sql, "SELECT status FROM crawltop.tasks WHERE id = "
+		 "%lld", task);
+	assert_string_equal(run(t.w, sql), "pending");
 	trio_close(&t);
 }
 
@@ -620,6 +660,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(release_then_cancel),
 		cmocka_unit_test(reap_then_pause),
+		cmocka_unit_test(reap_skips_a_job_a_change_holds),
 		cmocka_unit_test(enqueue_of_duplicates_waits_for_no_task),
 		cmocka_unit_test(reap_and_release_during_enqueue),
 		cmocka_unit_test(rank_batch_retried_after_a_deadlock),

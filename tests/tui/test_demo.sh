@@ -96,7 +96,7 @@ mkdir -p "$TM_HOME/.config/crawltop"
 printf 'stall_after = 5\n' >"$TM_HOME/.config/crawltop/console.conf"
 demo_up ct
 ok_screen "the crawler that hangs: its job flagged stalled" \
-	'^ +[0-9]+ python-stal[a-z.…-]* .* stalled ' 60
+	'^(▶| ) +[0-9]+ python-stal[a-z.…-]* .* stalled ' 60
 ok_match "... counted in the header" "$SCREEN" ' [1-9] PROBLEMS? '
 # the discovery job's tasks carry raw signals and are ranked (every 10 s)
 ranked=f

@@ -154,4 +154,16 @@ ok_match "retry_task of no task: refused" "$out" 'task 999999 does not exist'
 out=$(psql -qAtd "$DB" -c "SELECT count(*) FROM crawltop.find_tasks(NULL, '', 10)" 2>&1)
 ok_match "find_tasks with nothing to find: refused" "$out" "search text '' is not 1 to 2048 bytes"
 ok_eq "... and nothing audited" "$(sql "SELECT count(*) FROM crawltop.audit_log")" "$before"
+# a failed task retried in a paused job is held back as its pending tasks
+# are, its retries and expiries counted afresh
+sql "SELECT crawltop.set_job_state(1, 'pause')" >/dev/null
+sql "UPDATE crawltop.tasks SET status = 'failed', retry_count = 3,
+     expiries = 2, completed_at = now(), last_error = 'HTTP 500'
+     WHERE id = $sid" >/dev/null
+sql "SELECT crawltop.retry_task($sid)" >/dev/null
+ok_eq "retried in a paused job: held back, retries and expiries afresh" \
+	"$(sql "SELECT status || ' ' || job_priority || ' ' || retry_count || ' ' || expiries FROM crawltop.tasks WHERE id = $sid")" \
+	"pending 103 0 0"
+ok_eq "... and no claim takes it" \
+	"$(sql "SELECT count(*) FROM crawltop.claim('wz', 10, 1, 60)")" 0
 done_testing
