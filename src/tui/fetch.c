@@ -69,12 +69,9 @@ static const char SQL_LEASES[] =
 	"SELECT task_id, job_id, job_name, worker, path, running_s, "
 	"expires_s, retry_count FROM crawltop.running_leases($1::bigint, "
 	"$2::integer)";
-/* The queue view (n), while it is open: the next tasks in claim order,
- * or the tasks whose path holds the search text, any status (0028). */
-static const char SQL_QUEUE[] =
-	"SELECT task_id, job_id, path, score, class, job_priority, "
-	"extract(epoch FROM now() - created_at), depth, type, "
-	"discovery_method FROM crawltop.next_tasks($1::bigint, $2::integer)";
+/* The queue view (n), while it is open: the next tasks in claim order
+ * (SQL_NEXT, at the view's limit), or the tasks whose path holds the
+ * search text, any status (0028). */
 static const char SQL_FIND[] =
 	"SELECT task_id, job_id, path, score, class, job_priority, "
 	"extract(epoch FROM now() - created_at), depth, type, "
@@ -294,7 +291,7 @@ static void start_refresh(struct tui *t, double now)
 		if (t->queue_search[0])
 			send_q(t, Q_QUEUE, "found tasks", SQL_FIND, 3, p6);
 		else
-			send_q(t, Q_QUEUE, "queue", SQL_QUEUE, 2, p6);
+			send_q(t, Q_QUEUE, "queue", SQL_NEXT, 2, p6);
 	}
 	if (shown == TUI_TASK) {
 		char id[24];
