@@ -114,6 +114,7 @@ int job_set_mode(const struct job_args *a)
 		ct_store_close(s);
 		return DB_EXIT_FAIL;
 	}
+	o.settings_version = version;
 	ct_status st = ct_store_job_set_mode(s, j.id, mode, &o, &r, &err);
 	ct_store_close(s);
 	if (st != CT_OK) {

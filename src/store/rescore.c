@@ -471,10 +471,15 @@ static ct_status rescore(struct ct_store *s, int64_t job_id,
 	if (res->done < res->total) /* tasks finished meanwhile */
 		report(o, res->done, res->done);
 	/* every unfinished task went through: the job's mark goes, unless
-	 * a change came after this rescore began (0027) */
-	const char *fp[] = {job, res->mode, began};
+	 * a change came after this rescore began or the mark asks for newer
+	 * settings (0027, 0030) */
+	char ver[16] = "";
+	if (o->settings_version > 0)
+		snprintf(ver, sizeof ver, "%d", o->settings_version);
+	const char *fp[] = {job, res->mode, began, ver[0] ? ver : NULL};
 	return st_exec(s, "rescore", "SELECT crawltop.rescore_finish("
-		       "$1::bigint, $2, $3::timestamptz)", 3, fp, NULL, err);
+		       "$1::bigint, $2, $3::timestamptz, $4::integer)", 4, fp,
+		       NULL, err);
 }
 
 /* store.h: rescore a job's unfinished tasks for its current mode. */
@@ -488,29 +493,6 @@ ct_status ct_store_job_rescore(struct ct_store *s, int64_t job_id,
 		res = &local;
 	memset(res, 0, sizeof *res);
 	return rescore(s, job_id, o, "rescore", res, err);
-}
-
-/* store.h: mark jobs as about to be rescored. */
-ct_status ct_store_rescore_needed(struct ct_store *s, const int64_t *ids,
-				  size_t n, const char *reason,
-				  struct ct_error *err)
-{
-	/* "{1,2,3}": at most 20 characters an id */
-	char *arr = malloc(n * 21 + 3);
-	if (!arr)
-		return ct_error_set(err, CT_ENOMEM, "rescore mark: out of memory");
-	size_t k = 0;
-	arr[k++] = '{';
-	for (size_t i = 0; i < n; i++)
-		k += (size_t)sprintf(arr + k, "%s%" PRId64, i ? "," : "", ids[i]);
-	arr[k++] = '}';
-	arr[k] = '\0';
-	const char *p[] = {arr, reason};
-	ct_status st = st_exec(s, "rescore mark", "SELECT crawltop."
-			       "rescore_needed($1::bigint[], $2)", 2, p, NULL,
-			       err);
-	free(arr);
-	return st;
 }
 
 /* store.h: set a job's mode (one audited transaction), then rescore. */

@@ -59,18 +59,32 @@ ct_status ct_store_settings_get(struct ct_store *s, int version,
 	return CT_OK;
 }
 
-ct_status ct_store_settings_put(struct ct_store *s, const char *json,
-				int base_version, const char *action,
-				const char *note, int *version, long *changed,
-				struct ct_error *err)
+ct_status ct_store_settings_put_marked(struct ct_store *s, const char *json,
+				       int base_version, const char *action,
+				       const char *note, const int64_t *jobs,
+				       size_t n_jobs, int *version,
+				       long *changed, struct ct_error *err)
 {
 	char b[16];
 	snprintf(b, sizeof b, "%d", base_version);
-	const char *p[] = {json, b, action, note};
+	/* "{1,2,3}": at most 20 characters an id and its comma */
+	char *arr = malloc(n_jobs * 21 + 3);
+	if (!arr)
+		return ct_error_set(err, CT_ENOMEM, "settings: out of memory");
+	size_t k = 0;
+	arr[k++] = '{';
+	for (size_t i = 0; i < n_jobs; i++)
+		k += (size_t)sprintf(arr + k, "%s%" PRId64, i ? "," : "",
+				     jobs[i]);
+	arr[k++] = '}';
+	arr[k] = '\0';
+	const char *p[] = {json, b, action, note, arr};
 	PGresult *r;
 	ct_status st = st_exec(s, "settings", "SELECT version, changed FROM "
-			       "crawltop.settings_put($1::jsonb, $2::integer, $3, "
-			       "$4)", 4, p, &r, err);
+			       "crawltop.settings_put_marked($1::jsonb, "
+			       "$2::integer, $3, $4, $5::bigint[])", 5, p, &r,
+			       err);
+	free(arr);
 	if (st != CT_OK)
 		return st;
 	if (version)
@@ -79,6 +93,16 @@ ct_status ct_store_settings_put(struct ct_store *s, const char *json,
 		*changed = atol(PQgetvalue(r, 0, 1));
 	PQclear(r);
 	return CT_OK;
+}
+
+ct_status ct_store_settings_put(struct ct_store *s, const char *json,
+				int base_version, const char *action,
+				const char *note, int *version, long *changed,
+				struct ct_error *err)
+{
+	return ct_store_settings_put_marked(s, json, base_version, action,
+					    note, NULL, 0, version, changed,
+					    err);
 }
 
 /* ---- the preview ------------------------------------------------------ */

@@ -47,6 +47,18 @@ ct_status ct_store_settings_put(struct ct_store *s, const char *json,
 				const char *note, int *version, long *changed,
 				struct ct_error *err);
 
+/* ct_store_settings_put, and in the same transaction the unfinished jobs
+ * among jobs[0..n_jobs) are marked "settings vN" (crawltop.job_health's
+ * rescore_reason) until a rescore with version N or newer completes
+ * (ct_rescore_opts.settings_version; 0030): the console's apply marks
+ * every job it is about to rescore, so that a stop or a failure leaves
+ * the ones it never reached marked. */
+ct_status ct_store_settings_put_marked(struct ct_store *s, const char *json,
+				       int base_version, const char *action,
+				       const char *note, const int64_t *jobs,
+				       size_t n_jobs, int *version,
+				       long *changed, struct ct_error *err);
+
 /* ---- the preview ------------------------------------------------------- */
 
 #define CT_PREVIEW_SAMPLE_MAX 100000

@@ -338,6 +338,11 @@ struct ct_rescore_opts {
 	/* may be NULL; when it reads nonzero the rescore stops before its
 	 * next batch: batches committed stay rescored, the rest untouched */
 	const atomic_int *cancel;
+	/* the crawltop.settings version *settings came from; 0 = not known.
+	 * A job marked for settings version N (ct_store_settings_put_marked)
+	 * stays marked after a rescore that names no version or an older
+	 * one (0030) */
+	int settings_version;
 };
 
 struct ct_rescore_result {
@@ -360,15 +365,6 @@ ct_status ct_store_job_rescore(struct ct_store *s, int64_t job_id,
 			       const struct ct_rescore_opts *o,
 			       struct ct_rescore_result *res,
 			       struct ct_error *err);
-
-/* Mark jobs ids[0..n) as about to be rescored for reason (1..200
- * characters, "settings v7"): each says so (crawltop.job_health's
- * rescore_reason) until a rescore of it completes, so that the jobs a
- * stopped or failed rescore never reached show it too (0027). Finished
- * jobs are skipped. */
-ct_status ct_store_rescore_needed(struct ct_store *s, const int64_t *ids,
-				  size_t n, const char *reason,
-				  struct ct_error *err);
 
 /* Set job_id's mode (fifo, hierarchy, frontier, discovery, freshness,
  * importance) in one transaction with one audit_log row (job.mode), then,

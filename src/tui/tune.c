@@ -1028,6 +1028,7 @@ int tui_set_mode(struct tui *t, int64_t job, const char *mode)
 	tx_copy(r->job_name, sizeof r->job_name, j->name);
 	snprintf(r->mode, sizeof r->mode, "%s", mode);
 	r->settings = t->sets.cur.settings;
+	r->base_version = t->sets.version;
 	if (tui_work_start(t, r) == 0)
 		tui_msg(t, 0, "job %s: mode %s -> %s, rescoring %lld unfinished "
 			"tasks with settings v%d (x stops)", j->name, j->mode,

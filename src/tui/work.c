@@ -155,11 +155,12 @@ static void set_what(struct tw *w, int job_i, const char *fmt, ...)
 /* Rescore one job; adds to res. */
 static ct_status rescore_one(struct tw *w, struct ct_store *s, int64_t job,
 			     const char *mode, const struct ct_settings *set,
-			     struct tw_result *res, struct ct_rescore_result *rr,
-			     struct ct_error *err)
+			     int version, struct tw_result *res,
+			     struct ct_rescore_result *rr, struct ct_error *err)
 {
 	struct ct_rescore_opts o = {
-		.settings = set, .batch = TW_RESCORE_BATCH,
+		.settings = set, .settings_version = version,
+		.batch = TW_RESCORE_BATCH,
 		.progress = on_progress, .progress_ctx = w, .cancel = &w->cancel,
 	};
 	memset(rr, 0, sizeof *rr);
@@ -207,8 +208,8 @@ static void run_mode(struct tw *w, struct ct_store *s, struct tw_result *res)
 	struct ct_rescore_result rr;
 	struct ct_error err;
 	set_what(w, 1, "set mode %s, rescore job %s", r->mode, r->job_name);
-	res->st = rescore_one(w, s, r->job, r->mode, &r->settings, res, &rr,
-			      &err);
+	res->st = rescore_one(w, s, r->job, r->mode, &r->settings,
+			      r->base_version, res, &rr, &err);
 	if (res->st != CT_OK && stopped_by_x(w, s)) {
 		res->st = CT_OK;
 		res->cancelled = true;
@@ -242,8 +243,13 @@ static void run_apply(struct tw *w, struct ct_store *s, struct tw_result *res)
 	struct ct_error err;
 	long keys = 0;
 	set_what(w, 0, "write settings (after v%d)", r->base_version);
-	res->st = ct_store_settings_put(s, r->json, r->base_version, r->action,
-					r->note, &res->new_version, &keys, &err);
+	/* the version and the marks of every job to rescore in one
+	 * transaction: the jobs a stop or a failure leaves unreached stay
+	 * marked (0030) */
+	res->st = ct_store_settings_put_marked(s, r->json, r->base_version,
+					       r->action, r->note, r->jobs,
+					       (size_t)r->n_jobs,
+					       &res->new_version, &keys, &err);
 	if (res->st != CT_OK && stopped_by_x(w, s)) {
 		res->st = CT_OK;
 		res->cancelled = true;
@@ -260,22 +266,13 @@ static void run_apply(struct tw *w, struct ct_store *s, struct tw_result *res)
 	}
 	int failed = 0, stopped = 0;
 	char first[300] = "";
-	/* every job to rescore says so until its rescore completes, also
-	 * the ones a stop or a failure leaves unreached (0027) */
-	char why[32];
-	snprintf(why, sizeof why, "settings v%d", res->new_version);
-	if (ct_store_rescore_needed(s, r->jobs, (size_t)r->n_jobs, why,
-				    &err) != CT_OK && !stopped_by_x(w, s)) {
-		failed++;
-		tx_copy(first, sizeof first, err.msg);
-		res->st = CT_EIO;
-	}
 	for (int i = 0; i < r->n_jobs && !atomic_load(&w->cancel); i++) {
 		struct ct_rescore_result rr;
 		set_what(w, i + 1, "settings v%d: rescore job %s",
 			 res->new_version, r->job_names[i]);
-		if (rescore_one(w, s, r->jobs[i], NULL, &r->settings, res, &rr,
-				&err) != CT_OK && !stopped_by_x(w, s)) {
+		if (rescore_one(w, s, r->jobs[i], NULL, &r->settings,
+				res->new_version, res, &rr, &err) != CT_OK &&
+		    !stopped_by_x(w, s)) {
 			if (!failed++)
 				tx_copy(first, sizeof first, err.msg);
 			res->st = CT_EIO;

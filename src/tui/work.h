@@ -42,7 +42,8 @@ struct tw_req {
 				      * current; APPLY: the new ones */
 	size_t sample;               /* PREVIEW: 0 = CT_PREVIEW_SAMPLE_MAX */
 	const char *json;            /* APPLY: the document to insert */
-	int base_version;            /* APPLY: the version it replaces */
+	int base_version;            /* APPLY: the version it replaces; MODE:
+				      * the version settings came from */
 	char action[24];             /* APPLY: settings.update / .undo */
 	char note[120];
 	int n_jobs;                  /* APPLY: then rescore these */

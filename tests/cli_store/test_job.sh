@@ -425,9 +425,9 @@ run top -b -n 1 -j fresh
 ok_match "half-rescored: the console's state and problem" "$OUT" \
 	'^Problems: 1; fresh stale: tasks not all rescored for mode fifo \([0-9]+s ago\): m, fifo again rescores$'
 ok_eq "half-rescored: a rescore begun before the change does not end it" \
-	"$(q "SELECT crawltop.rescore_finish($fid, 'fifo', now() - interval '1 minute')")" f
+	"$(q "SELECT crawltop.rescore_finish($fid, 'fifo', now() - interval '1 minute', NULL)")" f
 ok_eq "half-rescored: nor one in another mode" \
-	"$(q "SELECT crawltop.rescore_finish($fid, 'freshness', now())")" f
+	"$(q "SELECT crawltop.rescore_finish($fid, 'freshness', now(), NULL)")" f
 run job set-mode fresh fifo
 run top -b -n 1 -j fresh
 ok_match "half-rescored: a rescore that completes ends it" "$OUT" '^Problems: 0$'

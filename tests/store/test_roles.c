@@ -472,9 +472,9 @@ static void grants_are_complete_and_public_has_none(void **state)
 			    "lock_job,rank_apply,rank_lock,reap_expired,"
 			    "rebuild_counts,record_run_manifest,release,requeue_task,"
 			    "rescore_apply,rescore_fetch,rescore_finish,"
-			    "rescore_needed,rescore_start,retry_task,"
+			    "rescore_start,retry_task,"
 			    "set_job_mode,set_job_priority,set_job_state,"
-			    "set_score_inputs,settings_put,tasks_count,"
+			    "set_score_inputs,settings_put,settings_put_marked,tasks_count,"
 			    "tasks_count_truncate,tasks_queue_sync,"
 			    "tasks_queue_truncate");
 	free(t);
