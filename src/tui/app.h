@@ -240,10 +240,13 @@ struct tui {
 	int queue_sel;            /* the queue view's selected row */
 	int queue_page;           /* rows the queue view last showed */
 	char queue_search[256];   /* its path search; "" = the next tasks */
+	char queue_sent[256];     /* the search of the queue query in flight:
+				   * an answer to an older one is dropped */
 	int64_t card_task;        /* the task view's task */
 	int audit_sel;            /* the audit view's selected row */
 	int audit_page;           /* rows it last showed */
 	char audit_role[64];      /* its role filter (a part of the name) */
+	char audit_sent[64];      /* the filter of the audit query in flight */
 	int64_t arow_want;        /* the change opened whole (its id) */
 	int64_t pending_task;     /* TUI_ACT_REQUEUE: the task */
 	int help_scroll;

@@ -8,12 +8,14 @@
 #include <math.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "app.h"
+#include "text.h"
 
 enum {
 	Q_ROLE = 1, Q_JOBS, Q_CELLS, Q_RATE, Q_NEXT, Q_AUDIT, Q_SETTINGS,
@@ -228,6 +230,14 @@ static void send_q(struct tui *t, int tag, const char *what, const char *sql,
 		t->refreshing++;
 }
 
+/* The audit query's role filter: the view's, while it is shown. */
+static const char *audit_filter(const struct tui *t)
+{
+	enum tui_mode shown = t->mode == TUI_CONFIRM ? t->back_mode : t->mode;
+	return shown == TUI_AUDIT || shown == TUI_AFILTER || shown == TUI_AROW ?
+	       t->audit_role : "";
+}
+
 /* Start a refresh: every query of the dashboard, for the current focus. */
 static void start_refresh(struct tui *t, double now)
 {
@@ -270,7 +280,8 @@ static void start_refresh(struct tui *t, double now)
 	int audit_view = shown == TUI_AUDIT || shown == TUI_AFILTER ||
 			 shown == TUI_AROW;
 	snprintf(lim, sizeof lim, "%d", audit_view ? TM_MAX_AUDIT : 64);
-	const char *p4[] = {jobp, lim, audit_view ? t->audit_role : ""};
+	tx_copy(t->audit_sent, sizeof t->audit_sent, audit_filter(t));
+	const char *p4[] = {jobp, lim, t->audit_sent};
 	send_q(t, Q_AUDIT, "audit log", SQL_AUDIT, 3, p4);
 	if (shown == TUI_AROW && t->arow_want) {
 		/* by id: new changes shift the list under the selection */
@@ -287,8 +298,9 @@ static void start_refresh(struct tui *t, double now)
 	}
 	if (shown == TUI_QUEUE || shown == TUI_QSEARCH) {
 		snprintf(lim, sizeof lim, "%d", TM_MAX_QUEUE);
-		const char *p6[] = {jobp, lim, t->queue_search};
-		if (t->queue_search[0])
+		tx_copy(t->queue_sent, sizeof t->queue_sent, t->queue_search);
+		const char *p6[] = {jobp, lim, t->queue_sent};
+		if (t->queue_sent[0])
 			send_q(t, Q_QUEUE, "found tasks", SQL_FIND, 3, p6);
 		else
 			send_q(t, Q_QUEUE, "queue", SQL_NEXT, 2, p6);
@@ -460,6 +472,55 @@ void tf_count(struct tui *t, enum tui_action a, int64_t job,
 		j ? j->name : "?", what);
 }
 
+/* Where the row of id now is among n rows of stride bytes whose int64_t
+ * id is at offset off; -1: gone. */
+static int row_of(const void *rows, size_t stride, size_t off, int n,
+		  int64_t id)
+{
+	for (int i = 0; id && i < n; i++) {
+		int64_t v;
+		memcpy(&v, (const char *)rows + (size_t)i * stride + off,
+		       sizeof v);
+		if (v == id)
+			return i;
+	}
+	return -1;
+}
+
+/* The queue view's rows: an answer to a search or a focus changed since
+ * it was sent is dropped (the change asked for a refresh of its own); the
+ * selection stays on its task as tasks are claimed ahead of it. */
+static void load_queue(struct tui *t, const struct ct_arows *r, double now)
+{
+	struct tm_model *m = &t->model;
+	if (strcmp(t->queue_sent, t->queue_search) != 0 ||
+	    t->refresh_focus != t->focus)
+		return;
+	int64_t was = t->queue_sel >= 0 && t->queue_sel < m->n_queue ?
+		      m->queue[t->queue_sel].task_id : 0;
+	tm_load_queue(m, r, t->queue_sent[0] ? 11 : 10, now);
+	int at = row_of(m->queue, sizeof m->queue[0],
+			offsetof(struct tm_next, task_id), m->n_queue, was);
+	if (at >= 0)
+		t->queue_sel = at;
+}
+
+/* The audit view's rows, likewise (new changes come in on top). */
+static void load_audit(struct tui *t, const struct ct_arows *r, double now)
+{
+	struct tm_model *m = &t->model;
+	if (strcmp(t->audit_sent, audit_filter(t)) != 0 ||
+	    t->refresh_focus != t->focus)
+		return;
+	int64_t was = t->audit_sel >= 0 && t->audit_sel < m->n_audit ?
+		      m->audit[t->audit_sel].id : 0;
+	tm_load_audit(m, r, now);
+	int at = row_of(m->audit, sizeof m->audit[0],
+			offsetof(struct tm_audit, id), m->n_audit, was);
+	if (at >= 0)
+		t->audit_sel = at;
+}
+
 /* Put one finished query into the model. */
 static void dispatch(struct tui *t, struct ct_arows *r, double now)
 {
@@ -512,9 +573,9 @@ static void dispatch(struct tui *t, struct ct_arows *r, double now)
 	case Q_CELLS: tm_load_cells(&t->model, r, t->refresh_focus, now); break;
 	case Q_RATE: tm_load_series(&t->model, r, now); break;
 	case Q_NEXT: tm_load_next(&t->model, r, now); break;
-	case Q_AUDIT: tm_load_audit(&t->model, r, now); break;
+	case Q_AUDIT: load_audit(t, r, now); break;
 	case Q_LEASES: tm_load_leases(&t->model, r, now); break;
-	case Q_QUEUE: tm_load_queue(&t->model, r, now); break;
+	case Q_QUEUE: load_queue(t, r, now); break;
 	case Q_CARD: tm_load_card(&t->model, r, now); break;
 	case Q_AROW: tm_load_arow(&t->model, r, now); break;
 	default: break;

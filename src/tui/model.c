@@ -277,9 +277,10 @@ int tm_load_next(struct tm_model *m, const struct ct_arows *r, double now)
 	return 0;
 }
 
-int tm_load_queue(struct tm_model *m, const struct ct_arows *r, double now)
+int tm_load_queue(struct tm_model *m, const struct ct_arows *r, int ncols,
+		  double now)
 {
-	if (!load_begin(&m->queue_age, r, r->ncols > 10 ? 11 : 10))
+	if (!load_begin(&m->queue_age, r, ncols))
 		return r->st == CT_OK ? -1 : 0;
 	m->n_queue = next_rows(m->queue, TM_MAX_QUEUE, r);
 	m->queue_age.loaded_at = now;

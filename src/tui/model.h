@@ -205,8 +205,10 @@ int tm_load_next(struct tm_model *m, const struct ct_arows *r, double now);
 int tm_load_audit(struct tm_model *m, const struct ct_arows *r, double now);
 int tm_load_role(struct tm_model *m, const struct ct_arows *r);
 int tm_load_leases(struct tm_model *m, const struct ct_arows *r, double now);
-/* next_tasks's columns, or find_tasks's (the same and the status). */
-int tm_load_queue(struct tm_model *m, const struct ct_arows *r, double now);
+/* next_tasks's columns (ncols 10), or find_tasks's (11: the same and the
+ * status). */
+int tm_load_queue(struct tm_model *m, const struct ct_arows *r, int ncols,
+		  double now);
 int tm_load_card(struct tm_model *m, const struct ct_arows *r, double now);
 /* id, before, after of one audit row. */
 int tm_load_arow(struct tm_model *m, const struct ct_arows *r, double now);

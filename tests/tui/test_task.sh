@@ -38,6 +38,19 @@ ok_match "its columns" "$SCREEN" 'TASK +CLS +SCORE +STATUS +PRIO +DEPTH +AGE +ME
 ok_match "the first task selected" "$SCREEN" "^▶ +${first%% *} P[0-3] .* ${first#* }\$"
 tm_keys j
 ok_screen "j: the next one selected" "^▶ +$sid P[0-3] .* $spath\$"
+# the first task claimed ahead of it: the list moves up, the selection
+# stays on its task; released, it comes back above it
+fid=${first%% *}
+sql "SELECT count(*) FROM crawltop.claim('w9', 1)" >/dev/null
+tm_gone "^ +$fid P[0-3] " 5
+ok_screen "a task claimed ahead: the selection stays on its task" \
+	"^▶ +$sid P[0-3] .* $spath\$"
+ok_match "... now the first row" "$(printf '%s\n' "$SCREEN" | grep -A1 '^ *TASK ' | tail -1)" "^▶ +$sid "
+sql "SELECT count(*) FROM crawltop.release('w9', ARRAY[$fid])" >/dev/null
+ok_screen "released, it comes back" "^ +$fid P[0-3] "
+ok_match "... above, the selection still on its task" \
+	"$(printf '%s\n' "$SCREEN" | grep -E -A1 "^ +$fid P[0-3] " | tail -1)" \
+	"^▶ +$sid P[0-3] .* $spath\$"
 tm_keys Enter
 ok_screen "Enter: the task view" "^─ Task $sid $spath "
 ok_match "its status" "$SCREEN" '^  status +pending$'
@@ -116,6 +129,12 @@ tm_keys x
 ok_screen "any key: back to the view" '^─ Audit of all jobs'
 tm_keys j
 ok_screen "j: the boost selected" '^▶[0-9:]+ .* task\.boost '
+sql "SELECT crawltop.set_job_priority(1, 4)" >/dev/null
+ok_screen "a change comes in on top" '^ [0-9:]+ .* job\.priority '
+ok_match "... the selection stays on the boost, two rows down" \
+	"$(printf '%s\n' "$SCREEN" | grep -E -A2 '^ [0-9:]+ .* job\.priority ' | tail -1)" \
+	'^▶[0-9:]+ .* task\.boost '
+sql "SELECT crawltop.set_job_priority(1, 3)" >/dev/null
 tm_keys / n o b o d y Enter
 ok_screen "/nobody: no role's name holds it" 'no change matches'
 tm_keys / Escape / p o s t Enter
