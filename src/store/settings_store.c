@@ -67,17 +67,9 @@ ct_status ct_store_settings_put_marked(struct ct_store *s, const char *json,
 {
 	char b[16];
 	snprintf(b, sizeof b, "%d", base_version);
-	/* "{1,2,3}": at most 20 characters an id and its comma */
-	char *arr = malloc(n_jobs * 21 + 3);
+	char *arr = ct_store_id_array(jobs, n_jobs);
 	if (!arr)
 		return ct_error_set(err, CT_ENOMEM, "settings: out of memory");
-	size_t k = 0;
-	arr[k++] = '{';
-	for (size_t i = 0; i < n_jobs; i++)
-		k += (size_t)sprintf(arr + k, "%s%" PRId64, i ? "," : "",
-				     jobs[i]);
-	arr[k++] = '}';
-	arr[k] = '\0';
 	const char *p[] = {json, b, action, note, arr};
 	PGresult *r;
 	ct_status st = st_exec(s, "settings", "SELECT version, changed FROM "

@@ -5,6 +5,7 @@
  * the error; call sites PQclear on every path. Outside values only ever
  * travel as parameters (PQexecParams), never inside SQL text. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,20 @@ void ct_store_close(struct ct_store *s)
 	if (s->conn)
 		PQfinish(s->conn);
 	free(s);
+}
+
+char *ct_store_id_array(const int64_t *ids, size_t n)
+{
+	char *a = malloc(n * 21 + 3); /* an id and its comma: 21 at most */
+	if (!a)
+		return NULL;
+	size_t k = 0;
+	a[k++] = '{';
+	for (size_t i = 0; i < n; i++)
+		k += (size_t)sprintf(a + k, "%s%" PRId64, i ? "," : "", ids[i]);
+	a[k++] = '}';
+	a[k] = '\0';
+	return a;
 }
 
 const char *ct_store_sqlstate(const struct ct_store *s)

@@ -44,6 +44,10 @@ ct_status ct_store_open(const char *dsn, struct ct_store **out,
 /* Close the connection and free the handle (NULL is fine). */
 void ct_store_close(struct ct_store *s);
 
+/* ids[0..n) as an array literal, "{1,2,3}", for a $n::bigint[]
+ * parameter. NULL: out of memory. The caller frees it. */
+char *ct_store_id_array(const int64_t *ids, size_t n);
+
 /* SQLSTATE of the last failed call on s ("" when the failure did not come
  * from the server, or nothing failed yet). Borrowed, valid until the next
  * call on s. */

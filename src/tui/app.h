@@ -33,6 +33,8 @@
 
 #define TUI_INTERVAL_FLOOR 0.5    /* seconds: the refresh floor */
 #define TUI_TASK_POINTS 10.0      /* the task view's b and d */
+#define TUI_SEARCH_AGAIN_S 30.0   /* a path search scans again after */
+#define TUI_PLACE_AGAIN_S 10.0    /* the task view counts its place after */
 #define TUI_INTERVAL_MAX 3600.0
 #define TUI_BACKOFF_MAX 60.0      /* backed-off interval ceiling */
 #define TUI_RECONNECT_MAX 5.0     /* reconnect backoff ceiling, seconds */
@@ -196,7 +198,8 @@ struct tui {
 	 * a key pressed before the next refresh starts from it */
 	int64_t act_job[8];
 	int act_priority[8];      /* the new priority, or 0 */
-	char act_match[8][112];   /* a boost's or demotion's prefix or pattern */
+	char act_none[8][160];    /* what an answer of 0 means ("" none): the
+				   * change matched nothing, changed nothing */
 	char act_status[8][16];   /* the new shown status, or "" */
 	int act_seq;
 	int resolve_job;          /* -j NAME still to resolve */
@@ -242,6 +245,11 @@ struct tui {
 	char queue_search[256];   /* its path search; "" = the next tasks */
 	char queue_sent[256];     /* the search of the queue query in flight:
 				   * an answer to an older one is dropped */
+	double found_at;          /* when the search last scanned the paths
+				   * (refreshes between ask for its tasks by
+				   * id) */
+	double card_pos_at;       /* when the task view's place was counted;
+				   * 0: count it at the next refresh */
 	int64_t card_task;        /* the task view's task */
 	int audit_sel;            /* the audit view's selected row */
 	int audit_page;           /* rows it last showed */

@@ -81,7 +81,12 @@ static const char SQL_FIND[] =
 	"$2::integer)";
 /* The task view: one task whole, its place counted up to 100,000. */
 static const char SQL_CARD[] =
-	"SELECT * FROM crawltop.task_card($1::bigint, 100000)";
+	"SELECT * FROM crawltop.task_card($1::bigint, $2::bigint)";
+/* The tasks a search found, again (0031): find_tasks's rows by id. */
+static const char SQL_ROWS[] =
+	"SELECT task_id, job_id, path, score, class, job_priority, "
+	"extract(epoch FROM now() - created_at), depth, type, "
+	"discovery_method, status FROM crawltop.task_rows($1::bigint[])";
 /* The two latest settings versions (tune.c: tws_loaded). */
 static const char SQL_SETTINGS[] =
 	"SELECT version, value::text, created_by, "
@@ -230,6 +235,16 @@ static void send_q(struct tui *t, int tag, const char *what, const char *sql,
 		t->refreshing++;
 }
 
+/* The queue view's task ids as an array literal; NULL: out of memory.
+ * The caller frees it. */
+static char *task_ids(const struct tm_model *m)
+{
+	int64_t ids[TM_MAX_QUEUE];
+	for (int i = 0; i < m->n_queue; i++)
+		ids[i] = m->queue[i].task_id;
+	return ct_store_id_array(ids, (size_t)m->n_queue);
+}
+
 /* The audit query's role filter: the view's, while it is shown. */
 static const char *audit_filter(const struct tui *t)
 {
@@ -298,18 +313,34 @@ static void start_refresh(struct tui *t, double now)
 	}
 	if (shown == TUI_QUEUE || shown == TUI_QSEARCH) {
 		snprintf(lim, sizeof lim, "%d", TM_MAX_QUEUE);
+		int again = strcmp(t->queue_sent, t->queue_search) == 0 &&
+			    t->model.n_queue > 0 &&
+			    now - t->found_at < TUI_SEARCH_AGAIN_S;
 		tx_copy(t->queue_sent, sizeof t->queue_sent, t->queue_search);
 		const char *p6[] = {jobp, lim, t->queue_sent};
-		if (t->queue_sent[0])
+		if (t->queue_sent[0] && again) {
+			/* the tasks found, by id */
+			char *ids = task_ids(&t->model);
+			const char *p9[] = {ids};
+			if (ids)
+				send_q(t, Q_QUEUE, "found tasks", SQL_ROWS, 1,
+				       p9);
+			free(ids);
+		} else if (t->queue_sent[0]) {
+			t->found_at = now;
 			send_q(t, Q_QUEUE, "found tasks", SQL_FIND, 3, p6);
-		else
+		} else
 			send_q(t, Q_QUEUE, "queue", SQL_NEXT, 2, p6);
 	}
 	if (shown == TUI_TASK) {
 		char id[24];
 		snprintf(id, sizeof id, "%" PRId64, t->card_task);
-		const char *p7[] = {id};
-		send_q(t, Q_CARD, "task", SQL_CARD, 1, p7);
+		/* its place, counted now and then (0031) */
+		int count = now - t->card_pos_at >= TUI_PLACE_AGAIN_S;
+		if (count)
+			t->card_pos_at = now;
+		const char *p7[] = {id, count ? "100000" : "0"};
+		send_q(t, Q_CARD, "task", SQL_CARD, 2, p7);
 	}
 	/* a standby sends no notifications: poll the settings instead */
 	if (ct_aconn_standby(t->ac))
@@ -372,11 +403,9 @@ static void act_result(struct tui *t, const struct ct_arows *r)
 		tui_msg(t, 1, "%s refused: %s", desc, r->err);
 		return;
 	}
-	if (t->act_match[slot][0] && !strcmp(ct_arows_str(r, 0, 0, "0"), "0")) {
+	if (t->act_none[slot][0] && !strcmp(ct_arows_str(r, 0, 0, "0"), "0")) {
 		/* the store changed and audited nothing */
-		tui_msg(t, 0, "%s: 0 pending tasks %s %s: nothing changed", desc,
-			strchr(t->act_match[slot], '*') ? "match" : "under",
-			t->act_match[slot]);
+		tui_msg(t, 0, "%s: %s", desc, t->act_none[slot]);
 		return;
 	}
 	tui_msg(t, 0, "%s: done (%s task%s changed)", desc,
@@ -389,6 +418,7 @@ static void act_result(struct tui *t, const struct ct_arows *r)
 			       t->act_status[slot][0] ? t->act_status[slot] : NULL);
 		tui_view_jobs(t);
 	}
+	t->card_pos_at = 0; /* a change may move the task view's task */
 	if (t->refreshing)
 		t->refresh_again = 1;
 	else
@@ -736,7 +766,7 @@ void tf_act(struct tui *t, enum tui_action a, int64_t job, int arg,
 	char *desc = t->act_desc[slot];
 	t->act_priority[slot] = 0;
 	t->act_status[slot][0] = '\0';
-	t->act_match[slot][0] = '\0';
+	t->act_none[slot][0] = '\0';
 	char jb[24], ab[32];
 	snprintf(jb, sizeof jb, "%" PRId64, job);
 	struct ct_error err;
@@ -775,8 +805,9 @@ void tf_act(struct tui *t, enum tui_action a, int64_t job, int arg,
 		snprintf(desc, sizeof t->act_desc[0], "job %.40s: %s %.*s %+g",
 			 name, delta < 0 ? "demote" : "boost", 100, prefix, delta);
 		snprintf(ab, sizeof ab, "%.17g", delta);
-		snprintf(t->act_match[slot], sizeof t->act_match[0], "%.100s",
-			 prefix);
+		snprintf(t->act_none[slot], sizeof t->act_none[0], "0 pending "
+			 "tasks %s %.100s: nothing changed", strchr(prefix, '*') ?
+			 "match" : "under", prefix);
 		/* a text with '*' is a pattern of the whole path */
 		const char *p[] = {jb, prefix, ab,
 				   strchr(prefix, '*') ? "true" : "false"};
@@ -812,10 +843,15 @@ void tf_act(struct tui *t, enum tui_action a, int64_t job, int arg,
 			 "by %+g", name, delta < 0 ? "demote" : "boost", prefix,
 			 delta);
 		snprintf(ab, sizeof ab, "%.17g", delta);
+		/* NULL: the adjustment is at its bound, nothing written */
+		snprintf(t->act_none[slot], sizeof t->act_none[0], "its "
+			 "adjustment is at %s already: nothing changed",
+			 delta < 0 ? "-100" : "+100");
 		st = ct_aconn_send(t->ac, Q_ACT + slot, delta < 0 ?
 				   "demote a task" : "boost a task",
-				   "SELECT 1 FROM crawltop.adjust_task($1::bigint, "
-				   "$2::double precision)", 2, p, &err);
+				   "SELECT count(s) FROM crawltop.adjust_task("
+				   "$1::bigint, $2::double precision) s", 2, p,
+				   &err);
 		break;
 	}
 	default:

@@ -602,6 +602,7 @@ static int k_queue_open(struct tui *t, int key)
 		return TUI_REDRAW;
 	}
 	t->card_task = t->model.queue[t->queue_sel].task_id;
+	t->card_pos_at = 0; /* its place counted at once */
 	t->model.have_card = 0;
 	t->model.card_age.loaded_at = 0;
 	t->model.card_age.error[0] = '\0';

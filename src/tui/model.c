@@ -16,6 +16,13 @@ void tm_init(struct tm_model *m)
 	snprintf(m->cannot_why, sizeof m->cannot_why, "not connected yet");
 }
 
+void tm_free(struct tm_model *m)
+{
+	free(m->arow_before);
+	free(m->arow_after);
+	m->arow_before = m->arow_after = NULL;
+}
+
 /* Number in a cell; 0 for NULL or garbage. */
 static long long ll_at(const struct ct_arows *r, int row, int col)
 {
@@ -298,9 +305,17 @@ int tm_load_arow(struct tm_model *m, const struct ct_arows *r, double now)
 			 "the audit row is gone");
 		return 0;
 	}
+	tm_free(m);
+	m->arow_before = strdup(ct_arows_str(r, 0, 1, ""));
+	m->arow_after = strdup(ct_arows_str(r, 0, 2, ""));
+	if (!m->arow_before || !m->arow_after) {
+		tm_free(m);
+		m->arow_id = 0;
+		snprintf(m->arow_age.error, sizeof m->arow_age.error,
+			 "out of memory");
+		return 0;
+	}
 	m->arow_id = ll_at(r, 0, 0);
-	s_at(m->arow_before, sizeof m->arow_before, r, 0, 1);
-	s_at(m->arow_after, sizeof m->arow_after, r, 0, 2);
 	return 0;
 }
 
@@ -308,6 +323,7 @@ int tm_load_card(struct tm_model *m, const struct ct_arows *r, double now)
 {
 	if (!load_begin(&m->card_age, r, 30))
 		return r->st == CT_OK ? -1 : 0;
+	int had = m->have_card;
 	m->have_card = r->nrows > 0;
 	m->card_age.loaded_at = now;
 	if (!m->have_card) {
@@ -316,6 +332,10 @@ int tm_load_card(struct tm_model *m, const struct ct_arows *r, double now)
 		return 0;
 	}
 	struct tm_card *c = &m->card;
+	struct tm_card was = {.task_id = had ? c->task_id : 0,
+			      .ahead_all = c->ahead_all,
+			      .ahead_job = c->ahead_job,
+			      .position_limit = c->position_limit};
 	c->task_id = ll_at(r, 0, 0);
 	c->job_id = ll_at(r, 0, 1);
 	s_at(c->job, sizeof c->job, r, 0, 2);
@@ -343,9 +363,18 @@ int tm_load_card(struct tm_model *m, const struct ct_arows *r, double now)
 	c->ranked = ct_arows_str(r, 0, 24, "f")[0] == 't';
 	c->discovery_score = dn_at(r, 0, 25, NAN);
 	c->priority_class = ct_arows_get(r, 0, 26) ? (int)ll_at(r, 0, 26) : -1;
+	long long limit = ll_at(r, 0, 29);
+	if (limit == 0 && c->task_id == was.task_id &&
+	    strcmp(c->status, "pending") == 0) {
+		/* not counted this time (limit 0): the place counted last */
+		c->ahead_all = was.ahead_all;
+		c->ahead_job = was.ahead_job;
+		c->position_limit = was.position_limit;
+		return 0;
+	}
 	c->ahead_all = ct_arows_get(r, 0, 27) ? ll_at(r, 0, 27) : -1;
 	c->ahead_job = ct_arows_get(r, 0, 28) ? ll_at(r, 0, 28) : -1;
-	c->position_limit = ll_at(r, 0, 29);
+	c->position_limit = limit;
 	return 0;
 }
 

@@ -159,7 +159,7 @@ struct tm_model {
 	/* the audit view's opened row (A, Enter): its before and after
 	 * whole, read again by id */
 	int64_t arow_id;           /* 0: none loaded */
-	char arow_before[16384], arow_after[16384];
+	char *arow_before, *arow_after; /* owned (tm_free), whole */
 	struct tm_age arow_age;
 
 	/* the queue view (n): the next tasks, or those found by path */
@@ -192,6 +192,9 @@ struct tm_totals {
 };
 
 void tm_init(struct tm_model *m);
+/* Free what the model owns (the audit row opened); tm_init again to
+ * reuse it. */
+void tm_free(struct tm_model *m);
 
 /* Load one query's rows into the model; on a failed query only the
  * dataset's error is set and its old data kept (the last frame stays).

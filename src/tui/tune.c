@@ -43,6 +43,7 @@ void tui_free(struct tui *t)
 	free(t->sets.json);
 	free(t->sets.prev_json);
 	free(t->queued_json);
+	tm_free(&t->model);
 	free(t);
 }
 

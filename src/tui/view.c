@@ -868,33 +868,51 @@ static void draw_audit_view(struct tui *t, int y, int h, double now)
 	}
 }
 
+/* text[0..len) in the lines y.. (at most n) from column x, w wide, the
+ * lines after the first indented by ind more (and ind narrower), never
+ * cutting a UTF-8 character; returns the lines used. */
+static int wrap_span(int y, int x, int w, int ind, int n, attr_t a,
+		     const char *text, size_t len)
+{
+	int used = 0, lw = w;
+	size_t at = 0;
+	while (at < len && used < n && lw > 0) {
+		size_t take = len - at < (size_t)lw ? len - at : (size_t)lw;
+		while (take > 0 && at + take < len &&
+		       ((unsigned char)text[at + take] & 0xc0) == 0x80)
+			take--;
+		char line[1024];
+		if (take >= sizeof line)
+			take = sizeof line - 1;
+		memcpy(line, text + at, take);
+		line[take] = '\0';
+		put(y + used, x + (used ? ind : 0), lw, a, line);
+		at += take;
+		if (!used++)
+			lw = w - ind;
+	}
+	return used;
+}
+
 /* text (lines of JSON) in a column from (y, x), w wide, down to end,
- * each line wrapped at w; -1 when it did not all fit. */
+ * each line wrapped at w, its continuations indented by the line's own
+ * indent plus two; -1 when it did not all fit. */
 static int json_column(int y, int end, int x, int w, const char *text)
 {
 	while (*text && y < end) {
 		size_t l = strcspn(text, "\n");
-		char line[1024];
-		snprintf(line, sizeof line, "%.*s", (int)(l < 1023 ? l : 1023),
-			 text);
-		/* continuation lines keep the line's indent, plus two */
-		size_t ind = strspn(line, " ");
-		if ((int)ind + 10 > w)
+		int ind = (int)strspn(text, " ");
+		if ((size_t)ind > l || ind + 10 > w)
 			ind = 0;
-		int used = 0, lw = w;
-		size_t at = 0, len = strlen(line);
-		while (at < len && y < end) {
-			size_t take = len - at < (size_t)lw ? len - at : (size_t)lw;
-			while (take > 0 && at + take < len &&
-			       ((unsigned char)line[at + take] & 0xc0) == 0x80)
-				take--;
-			char part[1024];
-			snprintf(part, sizeof part, "%.*s", (int)take, line + at);
-			put(y++, x + (used ? (int)ind + 2 : 0), lw, A_NORMAL, part);
-			at += take;
-			if (!used++)
-				lw = w - (int)ind - 2;
-		}
+		/* a line that does not fit whole still goes as far as it can */
+		int need = 1 + (l > (size_t)w ? (int)((l - (size_t)w +
+			   (size_t)(w - ind - 2) - 1) / (size_t)(w - ind - 2)) : 0);
+		int got = l == 0 ? 1 : wrap_span(y, x, w, l > (size_t)w ?
+						 ind + 2 : 0, end - y,
+						 A_NORMAL, text, l);
+		y += got;
+		if (got < need)
+			return -1;
 		text += l + (text[l] == '\n');
 	}
 	return *text ? -1 : y;
@@ -1429,24 +1447,7 @@ static void draw_queue_view(struct tui *t, int y, int h, double now)
  * returns the lines used. */
 static int wrapped(int y, int x, int w, int n, attr_t a, const char *text)
 {
-	int used = 0;
-	size_t len = strlen(text), at = 0;
-	while (at < len && used < n && w > 0) {
-		size_t take = len - at < (size_t)w ? len - at : (size_t)w;
-		/* never cut a UTF-8 character */
-		while (take > 0 && at + take < len &&
-		       ((unsigned char)text[at + take] & 0xc0) == 0x80)
-			take--;
-		char line[1024];
-		if (take >= sizeof line)
-			take = sizeof line - 1;
-		memcpy(line, text + at, take);
-		line[take] = '\0';
-		put(y + used, x, w, a, line);
-		at += take;
-		used++;
-	}
-	return used;
+	return wrap_span(y, x, w, 0, n, a, text, strlen(text));
 }
 
 /* The task view: one task whole, why it is where it is, its history, and

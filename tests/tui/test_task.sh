@@ -80,6 +80,21 @@ tm_keys d
 ok_screen "d asks for a demotion" "Demote task $sid $spath by -10"
 tm_keys n
 ok_screen "n: nothing changed" 'nothing changed'
+# at the bound: a boost writes nothing and says so (0031)
+# (set in the table: not audited, so the audit view below is as made)
+was=$(sql "SELECT adjustment || ',' || score || ',' || class FROM crawltop.tasks WHERE id = $sid")
+sql "UPDATE crawltop.tasks SET adjustment = 100, score = 100, class = 0 WHERE id = $sid" >/dev/null
+ok_screen "the view follows: +100" '^  score .* \+ operator \+100\.00( |$)'
+boosts=$(sql "SELECT count(*) FROM crawltop.audit_log WHERE action = 'task.boost'")
+tm_keys b
+ok_screen "b at +100 asks" "Boost task $sid $spath by \+10"
+tm_keys y
+ok_screen "y: nothing changed, saying why" \
+	"boost task $sid by \+10: its adjustment is at \+100 already: nothing changed"
+ok_sql "... and nothing audited" \
+	"SELECT count(*) FROM crawltop.audit_log WHERE action = 'task.boost'" "$boosts"
+sql "UPDATE crawltop.tasks SET adjustment = ${was%%,*}, score = $(echo "$was" | cut -d, -f2), class = ${was##*,} WHERE id = $sid" >/dev/null
+ok_screen "back at +10" '^  score .* \+ operator \+10\.00$'
 
 # a search by path, any status; the failed task retried
 tm_keys Escape
@@ -106,6 +121,11 @@ ok_sql "audited: task.retry with the last error" \
 	"SELECT (before->>'last_error') || ' / ' || (after->>'status') FROM crawltop.audit_log WHERE action = 'task.retry'" \
 	"HTTP 503 from alpha.example.com after 3 tries / pending"
 ok_screen "the view follows: pending, in the queue" '^  place +[0-9]+ tasks? of every job before it'
+tm_keys Escape
+ok_screen "back to the tasks found, asked again by id: pending now" \
+	"^▶ +$failed P[0-3] .* pending .* /news/x\$"
+tm_keys Enter
+ok_screen "... and opened again" '^  status +pending$'
 tm_keys Escape / Escape
 ok_screen "Esc in the search: back to the next tasks" '^─ Queue of all jobs: next 12 in claim order'
 tm_keys G
@@ -140,6 +160,14 @@ ok_screen "/nobody: no role's name holds it" 'no change matches'
 tm_keys / Escape / p o s t Enter
 ok_screen "/post: the changes of postgres" \
 	'^─ Audit of all jobs by roles holding "post": [0-9]+ changes'
+# a change whose JSON line is longer than 1 KiB, opened whole
+long=$(printf 'x%.0s' $(seq 1200))
+sql "INSERT INTO crawltop.audit_log (action, before, after, rows_affected)
+     VALUES ('test.long', '{}', jsonb_build_object('k', '${long}END'), 0)" >/dev/null
+ok_screen "a long change comes in" '^ [0-9:]+ .* test\.long '
+tm_keys Home Enter
+ok_screen "opened: its line wrapped in its column, whole, to its end" 'xxxEND"'
+tm_keys x
 tm_keys q
 ok_screen "q closes it" '^─ Jobs 3 of 3'
 tm_keys q
