@@ -454,6 +454,9 @@ struct tui_key {
 
 /* The table and its length. */
 const struct tui_key *tui_keys(int *n);
+/* Whether a read-only console refuses k in mode m (tui_key refuses it
+ * as it is pressed, the help shows it refused). */
+int tui_key_refusable(const struct tui_key *k, enum tui_mode m);
 /* Handle one key in the current mode. Returns TUI_* flags. */
 int tui_key(struct tui *t, int key);
 /* Whether the current mode binds key itself (not as text or "any key"). */

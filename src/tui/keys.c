@@ -1622,6 +1622,15 @@ static int paste_end(struct tui *t)
 	return TUI_REDRAW;
 }
 
+/* app.h: whether a read-only console refuses k in mode m. */
+int tui_key_refusable(const struct tui_key *k, enum tui_mode m)
+{
+	/* in the views where changes start; a prompt's or a question's
+	 * keys finish a change the key that opened them was let through */
+	return k->changes && (m == TUI_NORMAL || m == TUI_WEIGHTS ||
+			      m == TUI_LEASES || m == TUI_TASK);
+}
+
 /* Every key while a paste comes in, and its marks. A start mark inside
  * a paste is pasted text holding ESC; an end mark outside one is
  * dropped. */
@@ -1711,9 +1720,7 @@ static int key_dispatch(struct tui *t, int key)
 	/* a key that opens a line to type (boost, demote) opens it even
 	 * when changes are refused, so that what the operator types next
 	 * goes into it, not to the keys of the dashboard; Enter refuses */
-	if (hit->changes && hit->fn != k_adjust &&
-	    (t->mode == TUI_NORMAL || t->mode == TUI_WEIGHTS ||
-	     t->mode == TUI_LEASES || t->mode == TUI_TASK)) {
+	if (tui_key_refusable(hit, t->mode) && hit->fn != k_adjust) {
 		const char *why = tui_why_readonly(t);
 		if (why) {
 			/* the key's help without its aside: "cannot edit the

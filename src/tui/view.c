@@ -1271,9 +1271,8 @@ static void draw_help(struct tui *t, int y, int h)
 				put(yy, xx + 1, colw - 2, A(R_TITLE), mode_names[m]);
 				continue;
 			}
-			int refused = k[i].changes && why &&
-				      (m == TUI_NORMAL || m == TUI_WEIGHTS ||
-				       m == TUI_LEASES || m == TUI_TASK);
+			int refused = why &&
+				      tui_key_refusable(&k[i], (enum tui_mode)m);
 			attr_t a = refused ? A(R_DIM) : A_NORMAL;
 			putpad(yy, xx + 3, lw, refused ? a : A_BOLD, k[i].label, 0);
 			FMT(b, "%s%s%s", k[i].help, refused ? " - refused: " : "",
