@@ -1,0 +1,189 @@
+/* order_eval.c: PageRank, the baseline crawl policies and the score of a
+ * crawl order (order_eval.h). Sites are small (thousands of pages): a
+ * pick scans the frontier, which keeps each policy's rule plain to read. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "order_eval.h"
+
+const int oe_share_points[OE_SHARES] = {1, 5, 10, 20, 50};
+
+int oe_pagerank(const struct oe_graph *g, double d, double tol, int max_iter,
+		double *pr)
+{
+	size_t n = g->n;
+	if (n == 0)
+		return 0;
+	double *next = malloc(n * sizeof *next);
+	if (!next)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		pr[i] = 1.0 / (double)n;
+	int it = 0;
+	while (it < max_iter) {
+		it++;
+		/* a dangling page's rank goes to every page alike */
+		double dangling = 0;
+		for (size_t i = 0; i < n; i++)
+			if (g->first[i + 1] == g->first[i])
+				dangling += pr[i];
+		double base = (1 - d) / (double)n + d * dangling / (double)n;
+		for (size_t i = 0; i < n; i++)
+			next[i] = base;
+		for (size_t i = 0; i < n; i++) {
+			size_t out = g->first[i + 1] - g->first[i];
+			if (out == 0)
+				continue;
+			double share = d * pr[i] / (double)out;
+			for (size_t k = g->first[i]; k < g->first[i + 1]; k++)
+				next[g->link[k]] += share;
+		}
+		double delta = 0;
+		for (size_t i = 0; i < n; i++) {
+			delta += fabs(next[i] - pr[i]);
+			pr[i] = next[i];
+		}
+		if (delta < tol)
+			break;
+	}
+	free(next);
+	return it;
+}
+
+const char *oe_policy_name(enum oe_policy p)
+{
+	static const char *const names[OE_POLICY_N] = {"fifo", "backlink",
+		"opic", "oracle"};
+	return p < OE_POLICY_N ? names[p] : "?";
+}
+
+long oe_crawl(const struct oe_graph *g, enum oe_policy p, const long *seeds,
+	      size_t nseeds, const double *pr, long *order)
+{
+	size_t n = g->n;
+	long *seq = malloc(n * sizeof *seq);     /* discovery order, -1 */
+	double *key = calloc(n, sizeof *key);    /* the policy's priority */
+	long *front = malloc(n * sizeof *front); /* discovered, not fetched */
+	char *done = calloc(n, 1);               /* fetched */
+	long len = -1;
+	if (!seq || !key || !front || !done)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		seq[i] = -1;
+	long nseq = 0;
+	size_t nfront = 0;
+	for (size_t s = 0; s < nseeds; s++) {
+		long i = seeds[s];
+		if (i < 0 || (size_t)i >= n || seq[i] >= 0)
+			continue;
+		seq[i] = nseq++;
+		front[nfront++] = i;
+	}
+	/* OPIC: the seeds share one unit of cash */
+	if (p == OE_OPIC)
+		for (size_t f = 0; f < nfront; f++)
+			key[front[f]] = 1.0 / (double)nfront;
+	if (p == OE_ORACLE)
+		for (size_t i = 0; i < n; i++)
+			key[i] = pr[i];
+	len = 0;
+	while (nfront > 0) {
+		/* the best of the frontier; a tie to the first discovered */
+		size_t best = 0;
+		for (size_t f = 1; f < nfront; f++) {
+			long a = front[f], b = front[best];
+			if (key[a] > key[b] || (key[a] == key[b] && seq[a] < seq[b]))
+				best = f;
+		}
+		long page = front[best];
+		front[best] = front[--nfront];
+		order[len++] = page;
+		done[page] = 1;
+		size_t out = g->first[page + 1] - g->first[page];
+		double cash = key[page];
+		for (size_t k = g->first[page]; k < g->first[page + 1]; k++) {
+			long q = g->link[k];
+			if (done[q])
+				continue; /* fetched: nothing more to give it */
+			if (seq[q] < 0) {
+				seq[q] = nseq++;
+				front[nfront++] = q;
+			}
+			if (p == OE_BACKLINK)
+				key[q] += 1;
+			else if (p == OE_OPIC)
+				key[q] += cash / (double)out;
+		}
+	}
+out:
+	free(seq);
+	free(key);
+	free(front);
+	free(done);
+	return len;
+}
+
+int oe_score(size_t n, const double *pr, const long *order, size_t len,
+	     struct oe_score *out)
+{
+	memset(out, 0, sizeof *out);
+	out->top_in = -1;
+	if (len > n)
+		return -1;
+	char *seen = calloc(n ? n : 1, 1);
+	double *cum = malloc((len + 1) * sizeof *cum); /* after k fetches */
+	if (!seen || !cum) {
+		free(seen);
+		free(cum);
+		return -1;
+	}
+	cum[0] = 0;
+	for (size_t k = 0; k < len; k++) {
+		long i = order[k];
+		if (i < 0 || (size_t)i >= n || seen[i]) {
+			free(seen);
+			free(cum);
+			return -1;
+		}
+		seen[i] = 1;
+		cum[k + 1] = cum[k] + pr[i];
+	}
+	out->fetched = len;
+	for (int s = 0; s < OE_SHARES; s++) {
+		size_t k = ((size_t)oe_share_points[s] * n + 99) / 100;
+		out->share[s] = cum[k < len ? k : len];
+	}
+	double sum = 0;
+	for (size_t k = 1; k <= n; k++)
+		sum += cum[k < len ? k : len];
+	out->auc = n ? sum / (double)n : 0;
+	/* the OE_TOP highest pages: each one's place in the order */
+	long top[OE_TOP];
+	int ntop = 0;
+	for (size_t i = 0; i < n; i++) {
+		/* insert i among the best so far (a tie to the lower index) */
+		int at = ntop;
+		while (at > 0 && pr[top[at - 1]] < pr[i])
+			at--;
+		if (at >= OE_TOP)
+			continue;
+		if (ntop < OE_TOP)
+			ntop++;
+		memmove(top + at + 1, top + at,
+			(size_t)(ntop - 1 - at) * sizeof *top);
+		top[at] = (long)i;
+	}
+	long last = 0;
+	for (int t = 0; t < ntop && last >= 0; t++) {
+		long place = -1;
+		for (size_t k = 0; k < len && place < 0; k++)
+			if (order[k] == top[t])
+				place = (long)k + 1;
+		last = place < 0 ? -1 : place > last ? place : last;
+	}
+	out->top_in = last;
+	free(seen);
+	free(cum);
+	return 0;
+}
