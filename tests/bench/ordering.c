@@ -94,20 +94,15 @@ static void print_rows(const struct row *r, int n, int markdown)
 			snprintf(top, sizeof top, "%ld", r[i].sc.top_in);
 		double pct = r[i].oracle_auc > 0 ?
 			     100 * r[i].sc.auc / r[i].oracle_auc : 0;
-		if (markdown)
-			printf("| %s | %s | %zu | %.3f | %.3f | %.3f | %.3f | %.3f "
-			       "| %.4f | %.1f %% | %s |\n", r[i].name, r[i].seeds,
-			       r[i].sc.fetched, r[i].sc.share[0],
-			       r[i].sc.share[1], r[i].sc.share[2],
-			       r[i].sc.share[3], r[i].sc.share[4], r[i].sc.auc,
-			       pct, top);
-		else
-			printf("%-22s %-12s %6zu %6.3f %6.3f %6.3f %6.3f %6.3f "
-			       "%6.4f %6.1f%% %6s\n", r[i].name, r[i].seeds,
-			       r[i].sc.fetched, r[i].sc.share[0],
-			       r[i].sc.share[1], r[i].sc.share[2],
-			       r[i].sc.share[3], r[i].sc.share[4], r[i].sc.auc,
-			       pct, top);
+		const char *fmt = markdown ?
+			"| %s | %s | %zu | %.3f | %.3f | %.3f | %.3f | %.3f | "
+			"%.4f | %.1f %% | %s |\n" :
+			"%-22s %-12s %6zu %6.3f %6.3f %6.3f %6.3f %6.3f %6.4f "
+			"%6.1f%% %6s\n";
+		printf(fmt, r[i].name, r[i].seeds, r[i].sc.fetched,
+		       r[i].sc.share[0], r[i].sc.share[1], r[i].sc.share[2],
+		       r[i].sc.share[3], r[i].sc.share[4], r[i].sc.auc, pct,
+		       top);
 	}
 }
 
