@@ -60,4 +60,15 @@ ok_match "bench_peers: one/2: claim_next's tasks/s and busy CPU per task" \
 ok_match "bench_peers: every task handed out once" "$out" \
 	"^exactly once: every system handed out every task once"
 
+# ./dev bench ordering, without crawltop's modes (each is a simulated
+# crawl of the whole site: seconds), on the smaller bundled graph
+out=$(SITES=python-3.11 MODES= "$here/bench_ordering.sh" "$build" 2>&1)
+ok_eq "bench_ordering: exit status" "$?" 0
+for p in oracle opic backlink fifo; do
+	for seeds in "/" "/ + sitemap"; do
+		ok_match "bench_ordering: $p from $seeds: a row of figures" "$out" \
+			"^\\| $p \\| ${seeds/+/\\+} \\| [0-9]+ \\|( $num \\|){6} $num % \\| ([0-9]+|never) \\|\$"
+	done
+done
+
 done_testing
