@@ -8,6 +8,12 @@
  *            -/+ cost_factor (0.1) x |priority| for fast/slow actions (cost-aware)
  *            + total-prioritisation offset (country / country-related / other)
  *
+ * except for a page the job is seeded with (discovery method "seed",
+ * CT_FRONTIER_SEED_METHOD: the pages a crawl starts from, such as the
+ * '/' simulate seeds): its priority is -DBL_MAX, the lowest there is,
+ * score 100, so
+ * that no sitemap page or bonus ever puts a page before it (issue 23).
+ *
  * No discoveredAt x 1e-9 term (SPEC.md): ties pop first-in first-out. The
  * result maps onto the 0..100 scale with ct_score_from_frontier(). */
 #ifndef CRAWLTOP_FRONTIER_H
@@ -26,6 +32,7 @@ CT_BEGIN_DECLS
 #define CT_NAME_LEN 32      /* type, method and token names, NUL included */
 #define CT_FRONTIER_MAX_NAMES 32
 #define CT_FRONTIER_MAX_TOKENS 64
+#define CT_FRONTIER_SEED_METHOD "seed" /* the discovery method of seeds */
 
 struct ct_named_value {
 	char name[CT_NAME_LEN];

@@ -47,6 +47,8 @@ typedef enum ct_reason_code {
 	CT_R_DISC_CLASS,        /* "S" (class action) */
 	/* tier */
 	CT_R_TIER,              /* "Job priority a of b" */
+	/* frontier, after the tier: values above stay as they were */
+	CT_R_FR_SEED,           /* "Seed page: before every other page" */
 	CT_R_COUNT
 } ct_reason_code;
 

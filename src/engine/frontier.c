@@ -13,6 +13,7 @@
  * path (ct_frontier_score) does a few short strcmp() table scans, a log2()
  * for the cluster boost, one division to map the priority onto 0..100, and
  * never formats text. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@
 #define PS_DISCOVERY "discovery-bonus"
 #define PS_GAP "gap-prediction"
 #define PS_CLUSTER "cluster-boost"
+#define PS_SEED "seed"
 
 /* Defaults, as declarative tables (seed 002's ConfigManager defaults). */
 static const struct ct_named_value default_types[] = {
@@ -798,6 +800,16 @@ ct_status ct_frontier_score(const struct ct_frontier_params *p,
 		out->tp = c;
 		out->dropped = (c == CT_TP_OTHER);
 		ct_reasons_add(rs, CT_R_FR_TOTAL, off, 0, tp_names[c]);
+	}
+
+	/* 8. a page the job is seeded with (method "seed", frontier.h) comes
+	 * before every other page whatever the tables give the others: the
+	 * lowest priority there is, which the scale maps to 100 */
+	if (in->discovery_method && name_eq(in->discovery_method,
+					    CT_FRONTIER_SEED_METHOD)) {
+		priority = -DBL_MAX;
+		source = PS_SEED;
+		ct_reasons_add(rs, CT_R_FR_SEED, 0, 0, NULL);
 	}
 
 	if (!isfinite(priority)) {

@@ -43,6 +43,7 @@ static const struct {
 	[CT_R_DISC_SUBSCORE] = {A_SAB, "%s %.2f x %.2f"},
 	[CT_R_DISC_CLASS] = {A_S, "%s"},
 	[CT_R_TIER] = {A_AB, "Job priority %g of %g"},
+	[CT_R_FR_SEED] = {A_NONE, "Seed page: before every other page"},
 };
 
 static int format(const struct ct_reason *r, char *buf, size_t n);

@@ -89,12 +89,16 @@ fill() { # JOB PREFIX: tasks of every kind the store scores itself
 	enq "$1" "ARRAY['$2/e']" 0 "'France'" "'link-discovery'"
 	enq "$1" "ARRAY['$2/f']" 25 "'nav'" "'rss'"
 	enq "$1" "ARRAY['$2/g']" 400 "'unknown_type'" "'validated-hub'"
+	enq "$1" "ARRAY['$2/s']" 2 "'nav'" "'seed'"
 }
 "$CT" job create front --domain front.example --mode frontier >/dev/null
 fill front /v1
 ok_eq "frontier: a task with no type, depth or method scores 50 x 25 / 37" \
 	"$(q "SELECT t.score = 50.0::float8 * 25 / 37 FROM crawltop.tasks t
 		JOIN crawltop.pages p ON p.id = t.page_id WHERE p.path = '/v1/a'")" t
+ok_eq "frontier: a seed scores 100 (0032), as the engine scores it" \
+	"$(q "SELECT t.score FROM crawltop.tasks t
+		JOIN crawltop.pages p ON p.id = t.page_id WHERE p.path = '/v1/s'")" 100
 agrees front "frontier, default settings"
 "$CT" settings set frontier.types.blog 7 frontier.bonuses.rss 3.5 \
 	frontier.aliases.feed rss frontier.weights.base 1.5 >/dev/null

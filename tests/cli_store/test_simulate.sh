@@ -110,6 +110,20 @@ ok_eq "deep sitemap, fifo: exit 0" "$RC" 0
 ok_eq "deep sitemap, fifo: the depth goes back (the check above can fail)" \
 	"$([ "$(decreases "$T/of")" -gt 0 ] && echo yes) $(wc -l <"$T/of")" "yes 41"
 
+# ---- the homepage first (issue 23) ---------------------------------------
+# on a bundled graph with its sitemap, every mode fetches '/' first: the
+# page a job is seeded with is never outranked by the sitemap's pages
+# (in frontier mode the sitemap bonus used to put '/' after the sitemap)
+root=$(cd "$(dirname "$0")/../.." && pwd)
+for mode in fifo hierarchy frontier discovery freshness importance; do
+	run simulate --graph "$root/data/sites/python-3.11.tsv" \
+		--sitemap "$root/data/sites/python-3.11.sitemap" --job "home-$mode" \
+		--mode "$mode" --workers 1 --latency-ms 0 --max-pages 2 \
+		--order-out "$T/home-$mode" -q
+	ok_eq "python-3.11 with its sitemap, $mode: '/' fetched first" \
+		"$RC $(head -n 1 "$T/home-$mode")" "0 /"
+done
+
 # ---- a page's links in the page's order --------------------------------
 # one worker, fifo: / first, then its links as / lists them (not sorted),
 # then theirs; the sitemap's paths in the sitemap's order (a batch shares
@@ -376,17 +390,19 @@ ok_unchanged "bad input" "$before"
 # ---- scores from the store's settings, not the configuration file -------
 # simulate scores the pages it seeds and the links it finds with the
 # settings version the store keeps, as a rescore does (lib.sh:
-# stored_settings lists the scores under each). '/' (manual, depth 0) and
-# the sitemap's /orphan (depth 1: no link reaches it) are seeded; the two
-# are fetched, /orphan first (the higher score: the sitemap's bonus), and '/' yields /a1../a4 (link, depth 1: p = weight + 1,
-# CONF 27.1739 P3, SV 48.0769 P1), left pending and rescored.
+# stored_settings lists the scores under each). '/' (the seed: 100 under
+# any settings, frontier.h) and the sitemap's /orphan (depth 1: no link
+# reaches it; CONF 34.7222 P3, SV 63.2353 P1 with the sitemap's bonus)
+# are seeded; the two are fetched, '/' first, and '/' yields /a1../a4
+# (link, depth 1: p = weight + 1, CONF 27.1739 P3, SV 48.0769 P1), left
+# pending and rescored.
 stored_settings "$T"
 printf '/orphan\n' >"$T/orphan.sitemap"
 CRAWLTOP_CONFIG=$CONF run simulate --graph "$T/tree.tsv" --sitemap "$T/orphan.sitemap" \
 	--job st-sim --mode frontier --workers 1 --latency-ms 0 --max-pages 2 -q
 ok_eq "stored settings: exit 0" "$RC" 0
 ok_eq "stored settings: seeds and links scored with the stored version, not the file" \
-	"$(scores st-sim)" "/ 50.0000 P1; /a1 48.0769 P1; /a2 48.0769 P1; /a3 48.0769 P1; /a4 48.0769 P1; /orphan 63.2353 P1"
+	"$(scores st-sim)" "/ 100.0000 P0; /a1 48.0769 P1; /a2 48.0769 P1; /a3 48.0769 P1; /a4 48.0769 P1; /orphan 63.2353 P1"
 ok_rescore_agrees st-sim
 
 # ---- a discovery job: raw signals from the graph, ranked by crawltop rank -----

@@ -4,6 +4,7 @@
  * types article 0, hub-seed 4, history 6, nav 10, refresh 25, default 12;
  * bonuses adaptive-seed 20, gap-prediction 15, sitemap 10, hub-validated 8,
  * link 0; weights 1; cluster threshold 5, factor 2.5, cap 20. */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -343,6 +344,35 @@ static void base_weight(void **state)
  * intelligent-seed, adaptive-seed, hub-seed -> adaptive-seed 20 -> -19;
  * sitemap 10 -> -9; validated-hub -> hub-validated 8 -> -7;
  * link-discovery -> link 0 -> not applied (1, source base). */
+/* A seed (method "seed") comes before every other page, whatever the
+ * tables give the others: priority -DBL_MAX, score 100, its reason. */
+static void seed_first(void **state)
+{
+	(void)state;
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	/* a sitemap article at depth 0 with a bonus of a million */
+	assert_int_equal(ct_frontier_set_bonus(&p, "sitemap", 1e6), CT_OK);
+	struct ct_frontier_input sm = input("article", 0);
+	sm.discovery_method = "sitemap";
+	struct ct_frontier_result rs = ok_score(&p, &sm);
+	struct ct_frontier_input seed = input("hub", 0); /* default type 12 */
+	seed.discovery_method = CT_FRONTIER_SEED_METHOD;
+	struct ct_frontier_result r = ok_score(&p, &seed);
+	ASSERT_EXACT(r.priority, -DBL_MAX);
+	ASSERT_EXACT(r.score, 100);
+	assert_true(r.priority < rs.priority && r.score > rs.score);
+	assert_string_equal(r.priority_source, "seed");
+	const struct ct_reason *why = find_reason(&r, CT_R_FR_SEED);
+	assert_non_null(why);
+	char text[64];
+	ct_reason_format(why, text, sizeof text);
+	assert_string_equal(text, "Seed page: before every other page");
+	/* the name is exact, as the bonus table's are */
+	seed.discovery_method = "Seed";
+	assert_true(ok_score(&p, &seed).priority > -DBL_MAX);
+}
+
 static void discovery_alias_map(void **state)
 {
 	static const struct {
@@ -1006,6 +1036,7 @@ int main(void)
 		cmocka_unit_test(unknown_type_gets_default),
 		cmocka_unit_test(type_names_case_sensitive),
 		cmocka_unit_test(base_weight),
+		cmocka_unit_test(seed_first),
 		cmocka_unit_test(discovery_alias_map),
 		cmocka_unit_test(gap_prediction),
 		cmocka_unit_test(gap_out_of_range),
