@@ -54,8 +54,49 @@ int oe_pagerank(const struct oe_graph *g, double d, double tol, int max_iter,
 const char *oe_policy_name(enum oe_policy p)
 {
 	static const char *const names[OE_POLICY_N] = {"fifo", "backlink",
-		"opic", "oracle"};
+		"opic", "oracle", "pagerank"};
 	return p < OE_POLICY_N ? names[p] : "?";
+}
+
+/* PageRank of the graph known so far into key[]: the known pages
+ * known[0..nk), the links of the fetched ones (done); a page not fetched
+ * is dangling (its links are not known), its rank spread over the known
+ * pages, as oe_pagerank spreads a dangling page's. next[] is scratch. */
+static void known_pagerank(const struct oe_graph *g, const long *known,
+			   size_t nk, const char *done, double *key,
+			   double *next)
+{
+	const double d = 0.85;
+	for (size_t k = 0; k < nk; k++)
+		key[known[k]] = 1.0 / (double)nk;
+	for (int it = 0; it < 1000; it++) {
+		double dangling = 0;
+		for (size_t k = 0; k < nk; k++) {
+			long i = known[k];
+			if (!done[i] || g->first[i + 1] == g->first[i])
+				dangling += key[i];
+		}
+		for (size_t k = 0; k < nk; k++)
+			next[known[k]] = (1 - d) / (double)nk +
+					 d * dangling / (double)nk;
+		for (size_t k = 0; k < nk; k++) {
+			long i = known[k];
+			size_t out = g->first[i + 1] - g->first[i];
+			if (!done[i] || out == 0)
+				continue;
+			double share = d * key[i] / (double)out;
+			for (size_t l = g->first[i]; l < g->first[i + 1]; l++)
+				next[g->link[l]] += share;
+		}
+		double delta = 0;
+		for (size_t k = 0; k < nk; k++) {
+			long i = known[k];
+			delta += fabs(next[i] - key[i]);
+			key[i] = next[i];
+		}
+		if (delta < 1e-12)
+			break;
+	}
 }
 
 long oe_crawl(const struct oe_graph *g, enum oe_policy p, const long *seeds,
@@ -66,8 +107,11 @@ long oe_crawl(const struct oe_graph *g, enum oe_policy p, const long *seeds,
 	double *key = calloc(n, sizeof *key);    /* the policy's priority */
 	long *front = malloc(n * sizeof *front); /* discovered, not fetched */
 	char *done = calloc(n, 1);               /* fetched */
+	long *known = malloc(n * sizeof *known); /* discovered, in order */
+	double *next = malloc(n * sizeof *next);
+	size_t nk = 0;
 	long len = -1;
-	if (!seq || !key || !front || !done)
+	if (!seq || !key || !front || !done || !known || !next)
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		seq[i] = -1;
@@ -79,6 +123,7 @@ long oe_crawl(const struct oe_graph *g, enum oe_policy p, const long *seeds,
 			continue;
 		seq[i] = nseq++;
 		front[nfront++] = i;
+		known[nk++] = i;
 	}
 	/* OPIC: the seeds share one unit of cash */
 	if (p == OE_OPIC)
@@ -89,6 +134,8 @@ long oe_crawl(const struct oe_graph *g, enum oe_policy p, const long *seeds,
 			key[i] = pr[i];
 	len = 0;
 	while (nfront > 0) {
+		if (p == OE_PAGERANK)
+			known_pagerank(g, known, nk, done, key, next);
 		/* the best of the frontier; a tie to the first discovered */
 		size_t best = 0;
 		for (size_t f = 1; f < nfront; f++) {
@@ -109,6 +156,7 @@ long oe_crawl(const struct oe_graph *g, enum oe_policy p, const long *seeds,
 			if (seq[q] < 0) {
 				seq[q] = nseq++;
 				front[nfront++] = q;
+				known[nk++] = q;
 			}
 			if (p == OE_BACKLINK)
 				key[q] += 1;
@@ -121,6 +169,8 @@ out:
 	free(key);
 	free(front);
 	free(done);
+	free(known);
+	free(next);
 	return len;
 }
 

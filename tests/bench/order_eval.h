@@ -35,10 +35,14 @@ enum oe_policy {
 		       * its links in equal shares (Abiteboul, Preda, Cobena
 		       * 2003) */
 	OE_ORACLE,    /* the highest true PageRank in the frontier */
+	OE_PAGERANK,  /* the highest PageRank of the graph known so far
+		       * (the pages discovered, the links of the pages
+		       * fetched), computed again after every fetch (Cho,
+		       * Garcia-Molina, Page 1998, "PageRank" ordering) */
 	OE_POLICY_N
 };
 
-/* The policy's name ("fifo", "backlink", "opic", "oracle"). */
+/* The policy's name ("fifo", "backlink", "opic", "oracle", "pagerank"). */
 const char *oe_policy_name(enum oe_policy p);
 
 /* Crawl g with policy p from seeds[0..nseeds) (discovered in that order;

@@ -6,7 +6,8 @@
  *
  * GRAPH is a TSV edge list of data/sites/ (simgraph.h). The program
  * computes the graph's PageRank (damping 0.85), crawls it with the
- * baseline policies (order_eval.h: fifo, backlink, opic, oracle) from
+ * baseline policies (order_eval.h: fifo, backlink, opic, pagerank of
+ * the known graph, oracle) from
  * the homepage '/', and with --sitemap also from '/' plus the sitemap's
  * pages, and scores each crawl and each order file given (one path a
  * line, a page at most once, as `crawltop simulate --order-out` writes
@@ -169,13 +170,17 @@ int main(int argc, char **argv)
 	}
 	int nrows = 0;
 	double oracle[2] = {0, 0};
+	/* the oracle first: the others' rows say how close they come */
+	static const enum oe_policy shown[OE_POLICY_N] = {OE_ORACLE,
+		OE_PAGERANK, OE_OPIC, OE_BACKLINK, OE_FIFO};
 	for (int with = 0; with <= (sitemap ? 1 : 0); with++)
-		for (int p = OE_POLICY_N - 1; p >= 0; p--) {
-			long len = oe_crawl(&og, (enum oe_policy)p, seeds,
+		for (int k = 0; k < OE_POLICY_N; k++) {
+			enum oe_policy p = shown[k];
+			long len = oe_crawl(&og, p, seeds,
 					    with ? nsmap + 1 : 1, pr, order);
 			struct row *r = &rows[nrows++];
 			snprintf(r->name, sizeof r->name, "%s",
-				 oe_policy_name((enum oe_policy)p));
+				 oe_policy_name(p));
 			r->seeds = with ? "/ + sitemap" : "/";
 			if (len < 0 || oe_score(g.n, pr, order, (size_t)len,
 						&r->sc) != 0) {

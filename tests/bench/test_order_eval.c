@@ -99,6 +99,55 @@ static void policies_by_hand(void **state)
 	assert_int_equal(order[1], 5);
 }
 
+/* The known graph's PageRank: every pick is the frontier page with the
+ * highest PageRank of the graph known at that point (the pages
+ * discovered, in discovery order; the links of the pages fetched), as
+ * oe_pagerank computes it for that graph; a tie to the first discovered. */
+static void pagerank_of_the_known_graph(void **state)
+{
+	(void)state;
+	struct tg t;
+	make(&t, 8, site, 8);
+	double pr[8];
+	long order[8], home = 0;
+	assert_true(oe_pagerank(&t.g, 0.85, 1e-14, 1000, pr) > 0);
+	assert_int_equal(oe_crawl(&t.g, OE_PAGERANK, &home, 1, pr, order), 8);
+	long known[8] = {0}, at[8];
+	size_t nk = 1;
+	char done[8] = {0};
+	for (int i = 0; i < 8; i++)
+		at[i] = -1;
+	at[0] = 0;
+	for (int k = 0; k < 8; k++) {
+		/* the known graph, its pages numbered in discovery order */
+		size_t first[9];
+		uint32_t link[32];
+		size_t nl = 0;
+		for (size_t i = 0; i < nk; i++) {
+			first[i] = nl;
+			long pg = known[i];
+			if (done[pg])
+				for (size_t l = t.first[pg]; l < t.first[pg + 1]; l++)
+					link[nl++] = (uint32_t)at[t.link[l]];
+		}
+		first[nk] = nl;
+		struct oe_graph kg = {nk, first, link};
+		double est[8];
+		assert_true(oe_pagerank(&kg, 0.85, 1e-12, 1000, est) > 0);
+		size_t best = SIZE_MAX;
+		for (size_t i = 0; i < nk; i++)
+			if (!done[known[i]] && (best == SIZE_MAX || est[i] > est[best]))
+				best = i;
+		assert_int_equal(order[k], known[best]);
+		done[order[k]] = 1;
+		for (size_t l = t.first[order[k]]; l < t.first[order[k] + 1]; l++)
+			if (at[t.link[l]] < 0) {
+				at[t.link[l]] = (long)nk;
+				known[nk++] = t.link[l];
+			}
+	}
+}
+
 static void score_by_hand(void **state)
 {
 	(void)state;
@@ -128,6 +177,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pagerank_by_hand),
 		cmocka_unit_test(policies_by_hand),
+		cmocka_unit_test(pagerank_of_the_known_graph),
 		cmocka_unit_test(score_by_hand),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
