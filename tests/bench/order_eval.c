@@ -9,6 +9,54 @@
 
 const int oe_share_points[OE_SHARES] = {1, 5, 10, 20, 50};
 
+/* PageRank over the pages nodes[0..nn) of g (their ranks in pr[], by
+ * page): the links of a page with linked[page] set (NULL: every page)
+ * count, the other pages are dangling, a dangling page's rank spread over
+ * the nn pages; every link must lead to one of them. Iterated until the
+ * L1 change is under tol or after max_iter rounds; next[] is scratch (by
+ * page). Returns the rounds run. */
+static int pagerank_over(const struct oe_graph *g, const long *nodes,
+			 size_t nn, const char *linked, double d, double tol,
+			 int max_iter, double *pr, double *next)
+{
+	if (nn == 0)
+		return 0;
+	for (size_t k = 0; k < nn; k++)
+		pr[nodes[k]] = 1.0 / (double)nn;
+	int it = 0;
+	while (it < max_iter) {
+		it++;
+		/* a dangling page's rank goes to every page alike */
+		double dangling = 0;
+		for (size_t k = 0; k < nn; k++) {
+			long i = nodes[k];
+			if ((linked && !linked[i]) || g->first[i + 1] == g->first[i])
+				dangling += pr[i];
+		}
+		double base = (1 - d) / (double)nn + d * dangling / (double)nn;
+		for (size_t k = 0; k < nn; k++)
+			next[nodes[k]] = base;
+		for (size_t k = 0; k < nn; k++) {
+			long i = nodes[k];
+			size_t out = g->first[i + 1] - g->first[i];
+			if ((linked && !linked[i]) || out == 0)
+				continue;
+			double share = d * pr[i] / (double)out;
+			for (size_t l = g->first[i]; l < g->first[i + 1]; l++)
+				next[g->link[l]] += share;
+		}
+		double delta = 0;
+		for (size_t k = 0; k < nn; k++) {
+			long i = nodes[k];
+			delta += fabs(next[i] - pr[i]);
+			pr[i] = next[i];
+		}
+		if (delta < tol)
+			break;
+	}
+	return it;
+}
+
 int oe_pagerank(const struct oe_graph *g, double d, double tol, int max_iter,
 		double *pr)
 {
@@ -16,38 +64,15 @@ int oe_pagerank(const struct oe_graph *g, double d, double tol, int max_iter,
 	if (n == 0)
 		return 0;
 	double *next = malloc(n * sizeof *next);
-	if (!next)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		pr[i] = 1.0 / (double)n;
-	int it = 0;
-	while (it < max_iter) {
-		it++;
-		/* a dangling page's rank goes to every page alike */
-		double dangling = 0;
+	long *all = malloc(n * sizeof *all);
+	int it = -1;
+	if (next && all) {
 		for (size_t i = 0; i < n; i++)
-			if (g->first[i + 1] == g->first[i])
-				dangling += pr[i];
-		double base = (1 - d) / (double)n + d * dangling / (double)n;
-		for (size_t i = 0; i < n; i++)
-			next[i] = base;
-		for (size_t i = 0; i < n; i++) {
-			size_t out = g->first[i + 1] - g->first[i];
-			if (out == 0)
-				continue;
-			double share = d * pr[i] / (double)out;
-			for (size_t k = g->first[i]; k < g->first[i + 1]; k++)
-				next[g->link[k]] += share;
-		}
-		double delta = 0;
-		for (size_t i = 0; i < n; i++) {
-			delta += fabs(next[i] - pr[i]);
-			pr[i] = next[i];
-		}
-		if (delta < tol)
-			break;
+			all[i] = (long)i;
+		it = pagerank_over(g, all, n, NULL, d, tol, max_iter, pr, next);
 	}
 	free(next);
+	free(all);
 	return it;
 }
 
@@ -56,47 +81,6 @@ const char *oe_policy_name(enum oe_policy p)
 	static const char *const names[OE_POLICY_N] = {"fifo", "backlink",
 		"opic", "oracle", "pagerank"};
 	return p < OE_POLICY_N ? names[p] : "?";
-}
-
-/* PageRank of the graph known so far into key[]: the known pages
- * known[0..nk), the links of the fetched ones (done); a page not fetched
- * is dangling (its links are not known), its rank spread over the known
- * pages, as oe_pagerank spreads a dangling page's. next[] is scratch. */
-static void known_pagerank(const struct oe_graph *g, const long *known,
-			   size_t nk, const char *done, double *key,
-			   double *next)
-{
-	const double d = 0.85;
-	for (size_t k = 0; k < nk; k++)
-		key[known[k]] = 1.0 / (double)nk;
-	for (int it = 0; it < 1000; it++) {
-		double dangling = 0;
-		for (size_t k = 0; k < nk; k++) {
-			long i = known[k];
-			if (!done[i] || g->first[i + 1] == g->first[i])
-				dangling += key[i];
-		}
-		for (size_t k = 0; k < nk; k++)
-			next[known[k]] = (1 - d) / (double)nk +
-					 d * dangling / (double)nk;
-		for (size_t k = 0; k < nk; k++) {
-			long i = known[k];
-			size_t out = g->first[i + 1] - g->first[i];
-			if (!done[i] || out == 0)
-				continue;
-			double share = d * key[i] / (double)out;
-			for (size_t l = g->first[i]; l < g->first[i + 1]; l++)
-				next[g->link[l]] += share;
-		}
-		double delta = 0;
-		for (size_t k = 0; k < nk; k++) {
-			long i = known[k];
-			delta += fabs(next[i] - key[i]);
-			key[i] = next[i];
-		}
-		if (delta < 1e-12)
-			break;
-	}
 }
 
 long oe_crawl(const struct oe_graph *g, enum oe_policy p, const long *seeds,
@@ -134,8 +118,11 @@ long oe_crawl(const struct oe_graph *g, enum oe_policy p, const long *seeds,
 			key[i] = pr[i];
 	len = 0;
 	while (nfront > 0) {
+		/* the known graph: the pages discovered, the links of the
+		 * pages fetched (they lead to pages discovered) */
 		if (p == OE_PAGERANK)
-			known_pagerank(g, known, nk, done, key, next);
+			pagerank_over(g, known, nk, done, 0.85, 1e-12, 1000, key,
+				      next);
 		/* the best of the frontier; a tie to the first discovered */
 		size_t best = 0;
 		for (size_t f = 1; f < nfront; f++) {
