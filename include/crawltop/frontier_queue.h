@@ -53,6 +53,28 @@ CT_BEGIN_DECLS
 
 struct ct_fq; /* opaque */
 
+/* What the queue tells its event callback (seed's emitQueueEvent). */
+typedef enum ct_fq_event_kind {
+	CT_FQ_EV_ENQUEUED, /* an enqueue accepted url */
+	CT_FQ_EV_DROPPED,  /* an enqueue refused url: reason says why */
+	CT_FQ_EV_DEFERRED, /* a pull passed over url: its host resumes at
+			    * until_ms */
+	CT_FQ_EV_PULLED    /* a pull handed url out */
+} ct_fq_event_kind;
+
+struct ct_fq_event {
+	ct_fq_event_kind kind;
+	const char *url;     /* borrowed for the call */
+	const char *reason;  /* DROPPED: as ct_fq_enqueue_result.reason; else
+			      * NULL */
+	double priority;     /* native (lower = sooner) and 0..100, once the
+			      * item was scored; else 0 */
+	double score;
+	int64_t until_ms;    /* DEFERRED: the host's resume time; else 0 */
+	bool force_cache;    /* PULLED: to be served from the cache (see
+			      * ct_fq_item.force_cache) */
+};
+
 /* The callbacks run inside ct_fq_enqueue and ct_fq_pull, and must not
  * change their own queue: ct_fq_enqueue, ct_fq_pull and ct_fq_set_params
  * called from one return CT_EINVAL and change nothing (a pull may have
@@ -72,6 +94,17 @@ struct ct_fq_callbacks {
 	 * again; a host is deferred while the value is > now. host is the
 	 * lower-cased host name, borrowed for the call. NULL = never deferred. */
 	int64_t (*host_resume_ms)(void *ctx, const char *host);
+	/* seed's emitQueueEvent: every enqueue's decision and every item a
+	 * pull defers or hands out; the library itself prints nothing.
+	 * While a pull runs, the items it has set aside (deferred) are not
+	 * counted by ct_fq_size. NULL = no events. */
+	void (*event)(void *ctx, const struct ct_fq_event *ev);
+	/* seed's isHostRateLimited (the host answered 429) and cache.get:
+	 * a pulled item whose host is rate limited and whose URL the cache
+	 * has is handed out with force_cache set, to be served from the
+	 * cache rather than fetched. Both are needed; NULL = never. */
+	bool (*host_rate_limited)(void *ctx, const char *host);
+	bool (*cache_has)(void *ctx, const char *url);
 };
 
 /* Creates an empty queue. p must pass ct_frontier_params_check() and
@@ -153,6 +186,8 @@ struct ct_fq_item {
 	int64_t discovered_ms;
 	uint64_t seq;                 /* insertion sequence, from 0 */
 	int64_t deferred_until_ms;    /* last resume time seen; 0 = never deferred */
+	bool force_cache;             /* host rate limited and the URL cached:
+				       * serve it from the cache (callbacks) */
 	void *block_;                 /* private */
 };
 CT_API void ct_fq_item_release(struct ct_fq_item *item);

@@ -609,14 +609,33 @@ static struct fq_node *node_new(const char *url, const struct url_parts *u,
 	return n;
 }
 
-/* Sets the decision fields of res (which may be NULL). */
-static void decide(struct ct_fq_enqueue_result *res, bool enqueued,
-		   const char *reason)
+/* Tells the event callback, if any (the queue cannot be changed from
+ * it). */
+static void emit(struct ct_fq *q, const struct ct_fq_event *ev)
+{
+	if (!q->cb.event)
+		return;
+	q->in_callback = true;
+	q->cb.event(q->cb.ctx, ev);
+	q->in_callback = false;
+}
+
+/* An enqueue's decision: res (which may be NULL) and the event; r is the
+ * score when one was computed. */
+static void decide(struct ct_fq *q, const char *url,
+		   struct ct_fq_enqueue_result *res, bool enqueued,
+		   const char *reason, const struct ct_frontier_result *r)
 {
 	if (res) {
 		res->enqueued = enqueued;
 		res->reason = reason;
 	}
+	struct ct_fq_event ev = {
+		.kind = enqueued ? CT_FQ_EV_ENQUEUED : CT_FQ_EV_DROPPED,
+		.url = url, .reason = reason,
+		.priority = r ? r->priority : 0, .score = r ? r->score : 0,
+	};
+	emit(q, &ev);
 }
 
 /* Enqueue: the seed's checks in the seed's order, then scoring, then
@@ -645,12 +664,12 @@ ct_status ct_fq_enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 
 	/* 1. URL */
 	if (!in->url || !in->url[0] || !url_parse(in->url, &u)) {
-		decide(res, false, R_INVALID_URL);
+		decide(q, in->url, res, false, R_INVALID_URL, NULL);
 		return CT_OK;
 	}
 	/* 2. size, both heaps together */
 	if (ct_fq_size(q) >= q->p.max_queue) {
-		decide(res, false, R_QUEUE_FULL);
+		decide(q, in->url, res, false, R_QUEUE_FULL, NULL);
 		return CT_OK;
 	}
 	/* 3. depth, unless the bypass says otherwise */
@@ -662,7 +681,7 @@ ct_status ct_fq_enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 		q->in_callback = false;
 	}
 	if (!ok) {
-		decide(res, false, R_MAX_DEPTH);
+		decide(q, in->url, res, false, R_MAX_DEPTH, NULL);
 		return CT_OK;
 	}
 	/* 4. eligibility */
@@ -672,7 +691,7 @@ ct_status ct_fq_enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 		q->in_callback = false;
 	}
 	if (!ok) {
-		decide(res, false, why ? why : R_INELIGIBLE);
+		decide(q, in->url, res, false, why ? why : R_INELIGIBLE, NULL);
 		return CT_OK;
 	}
 	/* 5. duplicate (the node carries the key) */
@@ -681,21 +700,23 @@ ct_status ct_fq_enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 		return ct_error_set(err, CT_ENOMEM, "out of memory enqueueing %s", in->url);
 	if (set_find(&q->set, node->hash, node->key) != SIZE_MAX) {
 		free(node);
-		decide(res, false, R_DUPLICATE);
+		decide(q, in->url, res, false, R_DUPLICATE, NULL);
 		return CT_OK;
 	}
 	/* 6. priority: bad input and non-finite results are refused */
 	st = ct_frontier_score(&q->p, &q->bounds, in, r, err);
 	if (st != CT_OK) {
 		free(node);
-		decide(res, false, isfinite(r->priority) ? R_INVALID_INPUT : R_NON_FINITE);
+		decide(q, in->url, res, false,
+		       isfinite(r->priority) ? R_INVALID_INPUT : R_NON_FINITE,
+		       NULL);
 		return st;
 	}
 	if (res)
 		res->scored = true;
 	if (r->dropped) {
 		free(node);
-		decide(res, false, R_DEPRIORITISED);
+		decide(q, in->url, res, false, R_DEPRIORITISED, r);
 		return CT_OK;
 	}
 	/* 7. memory first, then the change */
@@ -721,7 +742,7 @@ ct_status ct_fq_enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 	sift_up(h, h->n - 1);
 	set_insert(&q->set, node);
 	q->enqueued_total++;
-	decide(res, true, NULL);
+	decide(q, in->url, res, true, NULL, r);
 	return CT_OK;
 }
 
@@ -757,6 +778,7 @@ static void item_from_node(struct ct_fq_item *it, struct fq_node *n)
 	it->discovered_ms = n->discovered_ms;
 	it->seq = n->seq;
 	it->deferred_until_ms = n->deferred_until_ms;
+	it->force_cache = false;
 	it->block_ = n;
 }
 
@@ -780,6 +802,12 @@ static struct fq_node *scan_heap(struct ct_fq *q, struct fq_heap *h,
 			q->in_callback = false;
 			if (t > now) {
 				n->deferred_until_ms = t;
+				struct ct_fq_event ev = {
+					.kind = CT_FQ_EV_DEFERRED,
+					.url = n->strs, .priority = n->priority,
+					.score = n->score, .until_ms = t,
+				};
+				emit(q, &ev);
 				if (!*has_wake || t < *wake) {
 					*wake = t;
 					*has_wake = true;
@@ -839,6 +867,20 @@ ct_status ct_fq_pull(struct ct_fq *q, int64_t now_ms,
 		else
 			q->turn_pulls = 0;
 		item_from_node(&res->item, n);
+		/* seed's forceCache: a rate-limited host's page the cache has */
+		if (q->cb.host_rate_limited && q->cb.cache_has) {
+			q->in_callback = true;
+			res->item.force_cache =
+				q->cb.host_rate_limited(q->cb.ctx, n->host) &&
+				q->cb.cache_has(q->cb.ctx, n->strs);
+			q->in_callback = false;
+		}
+		struct ct_fq_event ev = {
+			.kind = CT_FQ_EV_PULLED, .url = n->strs,
+			.priority = n->priority, .score = n->score,
+			.force_cache = res->item.force_cache,
+		};
+		emit(q, &ev);
 		res->has_item = true;
 		res->has_wake = false;
 		res->wake_ms = 0;

@@ -92,7 +92,9 @@ static bool cb_bypass(void *ctx, const char *url, int depth, const char *type)
 static struct ct_fq *make_queue(const struct ct_frontier_params *p,
 				struct cb_state *s)
 {
-	struct ct_fq_callbacks cb = { s, cb_bypass, cb_eligible, cb_resume };
+	struct ct_fq_callbacks cb = {.ctx = s, .bypass_depth = cb_bypass,
+				     .eligible = cb_eligible,
+				     .host_resume_ms = cb_resume};
 	struct ct_fq *q = NULL;
 	struct ct_error err = {{0}};
 	ct_status st = ct_fq_create(p, NULL, &cb, &q, &err);
@@ -907,6 +909,154 @@ static void callbacks_cannot_change_their_queue(void **state)
 	ct_fq_destroy(q);
 }
 
+/* ---- events and the cache --------------------------------------------- */
+
+/* What the event callback saw, one line each: "KIND url reason until
+ * force_cache"; and the rate-limited host and the cached URL. */
+struct ev_log {
+	char line[16][128];
+	int n;
+	struct ct_fq *reenter;   /* when set, each event tries to change it */
+	ct_status reenter_st;
+	const char *limited_host;
+	const char *cached_url;
+};
+
+static void cb_event(void *ctx, const struct ct_fq_event *ev)
+{
+	static const char *const kinds[] = {"enqueued", "dropped", "deferred",
+					    "pulled"};
+	struct ev_log *l = ctx;
+	if (l->reenter) {
+		struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+		in.url = "https://robots.example/robots.txt";
+		l->reenter_st = ct_fq_enqueue(l->reenter, &in, 0, NULL, NULL);
+	}
+	if (l->n < 16)
+		snprintf(l->line[l->n++], sizeof l->line[0], "%s %s %s %lld %d",
+			 kinds[ev->kind], ev->url ? ev->url : "-",
+			 ev->reason ? ev->reason : "-", (long long)ev->until_ms,
+			 (int)ev->force_cache);
+}
+
+static int64_t ev_resume(void *ctx, const char *host)
+{
+	(void)ctx;
+	return strcmp(host, "slow.example") == 0 ? 500 : 0;
+}
+
+static bool ev_limited(void *ctx, const char *host)
+{
+	struct ev_log *l = ctx;
+	return l->limited_host && strcmp(host, l->limited_host) == 0;
+}
+
+static bool ev_cached(void *ctx, const char *url)
+{
+	struct ev_log *l = ctx;
+	return l->cached_url && strcmp(url, l->cached_url) == 0;
+}
+
+/* Every enqueue's decision and every deferral and pull reach the event
+ * callback (seed's emitQueueEvent), which cannot change its queue. */
+static void events(void **state)
+{
+	(void)state;
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	p.max_queue = 3;
+	struct ev_log l = {.n = 0};
+	struct ct_fq_callbacks cb = {.ctx = &l, .host_resume_ms = ev_resume,
+				     .event = cb_event};
+	struct ct_fq *q = NULL;
+	struct ct_error err = {{0}};
+	assert_int_equal(ct_fq_create(&p, NULL, &cb, &q, &err), CT_OK);
+	struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+	in.type = "article";
+	in.depth = 1;
+	struct ct_fq_enqueue_result res;
+	in.url = "https://slow.example/a";
+	assert_int_equal(ct_fq_enqueue(q, &in, 1, &res, &err), CT_OK);
+	assert_true(res.enqueued);
+	in.url = "https://slow.example/a#again"; /* the same key */
+	assert_int_equal(ct_fq_enqueue(q, &in, 2, NULL, &err), CT_OK);
+	in.url = "not a url";
+	assert_int_equal(ct_fq_enqueue(q, &in, 3, NULL, &err), CT_OK);
+	in.url = "https://fast.example/b";
+	assert_int_equal(ct_fq_enqueue(q, &in, 4, NULL, &err), CT_OK);
+	in.url = "https://fast.example/c";
+	in.depth = 99; /* past max_depth, no bypass */
+	assert_int_equal(ct_fq_enqueue(q, &in, 5, NULL, &err), CT_OK);
+	assert_int_equal(l.n, 5);
+	assert_string_equal(l.line[0], "enqueued https://slow.example/a - 0 0");
+	assert_string_equal(l.line[1],
+			    "dropped https://slow.example/a#again duplicate 0 0");
+	assert_string_equal(l.line[2], "dropped not a url invalid-url 0 0");
+	assert_string_equal(l.line[3], "enqueued https://fast.example/b - 0 0");
+	assert_string_equal(l.line[4], "dropped https://fast.example/c max-depth 0 0");
+	/* a pull at 0: slow.example waits until 500, fast.example goes; the
+	 * callback cannot change the queue meanwhile */
+	l.reenter = q;
+	struct ct_fq_item it = pull_item(q, 0);
+	l.reenter = NULL;
+	assert_int_equal(l.reenter_st, CT_EINVAL);
+	assert_string_equal(it.url, "https://fast.example/b");
+	ct_fq_item_release(&it);
+	assert_int_equal(l.n, 7);
+	assert_string_equal(l.line[5], "deferred https://slow.example/a - 500 0");
+	assert_string_equal(l.line[6], "pulled https://fast.example/b - 0 0");
+	assert_int_equal(ct_fq_size(q), 1);
+	assert_false(ct_fq_contains(q, "https://robots.example/robots.txt"));
+	ct_fq_destroy(q);
+}
+
+/* seed's forceCache: a pulled item whose host is rate limited (429) and
+ * whose URL the cache has is to be served from the cache; either alone,
+ * or a callback missing, changes nothing. */
+static void force_cache(void **state)
+{
+	(void)state;
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	struct ev_log l = {.limited_host = "busy.example",
+			   .cached_url = "https://busy.example/cached"};
+	struct ct_fq_callbacks cb = {.ctx = &l, .event = cb_event,
+				     .host_rate_limited = ev_limited,
+				     .cache_has = ev_cached};
+	struct ct_fq *q = NULL;
+	struct ct_error err = {{0}};
+	assert_int_equal(ct_fq_create(&p, NULL, &cb, &q, &err), CT_OK);
+	/* discovered in this order, equal scores: pulled in this order */
+	assert_null(enq(q, "https://busy.example/cached", "page", 0, "link", 1));
+	assert_null(enq(q, "https://busy.example/other", "page", 0, "link", 2));
+	assert_null(enq(q, "https://calm.example/cached", "page", 0, "link", 3));
+	l.cached_url = "https://busy.example/cached";
+	struct ct_fq_item a = pull_item(q, 0);
+	assert_string_equal(a.url, "https://busy.example/cached");
+	assert_true(a.force_cache);
+	assert_string_equal(l.line[l.n - 1],
+			    "pulled https://busy.example/cached - 0 1");
+	struct ct_fq_item b = pull_item(q, 0);
+	assert_string_equal(b.url, "https://busy.example/other");
+	assert_false(b.force_cache); /* rate limited, not cached */
+	l.cached_url = "https://calm.example/cached";
+	struct ct_fq_item c = pull_item(q, 0);
+	assert_false(c.force_cache); /* cached, not rate limited */
+	ct_fq_item_release(&a);
+	ct_fq_item_release(&b);
+	ct_fq_item_release(&c);
+	ct_fq_destroy(q);
+	/* without the cache callback, never */
+	cb.cache_has = NULL;
+	l.cached_url = "https://busy.example/cached";
+	assert_int_equal(ct_fq_create(&p, NULL, &cb, &q, &err), CT_OK);
+	assert_null(enq(q, "https://busy.example/cached", "page", 0, "link", 1));
+	struct ct_fq_item d = pull_item(q, 0);
+	assert_false(d.force_cache);
+	ct_fq_item_release(&d);
+	ct_fq_destroy(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -932,6 +1082,8 @@ int main(void)
 		cmocka_unit_test(many_urls),
 		cmocka_unit_test(create_and_set_params_check),
 		cmocka_unit_test(callbacks_cannot_change_their_queue),
+		cmocka_unit_test(events),
+		cmocka_unit_test(force_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
