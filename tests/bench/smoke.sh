@@ -71,4 +71,14 @@ for p in oracle opic backlink fifo; do
 	done
 done
 
+# ./dev bench frontier, the C side at toy sizes (the JavaScript baseline
+# needs Node.js, which only the benchmark installs)
+out=$(JS=0 N=2000 M=2000 Q=200 U=2000 REPS=1 "$here/bench_frontier.sh" "$build" 2>&1)
+ok_eq "bench_frontier: exit status" "$?" 0
+for w in push-pop mixed enqueue; do
+	ok_match "bench_frontier: $w: milliseconds" "$out" "^$w +$num +- +-\$"
+done
+ok_match "bench_frontier: bytes per queued item" "$out" \
+	"^bytes per queued item beyond its URL \\($num bytes\\): C ($num|-), JS -\$"
+
 done_testing
