@@ -166,6 +166,46 @@ CT_API ct_status ct_frontier_score(const struct ct_frontier_params *p,
 				   struct ct_frontier_result *out,
 				   struct ct_error *err);
 
+/* The features a batch reports in use (seed's _getActiveFeatures). */
+#define CT_FR_FEATURE_GAP     0x01u /* gap_driven */
+#define CT_FR_FEATURE_CLUSTER 0x02u /* problem_clustering */
+#define CT_FR_FEATURE_REUSE   0x04u /* knowledge_reuse */
+#define CT_FR_FEATURE_COST    0x08u /* cost_aware */
+#define CT_FR_FEATURE_TOTAL   0x10u /* total_prioritisation */
+#define CT_FR_FEATURES        5
+
+struct ct_frontier_batch_stats {
+	size_t items;       /* n */
+	size_t scored;      /* inputs scored (CT_OK) */
+	size_t refused;     /* inputs refused */
+	double total_ms;    /* by the caller's clock; 0 without one */
+	double avg_ms;      /* total_ms / items (0 for none) */
+	unsigned features;  /* CT_FR_FEATURE_* of p that are on */
+};
+
+/* The name of one feature bit ("gap-prediction", "problem-clustering",
+ * "knowledge-reuse", "cost-aware", "total-prioritisation"); NULL for
+ * another value. */
+CT_API const char *ct_frontier_feature_name(unsigned bit);
+
+/* seed 002's computeBatchPriorities: in[0..n) scored one by one as
+ * ct_frontier_score scores them into out[0..n), each one's status into
+ * status[i] (status may be NULL), and *stats (may be NULL) counted. The
+ * time is read from clock_ms(clock_ctx) before and after, when clock_ms
+ * is given (the engine reads no clock itself). Returns CT_OK when every
+ * input was scored; else the first refusal's status, with err naming
+ * its index (the others are scored all the same). CT_EINVAL for NULL
+ * p, or NULL in or out with n > 0. */
+CT_API ct_status ct_frontier_score_batch(const struct ct_frontier_params *p,
+					 const struct ct_class_bounds *bounds,
+					 const struct ct_frontier_input *in,
+					 size_t n, struct ct_frontier_result *out,
+					 ct_status *status,
+					 double (*clock_ms)(void *clock_ctx),
+					 void *clock_ctx,
+					 struct ct_frontier_batch_stats *stats,
+					 struct ct_error *err);
+
 /* Classify for total prioritisation from the lower-cased words of the
  * type, the discovery method and the URL path. */
 CT_API ct_tp_class ct_frontier_classify(const struct ct_frontier_params *p,

@@ -827,3 +827,65 @@ ct_status ct_frontier_score(const struct ct_frontier_params *p,
 	out->cls = ct_class_of(out->score, bounds ? bounds : &default_bounds);
 	return CT_OK;
 }
+
+/* ---- batches (seed 002's computeBatchPriorities) ---------------------- */
+
+const char *ct_frontier_feature_name(unsigned bit)
+{
+	switch (bit) {
+	case CT_FR_FEATURE_GAP: return "gap-prediction";
+	case CT_FR_FEATURE_CLUSTER: return "problem-clustering";
+	case CT_FR_FEATURE_REUSE: return "knowledge-reuse";
+	case CT_FR_FEATURE_COST: return "cost-aware";
+	case CT_FR_FEATURE_TOTAL: return "total-prioritisation";
+	default: return NULL;
+	}
+}
+
+ct_status ct_frontier_score_batch(const struct ct_frontier_params *p,
+				  const struct ct_class_bounds *bounds,
+				  const struct ct_frontier_input *in, size_t n,
+				  struct ct_frontier_result *out,
+				  ct_status *status,
+				  double (*clock_ms)(void *clock_ctx),
+				  void *clock_ctx,
+				  struct ct_frontier_batch_stats *stats,
+				  struct ct_error *err)
+{
+	struct ct_frontier_batch_stats st = { .items = n };
+	ct_status first = CT_OK;
+
+	if (stats)
+		*stats = (struct ct_frontier_batch_stats){ 0 };
+	if (!p || (n > 0 && (!in || !out)))
+		return ct_error_set(err, CT_EINVAL,
+				    "ct_frontier_score_batch: params, inputs and results must not be NULL");
+	st.features = (p->gap_driven ? CT_FR_FEATURE_GAP : 0) |
+		      (p->problem_clustering ? CT_FR_FEATURE_CLUSTER : 0) |
+		      (p->knowledge_reuse ? CT_FR_FEATURE_REUSE : 0) |
+		      (p->cost_aware ? CT_FR_FEATURE_COST : 0) |
+		      (p->total_prioritisation ? CT_FR_FEATURE_TOTAL : 0);
+	double t0 = clock_ms ? clock_ms(clock_ctx) : 0;
+	for (size_t i = 0; i < n; i++) {
+		struct ct_error e;
+		ct_status s = ct_frontier_score(p, bounds, &in[i], &out[i], &e);
+		if (status)
+			status[i] = s;
+		if (s == CT_OK) {
+			st.scored++;
+			continue;
+		}
+		st.refused++;
+		if (first == CT_OK) {
+			first = s;
+			ct_error_set(err, s, "item %zu: %s", i, e.msg);
+		}
+	}
+	if (clock_ms) {
+		st.total_ms = clock_ms(clock_ctx) - t0;
+		st.avg_ms = n ? st.total_ms / (double)n : 0;
+	}
+	if (stats)
+		*stats = st;
+	return first;
+}

@@ -373,6 +373,82 @@ static void seed_first(void **state)
 	assert_true(ok_score(&p, &seed).priority > -DBL_MAX);
 }
 
+/* A clock that moves 10 ms at each read. */
+static double fake_clock(void *ctx)
+{
+	double *t = ctx;
+	*t += 10;
+	return *t;
+}
+
+/* seed 002's computeBatchPriorities: every input scored as alone, the
+ * refusals counted and the first named, the time by the caller's clock,
+ * the features in use. */
+static void batch_priorities(void **state)
+{
+	(void)state;
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	struct ct_frontier_input in[4];
+	for (int i = 0; i < 4; i++) {
+		in[i] = input(i % 2 ? "nav" : "article", i);
+		in[i].discovery_method = i == 3 ? "sitemap" : "link";
+	}
+	in[2].depth = -1; /* refused: a negative depth */
+	struct ct_frontier_result out[4];
+	ct_status status[4];
+	struct ct_frontier_batch_stats st;
+	struct ct_error err = {{0}};
+	double t = 0;
+	assert_int_equal(ct_frontier_score_batch(&p, NULL, in, 4, out, status,
+						 fake_clock, &t, &st, &err),
+			 CT_ERANGE);
+	assert_non_null(strstr(err.msg, "item 2: frontier input depth = -1"));
+	assert_int_equal(st.items, 4);
+	assert_int_equal(st.scored, 3);
+	assert_int_equal(st.refused, 1);
+	ASSERT_EXACT(st.total_ms, 10);
+	ASSERT_EXACT(st.avg_ms, 2.5);
+	/* seed 002's defaults: gap prediction, clustering and knowledge
+	 * reuse on; cost-aware and total prioritisation off */
+	assert_int_equal(st.features, CT_FR_FEATURE_GAP | CT_FR_FEATURE_CLUSTER |
+			 CT_FR_FEATURE_REUSE);
+	for (int i = 0; i < 4; i++) {
+		if (i == 2) {
+			assert_int_equal(status[i], CT_ERANGE);
+			continue;
+		}
+		assert_int_equal(status[i], CT_OK);
+		struct ct_frontier_result alone = ok_score(&p, &in[i]);
+		ASSERT_EXACT(out[i].priority, alone.priority);
+		ASSERT_EXACT(out[i].score, alone.score);
+	}
+	/* all good, no clock, two features on */
+	in[2].depth = 2;
+	p.gap_driven = false;
+	p.problem_clustering = false;
+	p.knowledge_reuse = true;
+	p.cost_aware = true;
+	assert_int_equal(ct_frontier_score_batch(&p, NULL, in, 4, out, NULL,
+						 NULL, NULL, &st, &err), CT_OK);
+	assert_int_equal(st.scored, 4);
+	ASSERT_EXACT(st.total_ms, 0);
+	assert_int_equal(st.features, CT_FR_FEATURE_REUSE | CT_FR_FEATURE_COST);
+	assert_string_equal(ct_frontier_feature_name(CT_FR_FEATURE_GAP),
+			    "gap-prediction");
+	assert_string_equal(ct_frontier_feature_name(CT_FR_FEATURE_TOTAL),
+			    "total-prioritisation");
+	assert_null(ct_frontier_feature_name(0x20u));
+	/* none: nothing to count */
+	assert_int_equal(ct_frontier_score_batch(&p, NULL, NULL, 0, NULL, NULL,
+						 fake_clock, &t, &st, &err), CT_OK);
+	assert_int_equal(st.items, 0);
+	ASSERT_EXACT(st.avg_ms, 0);
+	assert_int_equal(ct_frontier_score_batch(NULL, NULL, in, 4, out, NULL,
+						 NULL, NULL, &st, &err),
+			 CT_EINVAL);
+}
+
 static void discovery_alias_map(void **state)
 {
 	static const struct {
@@ -1037,6 +1113,7 @@ int main(void)
 		cmocka_unit_test(type_names_case_sensitive),
 		cmocka_unit_test(base_weight),
 		cmocka_unit_test(seed_first),
+		cmocka_unit_test(batch_priorities),
 		cmocka_unit_test(discovery_alias_map),
 		cmocka_unit_test(gap_prediction),
 		cmocka_unit_test(gap_out_of_range),
