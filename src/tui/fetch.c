@@ -313,14 +313,18 @@ static void start_refresh(struct tui *t, double now)
 	}
 	if (shown == TUI_QUEUE || shown == TUI_QSEARCH) {
 		snprintf(lim, sizeof lim, "%d", TM_MAX_QUEUE);
+		/* the same search, scanned less than a while ago, its answer
+		 * loaded (a new search clears the list) */
 		int again = strcmp(t->queue_sent, t->queue_search) == 0 &&
-			    t->model.n_queue > 0 &&
+			    t->model.queue_age.loaded_at > 0 &&
 			    now - t->found_at < TUI_SEARCH_AGAIN_S;
 		tx_copy(t->queue_sent, sizeof t->queue_sent, t->queue_search);
 		const char *p6[] = {jobp, lim, t->queue_sent};
 		if (t->queue_sent[0] && again) {
-			/* the tasks found, by id */
-			char *ids = task_ids(&t->model);
+			/* the tasks found, by id; none found: nothing to ask
+			 * until the next scan */
+			char *ids = t->model.n_queue > 0 ? task_ids(&t->model)
+							 : NULL;
 			const char *p9[] = {ids};
 			if (ids)
 				send_q(t, Q_QUEUE, "found tasks", SQL_ROWS, 1,
