@@ -79,7 +79,7 @@ int oe_pagerank(const struct oe_graph *g, double d, double tol, int max_iter,
 const char *oe_policy_name(enum oe_policy p)
 {
 	static const char *const names[OE_POLICY_N] = {"fifo", "backlink",
-		"opic", "oracle", "pagerank"};
+		"opic", "oracle", "pagerank", "backlink+cash"};
 	return p < OE_POLICY_N ? names[p] : "?";
 }
 
@@ -109,10 +109,14 @@ long oe_crawl(const struct oe_graph *g, enum oe_policy p, const long *seeds,
 		front[nfront++] = i;
 		known[nk++] = i;
 	}
-	/* OPIC: the seeds share one unit of cash */
-	if (p == OE_OPIC)
+	/* OPIC: the seeds share one unit of cash (the mixed policy keeps its
+	 * cash in next[], its backlinks in key[]) */
+	double *cash = p == OE_MIXED ? next : key;
+	if (p == OE_MIXED)
+		memset(next, 0, n * sizeof *next);
+	if (p == OE_OPIC || p == OE_MIXED)
 		for (size_t f = 0; f < nfront; f++)
-			key[front[f]] = 1.0 / (double)nfront;
+			cash[front[f]] = 1.0 / (double)nfront;
 	if (p == OE_ORACLE)
 		for (size_t i = 0; i < n; i++)
 			key[i] = pr[i];
@@ -125,19 +129,32 @@ long oe_crawl(const struct oe_graph *g, enum oe_policy p, const long *seeds,
 				      next);
 		/* the best of the frontier; a tie to the first discovered */
 		size_t best = 0;
-		for (size_t f = 1; f < nfront; f++) {
-			long a = front[f], b = front[best];
-			if (key[a] > key[b] || (key[a] == key[b] && seq[a] < seq[b]))
+		double kb = 0;
+		for (size_t f = 0; f < nfront; f++) {
+			long a = front[f];
+			double ka = p == OE_MIXED ?
+				    key[a] + cash[a] * (double)nseq : key[a];
+			if (f == 0 || ka > kb ||
+			    (ka == kb && seq[a] < seq[front[best]])) {
 				best = f;
+				kb = ka;
+			}
 		}
 		long page = front[best];
 		front[best] = front[--nfront];
 		order[len++] = page;
 		done[page] = 1;
 		size_t out = g->first[page + 1] - g->first[page];
-		double cash = key[page];
+		double given = cash[page];
 		for (size_t k = g->first[page]; k < g->first[page + 1]; k++) {
 			long q = g->link[k];
+			size_t qout = g->first[q + 1] - g->first[q];
+			if (done[q] && p == OE_MIXED && qout > 0)
+				/* fetched: its share goes on to its links */
+				for (size_t l = g->first[q]; l < g->first[q + 1]; l++)
+					if (!done[g->link[l]])
+						cash[g->link[l]] += given /
+							(double)out / (double)qout;
 			if (done[q])
 				continue; /* fetched: nothing more to give it */
 			if (seq[q] < 0) {
@@ -145,10 +162,10 @@ long oe_crawl(const struct oe_graph *g, enum oe_policy p, const long *seeds,
 				front[nfront++] = q;
 				known[nk++] = q;
 			}
-			if (p == OE_BACKLINK)
+			if (p == OE_BACKLINK || p == OE_MIXED)
 				key[q] += 1;
-			else if (p == OE_OPIC)
-				key[q] += cash / (double)out;
+			if (p == OE_OPIC || p == OE_MIXED)
+				cash[q] += given / (double)out;
 		}
 	}
 out:

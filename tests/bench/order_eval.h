@@ -39,10 +39,16 @@ enum oe_policy {
 		       * (the pages discovered, the links of the pages
 		       * fetched), computed again after every fetch (Cho,
 		       * Garcia-Molina, Page 1998, "PageRank" ordering) */
+	OE_MIXED,     /* crawltop's candidate for its importance mode (not
+		       * published): the most links from the pages fetched
+		       * so far plus cash x pages discovered, the cash
+		       * OPIC's but that a link to a page already fetched
+		       * passes its share on to that page's links one hop */
 	OE_POLICY_N
 };
 
-/* The policy's name ("fifo", "backlink", "opic", "oracle", "pagerank"). */
+/* The policy's name ("fifo", "backlink", "opic", "oracle", "pagerank",
+ * "backlink+cash"). */
 const char *oe_policy_name(enum oe_policy p);
 
 /* Crawl g with policy p from seeds[0..nseeds) (discovered in that order;

@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 	double oracle[2] = {0, 0};
 	/* the oracle first: the others' rows say how close they come */
 	static const enum oe_policy shown[OE_POLICY_N] = {OE_ORACLE,
-		OE_PAGERANK, OE_OPIC, OE_BACKLINK, OE_FIFO};
+		OE_PAGERANK, OE_OPIC, OE_BACKLINK, OE_FIFO, OE_MIXED};
 	for (int with = 0; with <= (sitemap ? 1 : 0); with++)
 		for (int k = 0; k < OE_POLICY_N; k++) {
 			enum oe_policy p = shown[k];

@@ -91,6 +91,24 @@ static void policies_by_hand(void **state)
 		for (size_t l = t.first[order[k]]; l < t.first[order[k] + 1]; l++)
 			found[t.link[l]] = 1;
 	}
+	/* backlinks + cash x pages discovered: after /, 1 2 3 tie (one link,
+	 * cash 1/3; 1 first); after 1, 2 and 3 (1 + 1/3 x 7) beat 4 6 7
+	 * (1 + 1/9 x 7); after 2, 4 has 2 links and 4/9: 2 + 4/9 x 7 beats 3;
+	 * then 3, whose whole cash makes 5 (1 + 1/3 x 8) beat 6 and 7 */
+	static const long mixed[] = {0, 1, 2, 4, 3, 5, 6, 7};
+	assert_int_equal(oe_crawl(&t.g, OE_MIXED, &home, 1, pr, order), 8);
+	assert_memory_equal(order, mixed, sizeof mixed);
+	/* a page a fetched page links to passes the share on: / links 1 and
+	 * 2 (cash 1/2 each); 1 links back to / and to 3 and 4, so 2 gets
+	 * 1/2 / 3 / 2 more (7/12) and leads 3 and 4 (1 + 1/6 x 5); 2's
+	 * link 5 then gets all of 7/12: 1 + 7/12 x 6 beats 1 + 1/6 x 6 */
+	static const int loop[][2] = {{0, 1}, {0, 2}, {1, 0}, {1, 3}, {1, 4},
+				      {2, 5}};
+	struct tg lg;
+	make(&lg, 6, loop, 6);
+	static const long mixed_back[] = {0, 1, 2, 5, 3, 4};
+	assert_int_equal(oe_crawl(&lg.g, OE_MIXED, &home, 1, pr, order), 6);
+	assert_memory_equal(order, mixed_back, sizeof mixed_back);
 	/* a page no seed reaches is never fetched; seeds given twice count
 	 * once */
 	long seeds[] = {3, 3};
