@@ -64,7 +64,7 @@ typedef enum ct_fq_event_kind {
 
 struct ct_fq_event {
 	ct_fq_event_kind kind;
-	const char *url;     /* borrowed for the call */
+	const char *url;     /* borrowed for the call; "" for a NULL one */
 	const char *reason;  /* DROPPED: as ct_fq_enqueue_result.reason; else
 			      * NULL */
 	double priority;     /* native (lower = sooner) and 0..100, once the

@@ -809,6 +809,7 @@ ct_status ct_frontier_score(const struct ct_frontier_params *p,
 					    CT_FRONTIER_SEED_METHOD)) {
 		priority = -DBL_MAX;
 		source = PS_SEED;
+		out->dropped = false; /* nor dropped by total prioritisation */
 		ct_reasons_add(rs, CT_R_FR_SEED, 0, 0, NULL);
 	}
 

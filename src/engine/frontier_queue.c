@@ -664,7 +664,8 @@ ct_status ct_fq_enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 
 	/* 1. URL */
 	if (!in->url || !in->url[0] || !url_parse(in->url, &u)) {
-		decide(q, in->url, res, false, R_INVALID_URL, NULL);
+		decide(q, in->url ? in->url : "", res, false, R_INVALID_URL,
+		       NULL);
 		return CT_OK;
 	}
 	/* 2. size, both heaps together */

@@ -610,7 +610,13 @@ static void dispatch(struct tui *t, struct ct_arows *r, double now)
 	case Q_AUDIT: load_audit(t, r, now); break;
 	case Q_LEASES: tm_load_leases(&t->model, r, now); break;
 	case Q_QUEUE: load_queue(t, r, now); break;
-	case Q_CARD: tm_load_card(&t->model, r, now); break;
+	case Q_CARD:
+		tm_load_card(&t->model, r, now);
+		/* pending, its place never counted (a count that failed, a
+		 * task back in the queue): count it at the next refresh */
+		if (t->model.have_card && t->model.card.ahead_all == -2)
+			t->card_pos_at = 0;
+		break;
 	case Q_AROW: tm_load_arow(&t->model, r, now); break;
 	default: break;
 	}

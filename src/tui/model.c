@@ -364,12 +364,15 @@ int tm_load_card(struct tm_model *m, const struct ct_arows *r, double now)
 	c->discovery_score = dn_at(r, 0, 25, NAN);
 	c->priority_class = ct_arows_get(r, 0, 26) ? (int)ll_at(r, 0, 26) : -1;
 	long long limit = ll_at(r, 0, 29);
-	if (limit == 0 && c->task_id == was.task_id &&
-	    strcmp(c->status, "pending") == 0) {
-		/* not counted this time (limit 0): the place counted last */
-		c->ahead_all = was.ahead_all;
-		c->ahead_job = was.ahead_job;
-		c->position_limit = was.position_limit;
+	if (limit == 0 && strcmp(c->status, "pending") == 0) {
+		/* not counted this time (limit 0: queue_position counts
+		 * nothing): the place counted last for this task while it was
+		 * pending, else "not counted yet" (-2) */
+		int counted = c->task_id == was.task_id && was.ahead_all >= 0 &&
+			      was.position_limit > 0;
+		c->ahead_all = counted ? was.ahead_all : -2;
+		c->ahead_job = counted ? was.ahead_job : -2;
+		c->position_limit = counted ? was.position_limit : 0;
 		return 0;
 	}
 	c->ahead_all = ct_arows_get(r, 0, 27) ? ll_at(r, 0, 27) : -1;

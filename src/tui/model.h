@@ -111,7 +111,8 @@ struct tm_card {
 	int ranked;
 	double discovery_score;
 	int priority_class;
-	long long ahead_all, ahead_job;    /* -1: not pending */
+	long long ahead_all, ahead_job;    /* -1: not pending; -2: pending,
+					    * not counted yet */
 	long long position_limit;          /* counted up to this */
 };
 

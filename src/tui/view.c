@@ -870,9 +870,10 @@ static void draw_audit_view(struct tui *t, int y, int h, double now)
 
 /* text[0..len) in the lines y.. (at most n) from column x, w wide, the
  * lines after the first indented by ind more (and ind narrower), never
- * cutting a UTF-8 character; returns the lines used. */
+ * cutting a UTF-8 character; returns the lines used, and the bytes shown
+ * in *shown (may be NULL). */
 static int wrap_span(int y, int x, int w, int ind, int n, attr_t a,
-		     const char *text, size_t len)
+		     const char *text, size_t len, size_t *shown)
 {
 	int used = 0, lw = w;
 	size_t at = 0;
@@ -891,6 +892,8 @@ static int wrap_span(int y, int x, int w, int ind, int n, attr_t a,
 		if (!used++)
 			lw = w - ind;
 	}
+	if (shown)
+		*shown = at;
 	return used;
 }
 
@@ -905,13 +908,12 @@ static int json_column(int y, int end, int x, int w, const char *text)
 		if ((size_t)ind > l || ind + 10 > w)
 			ind = 0;
 		/* a line that does not fit whole still goes as far as it can */
-		int need = 1 + (l > (size_t)w ? (int)((l - (size_t)w +
-			   (size_t)(w - ind - 2) - 1) / (size_t)(w - ind - 2)) : 0);
+		size_t shown = l;
 		int got = l == 0 ? 1 : wrap_span(y, x, w, l > (size_t)w ?
 						 ind + 2 : 0, end - y,
-						 A_NORMAL, text, l);
+						 A_NORMAL, text, l, &shown);
 		y += got;
-		if (got < need)
+		if (shown < l)
 			return -1;
 		text += l + (text[l] == '\n');
 	}
@@ -1446,7 +1448,7 @@ static void draw_queue_view(struct tui *t, int y, int h, double now)
  * returns the lines used. */
 static int wrapped(int y, int x, int w, int n, attr_t a, const char *text)
 {
-	return wrap_span(y, x, w, 0, n, a, text, strlen(text));
+	return wrap_span(y, x, w, 0, n, a, text, strlen(text), NULL);
 }
 
 /* The task view: one task whole, why it is where it is, its history, and
@@ -1503,6 +1505,8 @@ static void draw_task(struct tui *t, int y, int h, double now)
 		     "", c->ahead_all, c->ahead_all == 1 ? "" : "s",
 		     c->ahead_job >= c->position_limit ? "over " : "",
 		     c->ahead_job);
+	else if (c->ahead_all == -2)
+		LINE("place     not counted yet");
 	else
 		LINE("place     not queued (%s)", c->status);
 	char dp[16] = "unknown";

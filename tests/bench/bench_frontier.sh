@@ -26,15 +26,18 @@ fi
 [ -x "$build/tests/bench/bench_frontier" ] || { echo "bench_frontier: $build/tests/bench/bench_frontier is not built (meson option bench)" >&2; exit 1; }
 declare -A T
 run() { # SIDE CMD...: add each line's figure to T[SIDE work]
-	local side=$1 w a b rest
+	local side=$1 w a b rest out
 	shift
+	# its own checks (every item popped, every duplicate found) end it
+	# with a status of 1
+	out=$("$@") || { echo "bench_frontier: $side side failed: $1" >&2; exit 1; }
 	while read -r w a b rest; do
 		if [ "$w" = bytes-per-item ]; then # bytes, URL length, items
 			T["$side $w"]+="$a " T["$side url"]+="$b "
 		else # operations, milliseconds
 			T["$side $w"]+="$b "
 		fi
-	done < <("$@")
+	done <<<"$out"
 }
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load $(uptime | sed 's/.*load average: //')"
 [ "$JS" = 1 ] && echo "node: $("$NODE" --version)"

@@ -368,6 +368,15 @@ static void seed_first(void **state)
 	char text[64];
 	ct_reason_format(why, text, sizeof text);
 	assert_string_equal(text, "Seed page: before every other page");
+	/* total prioritisation drops a page of class "other" (no country
+	 * word): never a seed */
+	p.total_prioritisation = true;
+	struct ct_frontier_result tp = ok_score(&p, &seed);
+	assert_int_equal(tp.tp, CT_TP_OTHER);
+	assert_false(tp.dropped);
+	ASSERT_EXACT(tp.score, 100);
+	assert_true(ok_score(&p, &sm).dropped);
+	p.total_prioritisation = false;
 	/* the name is exact, as the bonus table's are */
 	seed.discovery_method = "Seed";
 	assert_true(ok_score(&p, &seed).priority > -DBL_MAX);
