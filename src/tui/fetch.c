@@ -245,12 +245,24 @@ static char *task_ids(const struct tm_model *m)
 	return ct_store_id_array(ids, (size_t)m->n_queue);
 }
 
+/* The view on screen: a question's, the view it was asked from. */
+static enum tui_mode shown_mode(const struct tui *t)
+{
+	return t->mode == TUI_CONFIRM ? t->back_mode : t->mode;
+}
+
+/* Whether the audit view (its list, filter line or opened change) is on
+ * screen. */
+static int audit_shown(const struct tui *t)
+{
+	enum tui_mode m = shown_mode(t);
+	return m == TUI_AUDIT || m == TUI_AFILTER || m == TUI_AROW;
+}
+
 /* The audit query's role filter: the view's, while it is shown. */
 static const char *audit_filter(const struct tui *t)
 {
-	enum tui_mode shown = t->mode == TUI_CONFIRM ? t->back_mode : t->mode;
-	return shown == TUI_AUDIT || shown == TUI_AFILTER || shown == TUI_AROW ?
-	       t->audit_role : "";
+	return audit_shown(t) ? t->audit_role : "";
 }
 
 /* Start a refresh: every query of the dashboard, for the current focus. */
@@ -291,10 +303,8 @@ static void start_refresh(struct tui *t, double now)
 		 t->next_limit : 20);
 	const char *p3[] = {jobp, lim};
 	send_q(t, Q_NEXT, "next tasks", SQL_NEXT, 2, p3);
-	enum tui_mode shown = t->mode == TUI_CONFIRM ? t->back_mode : t->mode;
-	int audit_view = shown == TUI_AUDIT || shown == TUI_AFILTER ||
-			 shown == TUI_AROW;
-	snprintf(lim, sizeof lim, "%d", audit_view ? TM_MAX_AUDIT : 64);
+	enum tui_mode shown = shown_mode(t);
+	snprintf(lim, sizeof lim, "%d", audit_shown(t) ? TM_MAX_AUDIT : 64);
 	tx_copy(t->audit_sent, sizeof t->audit_sent, audit_filter(t));
 	const char *p4[] = {jobp, lim, t->audit_sent};
 	send_q(t, Q_AUDIT, "audit log", SQL_AUDIT, 3, p4);
