@@ -19,6 +19,7 @@
 #include "frontier.h"
 #include "frontier_queue.h"
 #include "hierarchy.h"
+#include "importance.h"
 #include "number.h"
 #include "reasons.h"
 #include "scale.h"

@@ -48,7 +48,11 @@ typedef enum ct_reason_code {
 	/* tier */
 	CT_R_TIER,              /* "Job priority a of b" */
 	/* frontier, after the tier: values above stay as they were */
-	CT_R_FR_SEED,           /* "Seed page: before every other page" */
+	CT_R_FR_SEED,           /* "Seed page: before every other page"
+				   (frontier and importance) */
+	/* importance (importance.h) */
+	CT_R_IMP_LINKS,         /* "Linked from a fetched pages" */
+	CT_R_IMP_CASH,          /* "Cash a x b pages discovered" */
 	CT_R_COUNT
 } ct_reason_code;
 

@@ -410,6 +410,7 @@ static int simulate(const struct sim_opts *o)
 		.seed = o->seed, .max_pages = o->max_pages,
 		.stall_after = o->stall_after, .order = order,
 		.reconnect = o->reconnect,
+		.one_call = strcmp(j.mode, "importance") == 0,
 		.lease_s = 30 + 4.0 * (double)(o->latency_ms +
 			   o->workers * o->host_delay_ms) / 1000,
 	};

@@ -23,6 +23,10 @@ struct sim {
 				     * the graph (its in-degree), enqueued
 				     * as its raw signal; NULL otherwise */
 	const struct urlscore *us;
+	int one_call;               /* importance mode: a page's links in one
+				     * enqueue call, without their types (the
+				     * store shares the page's cash among the
+				     * paths of a call) */
 	int workers;
 	long latency_ms, host_delay_ms;
 	double fail_rate;           /* 0..1 */

@@ -170,7 +170,8 @@ static int finish(struct sim *s, struct ct_store *st, const char *worker,
 		return -1;
 	}
 	/* the links in page order, each with its page type (one call per
-	 * run of a type), found by the method the source page's type gives */
+	 * run of a type; importance: one call, no types), found by the
+	 * method the source page's type gives */
 	pathbatch_init(&b, st, s->us, s->job_id, CT_SRC_LINK);
 	b.source_page_id = t->page_id;
 	b.depth = t->depth >= 0 ? t->depth + 1 : -1;
@@ -180,8 +181,9 @@ static int finish(struct sim *s, struct ct_store *st, const char *worker,
 		for (size_t k = s->g->first[page]; rc == 0 &&
 		     k < s->g->first[page + 1]; k++) {
 			long to = s->g->link[k];
-			rc = pathbatch_type(&b, simgraph_type(s->g, to,
-							     s->median_links));
+			if (!s->one_call)
+				rc = pathbatch_type(&b, simgraph_type(s->g, to,
+							s->median_links));
 			if (rc == 0)
 				rc = sim_add(s, &b, to);
 		}

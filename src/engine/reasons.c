@@ -44,6 +44,8 @@ static const struct {
 	[CT_R_DISC_CLASS] = {A_S, "%s"},
 	[CT_R_TIER] = {A_AB, "Job priority %g of %g"},
 	[CT_R_FR_SEED] = {A_NONE, "Seed page: before every other page"},
+	[CT_R_IMP_LINKS] = {A_A, "Linked from %g fetched pages"},
+	[CT_R_IMP_CASH] = {A_AB, "Cash %.4g x %g pages discovered"},
 };
 
 static int format(const struct ct_reason *r, char *buf, size_t n);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "crawltop/importance.h"
 #include "store_int.h"
 
 #define RESCORE_BATCH_DEFAULT 10000
@@ -70,6 +71,9 @@ static const char *const col_names[C_COUNT] = {
 static const char fetch_sql[] =
 	"SELECT * FROM crawltop.rescore_fetch($1::bigint, $2, $3::bigint, "
 	"$4::integer)";
+static const char importance_sql[] =
+	"SELECT task_id, inlinks, cash, discovered, seed FROM "
+	"crawltop.importance_inputs($1::bigint, $2::bigint[])";
 static const char apply_sql[] =
 	"SELECT crawltop.rescore_apply($1::bigint, $2, $3::bigint[], "
 	"$4::double precision[], $5::smallint[], $6::jsonb)";
@@ -240,10 +244,34 @@ static ct_status freshness_score(const struct row *w, const struct ct_settings *
 	return st;
 }
 
-/* The score of one fetched row under mode m; *unranked as above. */
+/* Importance score (importance.h) of the task with id `id`: row i of
+ * crawltop.importance_inputs over the batch, in the batch's order. */
+static ct_status importance_score(const PGresult *ir, int i, int64_t id,
+				  double *score, struct ct_error *err)
+{
+	if (!ir || i >= PQntuples(ir) || PQnfields(ir) != 5 ||
+	    strtoll(PQgetvalue(ir, i, 0), NULL, 10) != id)
+		return ct_error_set(err, CT_EIO, "crawltop.importance_inputs "
+				    "is out of step with the batch (migrate)");
+	struct ct_importance_input in = {
+		.inlinks = strtod(PQgetvalue(ir, i, 1), NULL),
+		.cash = strtod(PQgetvalue(ir, i, 2), NULL),
+		.discovered = strtod(PQgetvalue(ir, i, 3), NULL),
+		.seed = PQgetvalue(ir, i, 4)[0] == 't',
+	};
+	struct ct_importance_result r;
+	ct_status st = ct_importance_score(&in, &r, err);
+	if (st == CT_OK)
+		*score = r.score;
+	return st;
+}
+
+/* The score of one fetched row under mode m; *unranked as above; imp:
+ * the batch's importance inputs (importance mode only). */
 static ct_status score_row(const struct row *w, enum mode m,
 			   const struct ct_settings *set, int64_t now_ms,
-			   double *score, bool *unranked, struct ct_error *err)
+			   const PGresult *imp, double *score, bool *unranked,
+			   struct ct_error *err)
 {
 	*unranked = false;
 	switch (m) {
@@ -260,11 +288,17 @@ static ct_status score_row(const struct row *w, enum mode m,
 	case M_FRESHNESS:
 		return freshness_score(w, set, now_ms, score, err);
 	case M_IMPORTANCE:
+		/* no engine setting moves it: a preview (imp NULL) keeps it */
+		if (!imp) {
+			*score = num_or(w, C_BASE, 0);
+			return CT_OK;
+		}
+		return importance_score(imp, w->i, (int64_t)int_or(w, C_TASK_ID, 0),
+					score, err);
 	case M_COUNT:
 		break;
 	}
-	*score = num_or(w, C_BASE, 0); /* importance: kept */
-	return CT_OK;
+	return ct_error_set(err, CT_EINVAL, "mode %d is unknown", (int)m);
 }
 
 /* The score a mode score gives a fetched row with the operator adjustment
@@ -306,7 +340,7 @@ static ct_status run_batch(struct ct_store *s, const char *job, enum mode m,
 	snprintf(after_s, sizeof after_s, "%" PRId64, *after);
 	snprintf(n_s, sizeof n_s, "%zu", n);
 	const char *fp[] = {job, mode_names[m], after_s, n_s};
-	PGresult *r = NULL;
+	PGresult *r = NULL, *imp = NULL;
 	struct st_buf ids = {0}, scores = {0}, classes = {0};
 	*rows = 0;
 	ct_status st = st_exec(s, "rescore", "BEGIN", 0, NULL, NULL, err);
@@ -321,6 +355,23 @@ static ct_status run_batch(struct ct_store *s, const char *job, enum mode m,
 		PQclear(r);
 		return st_exec(s, "rescore", "COMMIT", 0, NULL, NULL, err);
 	}
+	/* importance: the batch's links and cash, by task id */
+	if (m == M_IMPORTANCE) {
+		st_buf_putc(&ids, '{');
+		for (int i = 0; i < count; i++)
+			st_buf_printf(&ids, i ? ",%s" : "%s",
+				      PQgetvalue(r, i, C_TASK_ID));
+		st_buf_putc(&ids, '}');
+		const char *ip[] = {job, ids.p};
+		if (ids.oom)
+			st = ct_error_set(err, CT_ENOMEM, "rescore: out of "
+					  "memory for a batch of %d tasks", count);
+		else
+			st = st_exec(s, "rescore", importance_sql, 2, ip, &imp, err);
+		if (st != CT_OK)
+			goto fail;
+		ids.len = 0;
+	}
 	int64_t max_page = *after;
 	size_t unr = 0;
 	st_buf_putc(&ids, '{');
@@ -333,7 +384,8 @@ static ct_status run_batch(struct ct_store *s, const char *job, enum mode m,
 		double score = 0;
 		bool unr_row;
 		struct ct_error e;
-		st = score_row(&w, m, o->settings, now_ms, &score, &unr_row, &e);
+		st = score_row(&w, m, o->settings, now_ms, imp, &score, &unr_row,
+			       &e);
 		if (st == CT_OK && !(score >= CT_SCORE_MIN && score <= CT_SCORE_MAX))
 			st = ct_error_set(&e, CT_ERANGE, "score %g is outside "
 					  "0..100", score);
@@ -387,6 +439,7 @@ fail:
 	PQclear(r);
 	rollback(s);
 out:
+	PQclear(imp);
 	st_buf_free(&ids);
 	st_buf_free(&scores);
 	st_buf_free(&classes);
@@ -534,7 +587,7 @@ ct_status st_rescore_row(const PGresult *r, int i, const char *mode,
 	for (int m = 0; m < M_COUNT; m++)
 		if (strcmp(mode, mode_names[m]) == 0) {
 			ct_status st = score_row(&w, (enum mode)m, set, now_ms,
-						 base, unranked, err);
+						 NULL, base, unranked, err);
 			if (st == CT_OK)
 				*score = adjusted(&w, *base);
 			return st;
@@ -556,8 +609,8 @@ const char *ct_store_mode_effect(const char *mode)
 		 "unscored wait in P2 until ranked"},
 		{"freshness", "running crawlers keep working: tasks sent "
 		 "unscored score as never visited"},
-		{"importance", "running crawlers keep working: tasks sent "
-		 "unscored score 0"},
+		{"importance", "running crawlers keep working: the store scores "
+		 "tasks by the links in"},
 	};
 	for (size_t i = 0; mode && i < sizeof e / sizeof e[0]; i++)
 		if (strcmp(mode, e[i].mode) == 0)

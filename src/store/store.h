@@ -150,9 +150,12 @@ struct ct_enqueue_batch {
 	int64_t job_id;
 	const char *const *paths; /* n page paths, each starting with '/' */
 	size_t n;
-	/* NULL, or n scores 0..100 for frontier, discovery, freshness and
-	 * importance jobs (computed by the engine); must be NULL for fifo and
-	 * hierarchy jobs, whose scores the store computes. */
+	/* NULL, or n scores 0..100 for frontier, discovery and freshness
+	 * jobs (computed by the engine); fifo, hierarchy and importance
+	 * jobs take none: the store computes their scores (importance: from
+	 * the links found, so send a page's links in one batch with
+	 * source_page_id set: its cash is shared among the batch's paths,
+	 * importance.h). */
 	const double *scores;
 	ct_source_type source;
 	int64_t source_page_id;   /* page the paths were found on; 0 = unknown */
