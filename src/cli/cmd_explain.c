@@ -20,6 +20,7 @@
 #include "crawltop/discovery.h"
 #include "crawltop/freshness.h"
 #include "crawltop/frontier.h"
+#include "crawltop/importance.h"
 #include "crawltop/reasons.h"
 #include "crawltop/number.h"
 #include "dbcmd.h"
@@ -279,6 +280,44 @@ static int model_reasons(struct ct_store *s, const struct ct_task_view *t,
 	return 0;
 }
 
+/* The reasons of an importance task: its links in and cash (0033) scored
+ * by the engine with the job's pages discovered now (a rescore's score;
+ * enqueue scored it with the count of its moment). */
+static int importance_reasons(struct ct_store *s, const struct ct_task_view *t)
+{
+	static const char sql[] =
+		"SELECT i.inlinks || ' ' || i.cash || ' ' || i.discovered || ' ' "
+		"|| i.seed FROM crawltop.importance_inputs($1::bigint, "
+		"ARRAY[$2::bigint]) i";
+	char job[24], id[24], line[256], seed[8] = "";
+	struct ct_error err;
+	snprintf(job, sizeof job, "%" PRId64, t->job_id);
+	snprintf(id, sizeof id, "%" PRId64, t->task_id);
+	const char *p[] = {job, id};
+	if (ct_store_query(s, "explain", sql, 2, p, line, sizeof line, NULL,
+			   &err) != CT_OK) {
+		cli_error("explain", "%s", err.msg);
+		return -1;
+	}
+	struct ct_importance_input in = {0};
+	struct ct_importance_result r;
+	if (sscanf(line, "%lf %lf %lf %7s", &in.inlinks, &in.cash,
+		   &in.discovered, seed) != 4 ||
+	    (in.seed = seed[0] == 't',
+	     ct_importance_score(&in, &r, &err)) != CT_OK) {
+		printf("Reasons:\n  - the stored links do not score: %s\n",
+		       line[0] ? line : "none stored");
+		return 0;
+	}
+	printf("Recomputed:  %s from %s links in and cash %s with %s pages "
+	       "discovered\n", CT_NUM(r.score), CT_NUM(in.inlinks),
+	       CT_NUM(in.cash), CT_NUM(in.discovered));
+	printf("Reasons:\n");
+	for (int i = 0; i < r.reasons.n; i++)
+		reason(&r.reasons.r[i]);
+	return 0;
+}
+
 /* The reasons of a hierarchy task: where its page score came from. */
 static void hierarchy_reasons(const struct ct_task_view *t, const char *path,
 			      const struct ct_settings *set)
@@ -502,6 +541,9 @@ static int run(int argc, char **argv)
 			goto out;
 	} else if (strcmp(t.mode, "hierarchy") == 0) {
 		hierarchy_reasons(&t, path, &set);
+	} else if (strcmp(t.mode, "importance") == 0) {
+		if (importance_reasons(s, &t) != 0)
+			goto out;
 	} else if (strcmp(t.mode, "fifo") == 0) {
 		printf("Reasons:\n  - FIFO job: score 0 unless an operator "
 		       "boosted it\n");

@@ -141,6 +141,31 @@ run simulate --graph "$T/order.tsv" --sitemap "$T/order.sitemap" --job order-h \
 ok_eq "hierarchy, 1 worker: equal scores in the order given" \
 	"$(tr '\n' ' ' <"$T/os")" "/ /z /a /m /x /y /b /s2 /s1 "
 
+# ---- importance: links raise pages (0033) ----------------------------------
+# / links a b c; a and b link x and c; c links y; x links y. Worked by
+# hand (value = links in + cash x pages discovered): after / the three
+# tie at 1 + 1/3 x 4; /a gives c its second link and half its cash
+# (2 + 1/2 x 5 = 4.5) and x its first (1 + 1/6 x 5); /c gives y all of
+# its cash (1 + 1/2 x 6 = 4), which puts y before b (1 + 1/3 x 4); b
+# gives x its second link (2 + 1/3 x 6). Breadth first: / a b c x y.
+printf '/\t/a\n/\t/b\n/\t/c\n/a\t/x\n/a\t/c\n/b\t/x\n/b\t/c\n/c\t/y\n/x\t/y\n' \
+	>"$T/imp.tsv"
+run simulate --graph "$T/imp.tsv" --job imp --mode importance --workers 1 \
+	--latency-ms 1 --order-out "$T/oi" -q
+ok_eq "importance, 1 worker: exit 0" "$RC" 0
+ok_eq "importance, 1 worker: the pages linked most and with most cash first" \
+	"$(tr '\n' ' ' <"$T/oi")" "/ /a /c /y /b /x "
+run explain /x --job imp
+ok_match "importance: explain counts the links in" "$OUT" \
+	'- Linked from 2 fetched pages'
+ok_match "importance: explain shows the cash and the pages discovered" "$OUT" \
+	'- Cash 0.3333 x 6 pages discovered'
+ok_match "importance: explain recomputes the score" "$OUT" \
+	'Recomputed: +[0-9.]+ from 2 links in and cash 0.3333'
+run explain / --job imp
+ok_match "importance: explain puts the homepage first" "$OUT" \
+	'- Seed page: before every other page'
+
 # ---- politeness ---------------------------------------------------------
 # one host, 3 workers, 150 ms between fetches: 12 fetches take at least
 # 11 x 150 ms from the first claim to the last completion, however the
