@@ -167,6 +167,9 @@ int tui_print_text(const struct tui *t, FILE *f)
 			x->job_priority, x->cls, x->score,
 			tx_pad(cp, sizeof cp, x->path, 40, u, 0),
 			x->job_priority, tx_dur(d, sizeof d, x->age_s));
+		if (x->inlinks >= 0)
+			fprintf(f, ", %lld link%s in", x->inlinks,
+				x->inlinks == 1 ? "" : "s");
 		if (x->depth >= 0)
 			fprintf(f, ", depth %d", x->depth);
 		if (x->method[0] || x->type[0])
@@ -365,6 +368,11 @@ int tui_print_json(const struct tui *t, FILE *f)
 			yajl_gen_null(g);
 		jkv_known(g, "type", x->type);
 		jkv_known(g, "discovery_method", x->method);
+		js(g, "links_in"); /* importance jobs (0033); null otherwise */
+		if (x->inlinks >= 0)
+			yajl_gen_integer(g, x->inlinks);
+		else
+			yajl_gen_null(g);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);

@@ -48,10 +48,19 @@ static const char SQL_RATE[] =
 	"SELECT extract(epoch FROM second)::bigint, claims, completions, "
 	"extract(epoch FROM now())::bigint "
 	"FROM crawltop.rate_series($1::bigint, $2::integer)";
+/* Rows of next_tasks, find_tasks and task_rows, in their order, with the
+ * status and an importance job's links in (0033; NULL for other jobs):
+ * model.c's next_rows reads these 12 columns. */
+#define SQL_TASK_COLS \
+	"SELECT n.task_id, n.job_id, n.path, n.score, n.class, " \
+	"n.job_priority, extract(epoch FROM now() - n.created_at), n.depth, " \
+	"n.type, n.discovery_method, "
+#define SQL_TASK_LINKS \
+	" WITH ORDINALITY n LEFT JOIN crawltop.task_links l ON l.task_id = " \
+	"n.task_id ORDER BY n.ordinality"
 static const char SQL_NEXT[] =
-	"SELECT task_id, job_id, path, score, class, job_priority, "
-	"extract(epoch FROM now() - created_at), depth, type, "
-	"discovery_method FROM crawltop.next_tasks($1::bigint, $2::integer)";
+	SQL_TASK_COLS "'pending', l.inlinks FROM crawltop.next_tasks("
+	"$1::bigint, $2::integer)" SQL_TASK_LINKS;
 static const char SQL_AUDIT[] =
 	"SELECT id, to_char(at, CASE WHEN at > now() - interval '20 hours' "
 	"THEN 'HH24:MI:SS' ELSE 'MM-DD HH24:MI' END), db_role, "
@@ -75,18 +84,15 @@ static const char SQL_LEASES[] =
  * (SQL_NEXT, at the view's limit), or the tasks whose path holds the
  * search text, any status (0028). */
 static const char SQL_FIND[] =
-	"SELECT task_id, job_id, path, score, class, job_priority, "
-	"extract(epoch FROM now() - created_at), depth, type, "
-	"discovery_method, status FROM crawltop.find_tasks($1::bigint, $3, "
-	"$2::integer)";
+	SQL_TASK_COLS "n.status, l.inlinks FROM crawltop.find_tasks("
+	"$1::bigint, $3, $2::integer)" SQL_TASK_LINKS;
 /* The task view: one task whole, its place counted up to 100,000. */
 static const char SQL_CARD[] =
 	"SELECT * FROM crawltop.task_card($1::bigint, $2::bigint)";
 /* The tasks a search found, again (0031): find_tasks's rows by id. */
 static const char SQL_ROWS[] =
-	"SELECT task_id, job_id, path, score, class, job_priority, "
-	"extract(epoch FROM now() - created_at), depth, type, "
-	"discovery_method, status FROM crawltop.task_rows($1::bigint[])";
+	SQL_TASK_COLS "n.status, l.inlinks FROM crawltop.task_rows("
+	"$1::bigint[])" SQL_TASK_LINKS;
 /* The two latest settings versions (tune.c: tws_loaded). */
 static const char SQL_SETTINGS[] =
 	"SELECT version, value::text, created_by, "
@@ -542,7 +548,7 @@ static void load_queue(struct tui *t, const struct ct_arows *r, double now)
 		return;
 	int64_t was = t->queue_sel >= 0 && t->queue_sel < m->n_queue ?
 		      m->queue[t->queue_sel].task_id : 0;
-	tm_load_queue(m, r, t->queue_sent[0] ? 11 : 10, now);
+	tm_load_queue(m, r, now);
 	int at = row_of(m->queue, sizeof m->queue[0],
 			offsetof(struct tm_next, task_id), m->n_queue, was);
 	if (at >= 0)

@@ -250,8 +250,8 @@ int tm_load_series(struct tm_model *m, const struct ct_arows *r, double now)
 	return 0;
 }
 
-/* Rows of next_tasks (10 columns) or find_tasks (and the status) into
- * dst; returns how many. */
+/* Rows of next_tasks, find_tasks or task_rows (fetch.c's 12 columns:
+ * the task, its status and its links in) into dst; returns how many. */
 static int next_rows(struct tm_next *dst, int max, const struct ct_arows *r)
 {
 	int n = r->nrows < max ? r->nrows : max;
@@ -267,27 +267,24 @@ static int next_rows(struct tm_next *dst, int max, const struct ct_arows *r)
 		t->depth = ct_arows_get(r, i, 7) ? (int)ll_at(r, i, 7) : -1;
 		s_at(t->type, sizeof t->type, r, i, 8);
 		s_at(t->method, sizeof t->method, r, i, 9);
-		if (r->ncols > 10)
-			s_at(t->status, sizeof t->status, r, i, 10);
-		else
-			tx_copy(t->status, sizeof t->status, "pending");
+		s_at(t->status, sizeof t->status, r, i, 10);
+		t->inlinks = ct_arows_get(r, i, 11) ? ll_at(r, i, 11) : -1;
 	}
 	return n;
 }
 
 int tm_load_next(struct tm_model *m, const struct ct_arows *r, double now)
 {
-	if (!load_begin(&m->next_age, r, 10))
+	if (!load_begin(&m->next_age, r, TM_TASK_COLS))
 		return r->st == CT_OK ? -1 : 0;
 	m->n_next = next_rows(m->next, TM_MAX_NEXT, r);
 	m->next_age.loaded_at = now;
 	return 0;
 }
 
-int tm_load_queue(struct tm_model *m, const struct ct_arows *r, int ncols,
-		  double now)
+int tm_load_queue(struct tm_model *m, const struct ct_arows *r, double now)
 {
-	if (!load_begin(&m->queue_age, r, ncols))
+	if (!load_begin(&m->queue_age, r, TM_TASK_COLS))
 		return r->st == CT_OK ? -1 : 0;
 	m->n_queue = next_rows(m->queue, TM_MAX_QUEUE, r);
 	m->queue_age.loaded_at = now;

@@ -94,7 +94,9 @@ struct tm_next {
 	int depth;         /* -1 unknown */
 	char type[33], method[33];
 	char status[16];   /* shown; "pending" for the next-up rows */
+	long long inlinks; /* importance jobs: links in (0033); -1 none */
 };
+#define TM_TASK_COLS 12 /* the columns of fetch.c's task rows */
 
 /* crawltop.task_card() (0028): one task, whole (the task view). */
 struct tm_card {
@@ -209,10 +211,9 @@ int tm_load_next(struct tm_model *m, const struct ct_arows *r, double now);
 int tm_load_audit(struct tm_model *m, const struct ct_arows *r, double now);
 int tm_load_role(struct tm_model *m, const struct ct_arows *r);
 int tm_load_leases(struct tm_model *m, const struct ct_arows *r, double now);
-/* next_tasks's columns (ncols 10), or find_tasks's (11: the same and the
- * status). */
-int tm_load_queue(struct tm_model *m, const struct ct_arows *r, int ncols,
-		  double now);
+/* The queue view's rows: fetch.c's TM_TASK_COLS columns of next_tasks,
+ * find_tasks or task_rows. */
+int tm_load_queue(struct tm_model *m, const struct ct_arows *r, double now);
 int tm_load_card(struct tm_model *m, const struct ct_arows *r, double now);
 /* id, before, after of one audit row. */
 int tm_load_arow(struct tm_model *m, const struct ct_arows *r, double now);

@@ -771,7 +771,11 @@ static void draw_next(struct tui *t, int y, int x, int w, int h, double now)
 				snprintf(extra + l, sizeof extra - l, " %s", j->name);
 			}
 		}
-		FMT(why, "prio %d, age %s%s", n->job_priority,
+		char in[40] = "";
+		if (n->inlinks >= 0)
+			FMT(in, "%lld link%s in, ", n->inlinks,
+			    n->inlinks == 1 ? "" : "s");
+		FMT(why, "%sprio %d, age %s%s", in, n->job_priority,
 		    tx_dur(d, sizeof d, n->age_s), extra);
 		put(yy, x + 10 + pathw + 1, whyw, A(R_DIM), why);
 	}
@@ -1433,6 +1437,9 @@ static void draw_queue_view(struct tui *t, int y, int h, double now)
 		char jn[40], mt[40], dp[8];
 		tx_fit(jn, sizeof jn, j ? j->name : "?", 12, U8, NULL);
 		FMT(mt, "%s%s%s", n->method, n->type[0] ? "/" : "", n->type);
+		if (n->inlinks >= 0) /* importance: its links in */
+			FMT(mt, "%lld in%s%s", n->inlinks, n->method[0] ? " " : "",
+			    n->method);
 		FMT(dp, "%d", n->depth);
 		int x = put(yy, 2, W - 2, a, FMT(b, "%9" PRId64 " ", n->task_id))
 			+ 2;

@@ -172,4 +172,35 @@ out=$(TERM=dumb script -qec "$CT top -d '$DSN'" /dev/null 2>&1 </dev/null); rc=$
 ok_eq "TERM=dumb: exit 1" "$rc" 1
 ok_match "TERM=dumb: says why" "$out" \
 	"terminal type 'dumb' cannot move the cursor: the console needs one that can"
+
+# an importance job (0033): next up says how many links each task has in,
+# in text, in --json and on the console's screen
+imp=$(psql -qAtd tui_batch -c "SELECT crawltop.create_job('imp', 'imp.example', 1, 'importance')")
+psql -qAtd tui_batch -c "SELECT inserted FROM crawltop.enqueue($imp, '{/}', 'manual')" >/dev/null
+home=$(psql -qAtd tui_batch -c "SELECT p.id FROM crawltop.pages p JOIN crawltop.jobs j ON j.domain_id = p.domain_id WHERE j.id = $imp AND p.path = '/'")
+psql -qAtd tui_batch -c "SELECT inserted FROM crawltop.enqueue($imp, '{/i1,/i2}', 'link', $home)" >/dev/null
+i1=$(psql -qAtd tui_batch -c "SELECT p.id FROM crawltop.pages p JOIN crawltop.jobs j ON j.domain_id = p.domain_id WHERE j.id = $imp AND p.path = '/i1'")
+psql -qAtd tui_batch -c "SELECT inserted FROM crawltop.enqueue($imp, '{/i2}', 'link', $i1)" >/dev/null
+out=$("$CT" top -b -n 1 -j imp -d "$DSN" 2>&1); rc=$?
+ok_eq "importance job: exit 0" "$rc" 0
+ok_eq "importance job: next up, the homepage (a seed) first, then /i2, linked twice, then /i1" \
+	"$(printf '%s\n' "$out" | grep -E '  /(i[12])? ' | sed -E 's/.*  (\/i?[12]?) +prio 1, waited [0-9]+s, /\1 /' | tr '\n' '|')" \
+	'/ 0 links in|/i2 2 links in|/i1 1 link in|'
+got=$("$CT" top -b -n 1 -j imp --json -d "$DSN" 2>&1 | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+print(" ".join("%s=%s" % (n["path"], n["links_in"]) for n in d["next"]))')
+ok_eq "importance job: --json links_in" "$got" "/=0 /i2=2 /i1=1"
+got=$("$CT" top -b -n 1 -j alpha --json -d "$DSN" 2>&1 | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+print({n["links_in"] for n in d["next"]})')
+ok_eq "a job of another mode: --json links_in null" "$got" "{None}"
+. "$HERE/tmux.sh"
+tm_start 120 30
+tm_run "'$CT' -d '$DSN' -i 1 -j imp"
+ok_screen "importance job: the console's next up says the links in" \
+	' /i2 +2 links in, prio 1, age '
+ok_screen "... and one for /i1" ' /i1 +1 link in, prio 1, age '
+tm_keys q
 done_testing
