@@ -15,8 +15,12 @@
 --               source page passes the source task's cash on to its
 --               paths in equal shares (cash / distinct paths of the
 --               call: a crawler sends a page's links in one call); a
---               call without a source page (a sitemap, a URL list)
---               gives its paths one unit in equal shares
+--               call without a source page (the homepage, a sitemap, a
+--               URL list) gives each of its paths one page's mean share,
+--               1 / the pages discovered after the call (the first page
+--               of a crawl gets one unit; a sitemap page a value of 1,
+--               as much as one link, however the sitemap is cut into
+--               calls)
 --   discovered  the job's tasks after the call (jobs.total_pages plus
 --               the call's new pages)
 --   seed        the path '/' or the discovery method 'seed'
@@ -138,7 +142,9 @@ DECLARE
 	v_scores double precision[] := p_scores;
 	v_src bigint;              -- the source page
 	v_in integer := 0;         -- the link each path gets (0 or 1)
-	v_share double precision;  -- the cash each path gets
+	v_share double precision;  -- the cash each path gets (NULL: the
+	                           -- mean share, 1 / discovered)
+	v_disc bigint;             -- pages discovered after the call
 	v_n bigint;                -- distinct paths
 BEGIN
 	-- the job's row first, as enqueue_modes and enqueue_batch lock it:
@@ -168,8 +174,6 @@ BEGIN
 		ELSIF p_source_type = 'link' THEN
 			v_in := 1;  -- a link from a page the store does not know
 			v_share := 0;
-		ELSE
-			v_share := 1::double precision / v_n;
 		END IF;
 		-- each path's score with this call's link and share, the
 		-- discovered pages counting this call's new ones
@@ -187,18 +191,21 @@ BEGIN
 				LIMIT 1) tt ON true
 			LEFT JOIN crawltop.task_links l ON l.task_id = tt.id
 		), d AS (
-			SELECT v_total + count(*) FILTER (WHERE k.task_id IS NULL)
-				AS discovered
+			SELECT greatest(1, v_total
+				+ count(*) FILTER (WHERE k.task_id IS NULL)) AS discovered
 			FROM k
 		)
 		SELECT array_agg(crawltop.importance_score(
-			(k.inlinks + v_in)::double precision, k.cash + v_share,
+			(k.inlinks + v_in)::double precision,
+			k.cash + coalesce(v_share, 1::double precision / d.discovered),
 			d.discovered::double precision,
-			x.p = '/' OR p_discovery_method = 'seed') ORDER BY x.i)
-		INTO v_scores
+			x.p = '/' OR p_discovery_method = 'seed') ORDER BY x.i),
+		       max(d.discovered)
+		INTO v_scores, v_disc
 		FROM unnest(p_paths) WITH ORDINALITY AS x(p, i)
 		LEFT JOIN k ON k.p = x.p
 		CROSS JOIN d;
+		v_share := coalesce(v_share, 1::double precision / v_disc);
 	END IF;
 	SELECT e.inserted, e.raised INTO inserted, raised
 	FROM crawltop.enqueue_modes(p_job_id, p_paths, p_source_type,

@@ -141,6 +141,9 @@ CT_API long ct_fq_normalise_url(const char *url, char *buf, size_t n);
 
 struct ct_fq_enqueue_result {
 	bool enqueued;
+	/* importance mode: the URL was queued already ("duplicate") and
+	 * gained the links and cash given (its score rose or stayed) */
+	bool raised;
 	/* NULL when enqueued; else "invalid-url", "queue-full", "max-depth",
 	 * the eligibility callback's reason (or "ineligible"), "duplicate",
 	 * "deprioritised", "invalid-input" or "non-finite-priority" (static,
@@ -166,6 +169,45 @@ CT_API ct_status ct_fq_enqueue(struct ct_fq *q,
 			       struct ct_fq_enqueue_result *res,
 			       struct ct_error *err);
 
+/* How new items are scored (issue 23). Frontier: seed 002's priority
+ * (ct_frontier_score), fixed at enqueue. Importance (importance.h): the
+ * links found to the URL and the cash they passed, scored as the store
+ * scores them (data/sql/0033_importance.sql); a queued item's score rises
+ * as ct_fq_enqueue_links brings more, and it moves up its heap.
+ * The seed's checks and the queue type are the frontier model's in both
+ * modes; in importance mode a result's score and class are the
+ * importance score's. */
+typedef enum ct_fq_mode { CT_FQ_FRONTIER, CT_FQ_IMPORTANCE } ct_fq_mode;
+
+/* Sets the mode (a new queue is in frontier mode). Refused (CT_EINVAL)
+ * while the queue holds items and the mode would change. */
+CT_API ct_status ct_fq_set_mode(struct ct_fq *q, ct_fq_mode mode,
+				struct ct_error *err);
+CT_API ct_fq_mode ct_fq_get_mode(const struct ct_fq *q);
+
+/* Importance mode: enqueue in[0..n), the links of one fetched page
+ * (links 1, cash the page's: a pulled item's cash) or a list of start
+ * pages or a sitemap (links 0, cash CT_FQ_CASH_MEAN). Each URL gains
+ * `links` links and cash / n (give each URL once; CT_FQ_CASH_MEAN: one
+ * page's mean share, 1 / the pages discovered after the call, the
+ * store's rule for a call without a source page, which gives the first
+ * page of a crawl one unit); the pages discovered are the items accepted
+ * before the call and the call's URLs not queued now, as the store
+ * counts a call. Each URL as ct_fq_enqueue, with the same checks and
+ * reasons into res[i] (res may be NULL); a URL queued already gains its
+ * link and share (res[i].raised) and its score rises. A seed (the
+ * homepage, or the method "seed") scores 100. CT_EINVAL in frontier
+ * mode; CT_ERANGE for negative or non-finite links or cash; CT_ENOMEM
+ * stops at the URL it failed on (those before it are in). ct_fq_enqueue
+ * in importance mode is a call of one URL with no link and no cash. */
+#define CT_FQ_CASH_MEAN (-1.0)
+CT_API ct_status ct_fq_enqueue_links(struct ct_fq *q,
+				     const struct ct_frontier_input *in,
+				     size_t n, int64_t discovered_ms,
+				     double links, double cash,
+				     struct ct_fq_enqueue_result *res,
+				     struct ct_error *err);
+
 /* A pulled item. url, host, key, type and discovery_method all live in one
  * block owned by the caller after the pull; ct_fq_item_release() frees it
  * and sets the pointers to NULL. type and discovery_method are NULL when
@@ -184,6 +226,8 @@ struct ct_fq_item {
 	ct_queue_type queue;
 	ct_tp_class tp;
 	int64_t discovered_ms;
+	double inlinks, cash;         /* importance mode: what it gathered;
+				       * its links share cash (importance.h) */
 	uint64_t seq;                 /* insertion sequence, from 0 */
 	int64_t deferred_until_ms;    /* last resume time seen; 0 = never deferred */
 	bool force_cache;             /* host rate limited and the URL cached:

@@ -9,9 +9,11 @@
  * inlinks counts the links to the page from pages fetched so far (Cho,
  * Garcia-Molina, Page 1998, "backlink count"); cash is OPIC's (Abiteboul,
  * Preda, Cobena 2003): a fetched page passes the cash it holds on to the
- * links it gives, in equal shares (ct_importance_share), and the pages that
- * come in without a source page (a sitemap, a URL list) share one unit per
- * batch; discovered is the number of pages the job had discovered when the
+ * links it gives, in equal shares (ct_importance_share), and a page that
+ * comes in without a source page (the homepage, a sitemap, a URL list) gets
+ * one page's mean share, 1 / the pages discovered (the first page of a
+ * crawl one unit); discovered is the number of pages the job had
+ * discovered when the
  * value was computed, which counts cash in units of a page's mean share
  * (the cash of n pages sums to about one unit, so cash x n is about 1 for a
  * page of average standing). A seed page (the homepage "/", or a page found

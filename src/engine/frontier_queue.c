@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "crawltop/frontier_queue.h"
+#include "crawltop/importance.h"
 #include "utf8.h"
 
 #define R_INVALID_URL "invalid-url"
@@ -46,6 +47,8 @@ struct fq_node {
 	int64_t discovered_ms;
 	int64_t deferred_until_ms;
 	double priority, score;
+	double inlinks, cash; /* importance mode: links in, OPIC cash */
+	size_t pos;         /* importance mode: its index in its heap */
 	const char *source; /* static */
 	int depth;
 	ct_class cls;
@@ -82,6 +85,10 @@ struct ct_fq {
 	struct fq_set set;
 	uint64_t next_seq;
 	size_t enqueued_total;
+	size_t discovered;      /* importance mode: the pages discovered, as
+				 * the store counts them (the items accepted
+				 * before a batch and the batch's new ones) */
+	ct_fq_mode mode;        /* how new items are scored */
 	ct_queue_type turn;     /* heap that has the turn */
 	int turn_pulls;         /* pulls in this turn while the other waited */
 	bool in_callback;       /* one of cb's functions runs: no changes */
@@ -381,8 +388,10 @@ static inline bool entry_before(const struct fq_entry *a,
 	return ct_task_key_cmp(&a->key, &b->key) < 0;
 }
 
-/* Moves a[i] up until its parent pops before it. */
-static void sift_up(struct fq_heap *h, size_t i)
+/* Moves a[i] up until its parent pops before it. track: keep each moved
+ * node's pos (importance mode, where a queued item's score rises in
+ * place); frontier mode skips the stores. */
+static void sift_up(struct fq_heap *h, size_t i, bool track)
 {
 	struct fq_entry e = h->a[i];
 
@@ -391,13 +400,17 @@ static void sift_up(struct fq_heap *h, size_t i)
 		if (!entry_before(&e, &h->a[parent]))
 			break;
 		h->a[i] = h->a[parent];
+		if (track)
+			h->a[i].node->pos = i;
 		i = parent;
 	}
 	h->a[i] = e;
+	if (track)
+		e.node->pos = i;
 }
 
 /* Moves a[i] down until both children pop after it. */
-static void sift_down(struct fq_heap *h, size_t i)
+static void sift_down(struct fq_heap *h, size_t i, bool track)
 {
 	struct fq_entry e = h->a[i];
 
@@ -411,21 +424,25 @@ static void sift_down(struct fq_heap *h, size_t i)
 		if (!entry_before(&h->a[best], &e))
 			break;
 		h->a[i] = h->a[best];
+		if (track)
+			h->a[i].node->pos = i;
 		i = best;
 	}
 	h->a[i] = e;
+	if (track)
+		e.node->pos = i;
 }
 
 /* Removes the root and returns it; the freed slot a[n] (n after the
  * removal) is free for the caller to use. */
-static struct fq_entry heap_pop(struct fq_heap *h)
+static struct fq_entry heap_pop(struct fq_heap *h, bool track)
 {
 	struct fq_entry top = h->a[0];
 
 	h->n--;
 	if (h->n > 0) {
 		h->a[0] = h->a[h->n];
-		sift_down(h, 0);
+		sift_down(h, 0, track);
 	}
 	return top;
 }
@@ -638,11 +655,40 @@ static void decide(struct ct_fq *q, const char *url,
 	emit(q, &ev);
 }
 
+/* The importance score of a node with its links and cash, the queue
+ * having discovered `discovered` items; seed: the homepage or the method
+ * "seed". Inputs were checked by the caller. */
+static double importance_of(const struct fq_node *n, double discovered,
+			    bool seed)
+{
+	struct ct_importance_input in = {n->inlinks, n->cash, discovered, seed};
+	struct ct_importance_result r;
+	return ct_importance_score(&in, &r, NULL) == CT_OK ? r.score : 0;
+}
+
+/* Importance mode: queued node n gains links and cash; its score rises
+ * (never falls) and it moves up its heap. */
+static void raise_node(struct ct_fq *q, struct fq_node *n, double links,
+		       double cash)
+{
+	n->inlinks += links;
+	n->cash += cash;
+	double v = importance_of(n, (double)q->discovered, false);
+	if (!(v > n->score))
+		return;
+	struct fq_heap *h = &q->heap[n->queue];
+	n->score = v;
+	n->cls = ct_class_of(v, &q->bounds);
+	h->a[n->pos].key.score = v;
+	sift_up(h, n->pos, true);
+}
+
 /* Enqueue: the seed's checks in the seed's order, then scoring, then
- * reservation of all memory, then the change. */
-ct_status ct_fq_enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
-			int64_t discovered_ms, struct ct_fq_enqueue_result *res,
-			struct ct_error *err)
+ * reservation of all memory, then the change; links and cash are an
+ * importance queue's (0 otherwise). */
+static ct_status enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
+			 int64_t discovered_ms, double links, double cash,
+			 struct ct_fq_enqueue_result *res, struct ct_error *err)
 {
 	struct ct_frontier_result local;
 	struct ct_frontier_result *r = res ? &res->score : &local;
@@ -652,15 +698,7 @@ ct_status ct_fq_enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 	const char *why = NULL;
 	ct_status st;
 
-	if (res) {
-		res->enqueued = false;
-		res->reason = NULL;
-		res->scored = false;
-	}
-	if (!q || !in)
-		return ct_error_set(err, CT_EINVAL, "ct_fq_enqueue: queue and input must not be NULL");
-	if (q->in_callback)
-		return ct_error_set(err, CT_EINVAL, IN_CALLBACK, "ct_fq_enqueue");
+	bool imp = q->mode == CT_FQ_IMPORTANCE;
 
 	/* 1. URL */
 	if (!in->url || !in->url[0] || !url_parse(in->url, &u)) {
@@ -699,8 +737,14 @@ ct_status ct_fq_enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 	node = node_new(in->url, &u, in->type, in->discovery_method);
 	if (!node)
 		return ct_error_set(err, CT_ENOMEM, "out of memory enqueueing %s", in->url);
-	if (set_find(&q->set, node->hash, node->key) != SIZE_MAX) {
+	size_t at = set_find(&q->set, node->hash, node->key);
+	if (at != SIZE_MAX) {
 		free(node);
+		if (imp && (links > 0 || cash > 0)) {
+			raise_node(q, q->set.slots[at].node, links, cash);
+			if (res)
+				res->raised = true;
+		}
 		decide(q, in->url, res, false, R_DUPLICATE, NULL);
 		return CT_OK;
 	}
@@ -731,6 +775,17 @@ ct_status ct_fq_enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 	node->seq = q->next_seq++;
 	node->discovered_ms = discovered_ms;
 	node->priority = r->priority;
+	node->inlinks = links;
+	node->cash = cash;
+	if (imp) {
+		/* the homepage and a seed come first, as in the store */
+		bool seed = (u.rest_len == 0 || (u.rest_len == 1 &&
+			     in->url[u.rest_start] == '/')) ||
+			    (in->discovery_method &&
+			     strcmp(in->discovery_method, "seed") == 0);
+		r->score = importance_of(node, (double)q->discovered, seed);
+		r->cls = ct_class_of(r->score, &q->bounds);
+	}
 	node->score = r->score;
 	node->cls = r->cls;
 	node->source = r->priority_source;
@@ -740,11 +795,97 @@ ct_status ct_fq_enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 	h->a[h->n] = (struct fq_entry){
 		{ 0, node->score, discovered_ms, (int64_t)node->seq }, node };
 	h->n++;
-	sift_up(h, h->n - 1);
+	sift_up(h, h->n - 1, imp);
 	set_insert(&q->set, node);
 	q->enqueued_total++;
 	decide(q, in->url, res, true, NULL, r);
 	return CT_OK;
+}
+
+/* Importance mode: the pages discovered once the n URLs of a batch are
+ * in, as the store counts them: the items accepted so far and the
+ * batch's URLs not queued now. */
+static void count_discovered(struct ct_fq *q,
+			     const struct ct_frontier_input *in, size_t n)
+{
+	size_t fresh = 0;
+	for (size_t i = 0; i < n; i++)
+		fresh += in[i].url && !ct_fq_contains(q, in[i].url);
+	q->discovered = q->enqueued_total + fresh;
+}
+
+ct_status ct_fq_enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
+			int64_t discovered_ms, struct ct_fq_enqueue_result *res,
+			struct ct_error *err)
+{
+	if (res)
+		*res = (struct ct_fq_enqueue_result){0};
+	if (!q || !in)
+		return ct_error_set(err, CT_EINVAL, "ct_fq_enqueue: queue and input must not be NULL");
+	if (q->in_callback)
+		return ct_error_set(err, CT_EINVAL, IN_CALLBACK, "ct_fq_enqueue");
+	if (q->mode == CT_FQ_IMPORTANCE)
+		count_discovered(q, in, 1);
+	return enqueue(q, in, discovered_ms, 0, 0, res, err);
+}
+
+ct_status ct_fq_enqueue_links(struct ct_fq *q,
+			      const struct ct_frontier_input *in, size_t n,
+			      int64_t discovered_ms, double links, double cash,
+			      struct ct_fq_enqueue_result *res,
+			      struct ct_error *err)
+{
+	if (res)
+		for (size_t i = 0; i < n; i++)
+			res[i] = (struct ct_fq_enqueue_result){0};
+	if (!q || (!in && n > 0))
+		return ct_error_set(err, CT_EINVAL, "ct_fq_enqueue_links: queue and input must not be NULL");
+	if (q->in_callback)
+		return ct_error_set(err, CT_EINVAL, IN_CALLBACK, "ct_fq_enqueue_links");
+	if (q->mode != CT_FQ_IMPORTANCE)
+		return ct_error_set(err, CT_EINVAL, "ct_fq_enqueue_links: the "
+				    "queue is in frontier mode (ct_fq_set_mode)");
+	if (!(isfinite(links) && links >= 0 && isfinite(cash) &&
+	      (cash >= 0 || cash == CT_FQ_CASH_MEAN)))
+		return ct_error_set(err, CT_ERANGE, "ct_fq_enqueue_links: links "
+				    "%g and cash %g must be finite numbers >= 0",
+				    links, cash);
+	if (n == 0)
+		return CT_OK;
+	count_discovered(q, in, n);
+	double share = cash == CT_FQ_CASH_MEAN ?
+		1.0 / (double)(q->discovered ? q->discovered : 1) :
+		ct_importance_share(cash, n);
+	for (size_t i = 0; i < n; i++) {
+		ct_status st = enqueue(q, &in[i], discovered_ms, links, share,
+				       res ? &res[i] : NULL, err);
+		if (st == CT_ENOMEM)
+			return st;
+	}
+	return CT_OK;
+}
+
+ct_status ct_fq_set_mode(struct ct_fq *q, ct_fq_mode mode, struct ct_error *err)
+{
+	if (!q)
+		return ct_error_set(err, CT_EINVAL, "ct_fq_set_mode: queue is NULL");
+	if (q->in_callback)
+		return ct_error_set(err, CT_EINVAL, IN_CALLBACK, "ct_fq_set_mode");
+	if (mode != CT_FQ_FRONTIER && mode != CT_FQ_IMPORTANCE)
+		return ct_error_set(err, CT_EINVAL, "ct_fq_set_mode: mode %d is "
+				    "unknown", (int)mode);
+	if (mode != q->mode && ct_fq_size(q) > 0)
+		return ct_error_set(err, CT_EINVAL, "ct_fq_set_mode: the queue "
+				    "holds %zu items scored in the other mode: "
+				    "change the mode while it is empty",
+				    ct_fq_size(q));
+	q->mode = mode;
+	return CT_OK;
+}
+
+ct_fq_mode ct_fq_get_mode(const struct ct_fq *q)
+{
+	return q ? q->mode : CT_FQ_FRONTIER;
 }
 
 /* Frees a pulled item's block. */
@@ -777,6 +918,8 @@ static void item_from_node(struct ct_fq_item *it, struct fq_node *n)
 	it->queue = n->queue;
 	it->tp = n->tp;
 	it->discovered_ms = n->discovered_ms;
+	it->inlinks = n->inlinks;
+	it->cash = n->cash;
 	it->seq = n->seq;
 	it->deferred_until_ms = n->deferred_until_ms;
 	it->force_cache = false;
@@ -793,6 +936,7 @@ static struct fq_node *scan_heap(struct ct_fq *q, struct fq_heap *h,
 	struct fq_node *found = NULL;
 	size_t parked = 0;
 	int scanned = 0;
+	bool track = q->mode == CT_FQ_IMPORTANCE;
 
 	while (scanned < q->p.max_scan && h->n > 0) {
 		struct fq_node *n = h->a[0].node;
@@ -813,13 +957,13 @@ static struct fq_node *scan_heap(struct ct_fq *q, struct fq_heap *h,
 					*wake = t;
 					*has_wake = true;
 				}
-				struct fq_entry e = heap_pop(h);
+				struct fq_entry e = heap_pop(h, track);
 				h->a[h->n] = e; /* parked: [n, n + parked) */
 				parked++;
 				continue;
 			}
 		}
-		found = heap_pop(h).node;
+		found = heap_pop(h, track).node;
 		/* the hole is at a[n]; parked items sit at [n + 1, n + 1 + parked) */
 		if (parked > 0)
 			h->a[h->n] = h->a[h->n + parked];
@@ -827,7 +971,7 @@ static struct fq_node *scan_heap(struct ct_fq *q, struct fq_heap *h,
 	}
 	for (size_t i = 0; i < parked; i++) {
 		h->n++;
-		sift_up(h, h->n - 1);
+		sift_up(h, h->n - 1, track);
 	}
 	return found;
 }

@@ -249,11 +249,14 @@ static void switch_seed_and_delete(void **state)
 		 "NULL, NULL, 'seed') FROM crawltop.jobs WHERE name = 'imp3'");
 	ASSERT_SCORE(s, j, "/start", 100);
 	ASSERT_SCORE(s, j, "/", 100);
+	/* a call without a source page gives each path the mean share of
+	 * the 4 pages discovered after it */
+	ASSERT_LINKS(s, j, "/start", "0 0.25");
 	/* the URL of a known source page finds it as its id does */
 	pgt_exec(s, "SELECT crawltop.enqueue(id, '{/p}', 'link', NULL, NULL, "
 		 "NULL, NULL, 'https://imp3.example/start') FROM crawltop.jobs "
 		 "WHERE name = 'imp3'");
-	ASSERT_LINKS(s, j, "/p", "1 0.5");
+	ASSERT_LINKS(s, j, "/p", "1 0.25");
 	/* bad input is refused by enqueue's checks, nothing written */
 	long long rows = pgt_int(s, "SELECT count(*) FROM crawltop.task_links");
 	pgt_exec(s, "DO $$ BEGIN PERFORM crawltop.enqueue((SELECT id "

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "crawltop/frontier_queue.h"
+#include "crawltop/importance.h"
 
 #define ASSERT_EXACT(got, want) do { \
 	double ex_got_ = (got), ex_want_ = (want); \
@@ -1057,6 +1058,187 @@ static void force_cache(void **state)
 	ct_fq_destroy(q);
 }
 
+/* ---- importance mode -------------------------------------------------- */
+
+/* Enqueue the links of one page (importance mode) as paths of
+ * https://imp.example; asserts every call succeeds. */
+static void links(struct ct_fq *q, const char *const *paths, size_t n,
+		  double nlinks, double cash, int64_t ms,
+		  struct ct_fq_enqueue_result *res)
+{
+	struct ct_frontier_input in[8];
+	char url[8][64];
+	struct ct_error err = {{0}};
+	assert_true(n <= 8);
+	for (size_t i = 0; i < n; i++) {
+		struct ct_frontier_input init = CT_FRONTIER_INPUT_INIT;
+		in[i] = init;
+		snprintf(url[i], sizeof url[i], "https://imp.example%s", paths[i]);
+		in[i].url = url[i];
+		in[i].type = "page";
+		in[i].discovery_method = "link";
+	}
+	if (ct_fq_enqueue_links(q, in, n, ms, nlinks, cash, res, &err) != CT_OK)
+		fail_msg("enqueue_links: %s", err.msg);
+}
+
+static double imp_score(double inlinks, double cash, double discovered)
+{
+	struct ct_importance_input in = {inlinks, cash, discovered, false};
+	struct ct_importance_result r;
+	assert_int_equal(ct_importance_score(&in, &r, NULL), CT_OK);
+	return r.score;
+}
+
+/* The crawl of tests/cli_store/test_simulate.sh's importance graph, worked
+ * by hand there: / links a b c; a links x c; c links y; b links x. The
+ * queue hands them out as the store does: / a c y b x (breadth first
+ * gives / a b c x y), each with the store's score, raised in place. */
+static void importance_order(void **state)
+{
+	(void)state;
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	struct ct_fq *q = NULL;
+	struct ct_error err = {{0}};
+	assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
+	assert_int_equal(ct_fq_set_mode(q, CT_FQ_IMPORTANCE, &err), CT_OK);
+	const char *home[] = {"/"};
+	links(q, home, 1, 0, CT_FQ_CASH_MEAN, 1, NULL);
+	struct ct_fq_item it = pull_item(q, 0);
+	assert_string_equal(it.url, "https://imp.example/");
+	ASSERT_EXACT(it.score, 100);
+	ASSERT_EXACT(it.cash, 1);
+	/* its three links: one link in, a third of its cash, 4 discovered */
+	const char *l1[] = {"/a", "/b", "/c"};
+	links(q, l1, 3, 1, it.cash, 2, NULL);
+	ct_fq_item_release(&it);
+	it = pull_item(q, 0);
+	assert_string_equal(it.url, "https://imp.example/a");
+	ASSERT_EXACT(it.score, imp_score(1, 1.0 / 3, 4));
+	/* /a raises /c (queued) and finds /x: 5 discovered */
+	const char *l2[] = {"/x", "/c"};
+	struct ct_fq_enqueue_result res[2];
+	links(q, l2, 2, 1, it.cash, 3, res);
+	ct_fq_item_release(&it);
+	assert_true(res[0].enqueued);
+	assert_false(res[0].raised);
+	assert_false(res[1].enqueued);
+	assert_string_equal(res[1].reason, "duplicate");
+	assert_true(res[1].raised);
+	it = pull_item(q, 0);
+	assert_string_equal(it.url, "https://imp.example/c");
+	ASSERT_EXACT(it.score, imp_score(2, 1.0 / 3 + 1.0 / 3 / 2, 5));
+	ASSERT_EXACT(it.inlinks, 2);
+	const char *l3[] = {"/y"};
+	links(q, l3, 1, 1, it.cash, 4, NULL);
+	ct_fq_item_release(&it);
+	char buf[64];
+	assert_string_equal(pull_path(q, 0, buf, sizeof buf), "/y");
+	it = pull_item(q, 0);
+	assert_string_equal(it.url, "https://imp.example/b");
+	const char *l4[] = {"/x"};
+	links(q, l4, 1, 1, it.cash, 5, NULL);
+	ct_fq_item_release(&it);
+	it = pull_item(q, 0);
+	assert_string_equal(it.url, "https://imp.example/x");
+	ASSERT_EXACT(it.score, imp_score(2, 1.0 / 3 / 2 + 1.0 / 3, 6));
+	ct_fq_item_release(&it);
+	assert_int_equal(ct_fq_size(q), 0);
+	ct_fq_destroy(q);
+}
+
+/* Raises keep the heap a heap: 2,000 items, each raised by links in a
+ * pseudo-random order, come out in score order (the store's key), each
+ * once, and the last raise of every item is its score. */
+static void importance_raises_keep_order(void **state)
+{
+	(void)state;
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	struct ct_fq *q = NULL;
+	struct ct_error err = {{0}};
+	assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
+	assert_int_equal(ct_fq_set_mode(q, CT_FQ_IMPORTANCE, &err), CT_OK);
+	enum { N = 2000 };
+	static char paths[N][16];
+	static int got[N];
+	for (int i = 0; i < N; i++) {
+		snprintf(paths[i], sizeof paths[i], "/p%d", i);
+		const char *one[] = {paths[i]};
+		links(q, one, 1, 1, 0.5, i, NULL);
+	}
+	uint64_t x = 88172645463325252u;
+	for (int k = 0; k < 6 * N; k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		const char *one[] = {paths[x % N]};
+		links(q, one, 1, 1, (double)(x % 7) / 10, k, NULL);
+	}
+	double last = 101;
+	for (int i = 0; i < N; i++) {
+		struct ct_fq_item it = pull_item(q, 0);
+		if (it.score > last)
+			fail_msg("pull %d: %s scores %.17g after %.17g", i,
+				 it.url, it.score, last);
+		int k = atoi(strstr(it.url, "/p") + 2);
+		/* raised: scored with the N pages discovered; never raised
+		 * (one link in): with the k + 1 of its enqueue */
+		ASSERT_EXACT(it.score, imp_score(it.inlinks, it.cash,
+						 it.inlinks > 1 ? N : k + 1));
+		assert_int_equal(got[k]++, 0);
+		last = it.score;
+		ct_fq_item_release(&it);
+	}
+	assert_int_equal(ct_fq_size(q), 0);
+	ct_fq_destroy(q);
+}
+
+/* The mode changes only while the queue is empty; importance calls are
+ * refused in frontier mode and with bad amounts; frontier scores are
+ * untouched by the mode's code. */
+static void importance_mode_rules(void **state)
+{
+	(void)state;
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	struct ct_fq *q = NULL;
+	struct ct_error err = {{0}};
+	assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
+	assert_int_equal(ct_fq_get_mode(q), CT_FQ_FRONTIER);
+	struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+	in.url = "https://imp.example/a";
+	assert_int_equal(ct_fq_enqueue_links(q, &in, 1, 0, 1, 1, NULL, &err),
+			 CT_EINVAL);
+	assert_non_null(strstr(err.msg, "frontier mode"));
+	assert_null(enq(q, "https://imp.example/a", "page", 0, "link", 1));
+	assert_int_equal(ct_fq_set_mode(q, CT_FQ_IMPORTANCE, &err), CT_EINVAL);
+	assert_non_null(strstr(err.msg, "holds 1 items"));
+	assert_int_equal(ct_fq_get_mode(q), CT_FQ_FRONTIER);
+	struct ct_fq_item it = pull_item(q, 0);
+	ct_fq_item_release(&it);
+	assert_int_equal(ct_fq_set_mode(q, CT_FQ_IMPORTANCE, &err), CT_OK);
+	assert_int_equal(ct_fq_set_mode(q, (ct_fq_mode)7, &err), CT_EINVAL);
+	assert_int_equal(ct_fq_enqueue_links(q, &in, 1, 0, -1, 1, NULL, &err),
+			 CT_ERANGE);
+	assert_int_equal(ct_fq_enqueue_links(q, &in, 1, 0, 1, NAN, NULL, &err),
+			 CT_ERANGE);
+	assert_int_equal(ct_fq_enqueue_links(q, &in, 1, 0, 0, -0.5, NULL, &err),
+			 CT_ERANGE);
+	assert_int_equal(ct_fq_size(q), 0);
+	/* plain enqueue in importance mode: no link, no cash, score 0; the
+	 * seed method 100 */
+	struct ct_fq_enqueue_result r;
+	assert_int_equal(ct_fq_enqueue(q, &in, 0, &r, &err), CT_OK);
+	assert_true(r.enqueued);
+	ASSERT_EXACT(r.score.score, 0);
+	in.url = "https://imp.example/start";
+	in.discovery_method = "seed";
+	assert_int_equal(ct_fq_enqueue(q, &in, 0, &r, &err), CT_OK);
+	ASSERT_EXACT(r.score.score, 100);
+	assert_int_equal(r.score.cls, CT_P0);
+	ct_fq_destroy(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1084,6 +1266,9 @@ int main(void)
 		cmocka_unit_test(callbacks_cannot_change_their_queue),
 		cmocka_unit_test(events),
 		cmocka_unit_test(force_cache),
+		cmocka_unit_test(importance_order),
+		cmocka_unit_test(importance_raises_keep_order),
+		cmocka_unit_test(importance_mode_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
