@@ -143,7 +143,7 @@ static int job_show(const struct job_args *a)
 static int job_create(const struct job_args *a)
 {
 	int prio = 0;
-	const char *mode = a->mode ? a->mode : "hierarchy";
+	const char *mode = a->mode ? a->mode : CT_MODE_DEFAULT;
 	if (!a->domain) {
 		cli_error("job", "create needs --domain HOST (the site the job "
 			  "crawls)");
@@ -303,8 +303,8 @@ const struct cli_cmd cli_cmd_job = {
 		"  job create NAME --domain HOST [--priority P] [--mode MODE]\n"
 		"                             P: 1..10 (default: the store's\n"
 		"                             default_priority, 5); MODE: fifo,\n"
-		"                             hierarchy (default), frontier,\n"
-		"                             discovery, freshness, importance\n"
+		"                             hierarchy, frontier, discovery,\n"
+		"                             freshness, importance (default)\n"
 		"  job set-priority JOB P     1..10, 1 the most urgent; 0 and 11\n"
 		"                             are refused, never clamped\n"
 		"  job set-mode JOB MODE      change how its tasks are scored and\n"

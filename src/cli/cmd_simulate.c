@@ -88,7 +88,7 @@ static int setup_job(struct ct_store *s, const struct sim_opts *o,
 		else if (ct_store_default_priority(s, &prio, &err) != CT_OK)
 			goto refused;
 		st = ct_store_job_create(s, o->job, domain, prio,
-					 o->mode ? o->mode : "hierarchy", &id,
+					 o->mode ? o->mode : CT_MODE_DEFAULT, &id,
 					 &err);
 		if (st == CT_OK)
 			fprintf(stderr, "simulate: created job %s (id %" PRId64
@@ -606,7 +606,7 @@ const struct cli_cmd cli_cmd_simulate = {
 		"  -j, --job NAME      the job; created when it does not exist\n"
 		"  --domain HOST       its domain when created (default:\n"
 		"                      sim.<graph file name>)\n"
-		"  --mode MODE         its mode when created (default hierarchy);\n"
+		"  --mode MODE         its mode when created (default importance);\n"
 		"                      an existing job must be in this mode\n"
 		"  --priority P        its priority when created (1..10)\n"
 		"  --workers N         worker threads, one connection each\n"

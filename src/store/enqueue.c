@@ -16,7 +16,7 @@ ct_status ct_store_job_create(struct ct_store *s, const char *name,
 {
 	char prio[16];
 	snprintf(prio, sizeof prio, "%d", priority);
-	const char *params[] = {name, domain, prio, mode ? mode : "hierarchy"};
+	const char *params[] = {name, domain, prio, mode ? mode : CT_MODE_DEFAULT};
 	PGresult *r;
 	ct_status st = st_exec(s, "create job",
 		"SELECT crawltop.create_job($1, $2, $3::integer, $4)", 4, params,

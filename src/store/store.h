@@ -131,10 +131,15 @@ ct_status ct_store_schema_version(struct ct_store *s, int *out,
 
 /* ---- jobs and enqueue (enqueue.c) ------------------------------------- */
 
+/* The mode of a job created without one (0034; doc/ordering.md says
+ * why). */
+#define CT_MODE_DEFAULT "importance"
+
 /* Create a job over a domain (created when new). name: 1..64 of
  * [A-Za-z0-9._-], starting with a letter or digit; domain: a lower-case
  * host name; priority 1..10; mode one of fifo, hierarchy, frontier,
- * discovery, freshness, importance. *id receives the job id. */
+ * discovery, freshness, importance (NULL: CT_MODE_DEFAULT). *id receives
+ * the job id. */
 ct_status ct_store_job_create(struct ct_store *s, const char *name,
 			      const char *domain, int priority,
 			      const char *mode, int64_t *id,

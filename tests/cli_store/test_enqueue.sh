@@ -18,8 +18,8 @@ db_setup cli_enqueue
 export CRAWLTOP_DSN=$DSN
 T=$(mktemp -d "${TMPDIR:-/tmp}/ct-enq.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-"$CT" job create site --domain example.com >/dev/null
-"$CT" job create big --domain big.example >/dev/null
+"$CT" job create site --domain example.com --mode hierarchy >/dev/null
+"$CT" job create big --domain big.example --mode hierarchy >/dev/null
 "$CT" job create front --domain example.com --mode frontier >/dev/null
 "$CT" job create disc --domain example.com --mode discovery >/dev/null
 paths() { # JOB: its task paths and source types, in task order

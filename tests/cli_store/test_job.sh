@@ -20,10 +20,10 @@ ok_eq "create: exit 0" "$RC" 0
 ok_match "create: says what it created" "$OUT" \
 	'^created job news \(id 1\) over example\.com, priority 3, mode hierarchy$'
 run job create docs --domain docs.example.com
-ok_match "create: default priority 5 and mode hierarchy" "$OUT" \
-	'priority 5, mode hierarchy$'
+ok_match "create: default priority 5 and mode importance (0034)" "$OUT" \
+	'priority 5, mode importance$'
 ok_eq "create: stored" "$(q "SELECT name || ' ' || priority || ' ' || prioritization_mode FROM crawltop.jobs ORDER BY id" | tr '\n' ';')" \
-	"news 3 hierarchy;docs 5 hierarchy;"
+	"news 3 hierarchy;docs 5 importance;"
 
 "$CT" enqueue --job news --urls <(printf '/\n/a/1\n/a/2\n/b/1\n') >/dev/null
 run job list
@@ -453,7 +453,7 @@ ok_eq "adjust: explain of a task without points says nothing of them" \
 # stored_settings, which lists the scores under each).
 T=$(mktemp -d "${TMPDIR:-/tmp}/ct-job.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-"$CT" job create tuned --domain tuned.example >/dev/null
+"$CT" job create tuned --domain tuned.example --mode hierarchy >/dev/null
 "$CT" enqueue --job tuned --urls <(printf '/\n/a\n') >/dev/null
 "$CT" enqueue --job tuned --sitemap <(urlset 2 tuned.example) >/dev/null
 stored_settings "$T"

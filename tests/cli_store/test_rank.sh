@@ -28,7 +28,7 @@ rank_state() {
 # ---- a discovery job: every sub-score x, so the score is 100 x --------
 "$CT" job create disc --domain d.example --mode discovery >/dev/null
 "$CT" job create sig --domain s.example --mode discovery >/dev/null
-"$CT" job create hier --domain h.example >/dev/null
+"$CT" job create hier --domain h.example --mode hierarchy >/dev/null
 q "SELECT crawltop.enqueue(1, ARRAY['/a','/b','/c','/d','/e','/f','/g','/h','/i'],
 	'link', NULL, 1, NULL, NULL, NULL, array_fill(40::float8, ARRAY[9]))" >/dev/null
 q "SELECT crawltop.set_score_inputs(1, ARRAY['/a','/b','/c','/d','/e','/f','/g','/h'],

@@ -43,7 +43,7 @@ counts() { # JOB: total completed failed pending running
 }
 
 # ---- one worker, hierarchy mode ---------------------------------------
-run simulate --graph "$T/tree.tsv" --job tree1 --workers 1 --latency-ms 1 \
+run simulate --graph "$T/tree.tsv" --job tree1 --mode hierarchy --workers 1 --latency-ms 1 \
 	--order-out "$T/o1"
 ok_eq "1 worker: exit 0" "$RC" 0
 ok_match "1 worker: creates the job over sim.<graph>" "$OUT" 'created job tree1 \(id [0-9]+\) over sim\.tree'
@@ -62,7 +62,7 @@ ok_eq "a job shown completed is simulated again, not refused: exit 0" "$RC" 0
 ok_eq "again: nothing new to fetch" "$(counts tree1)" "41 41 0 0 0"
 
 # ---- two workers, a sitemap -------------------------------------------
-run simulate --graph "$T/tree.tsv" --sitemap "$T/tree.sitemap" --job tree2 \
+run simulate --graph "$T/tree.tsv" --sitemap "$T/tree.sitemap" --job tree2 --mode hierarchy \
 	--workers 2 --latency-ms 3 --host-delay-ms 1 --order-out "$T/o2"
 ok_eq "2 workers: exit 0" "$RC" 0
 # (the order file records completions: with two workers fetching at once,
@@ -100,7 +100,7 @@ ok_eq "2 workers: hierarchy propagated (a leaf: 0.8^3)" \
 # going back
 printf '/a3/b3/c2\n/a1/b2/c1\n' >"$T/deep.sitemap"
 decreases() { depth <"$1" | awk 'NR > 1 && $1 < last { n++ } { last = $1 } END { print n + 0 }'; }
-run simulate --graph "$T/tree.tsv" --sitemap "$T/deep.sitemap" --job deep-h \
+run simulate --graph "$T/tree.tsv" --sitemap "$T/deep.sitemap" --job deep-h --mode hierarchy \
 	--workers 1 --latency-ms 1 --order-out "$T/oh" -q
 ok_eq "deep sitemap, hierarchy: exit 0" "$RC" 0
 ok_eq "deep sitemap, hierarchy: depth never decreases" "$(decreases "$T/oh") $(wc -l <"$T/oh")" "0 41"
@@ -136,7 +136,7 @@ printf '/s2\n/s1\n' >"$T/order.sitemap"
 run simulate --graph "$T/order.tsv" --job order-f --mode fifo --workers 1 \
 	--latency-ms 1 --order-out "$T/oo" -q
 ok_eq "fifo, 1 worker: links in page order" "$(tr '\n' ' ' <"$T/oo")" "/ /z /a /m /x /y /b "
-run simulate --graph "$T/order.tsv" --sitemap "$T/order.sitemap" --job order-h \
+run simulate --graph "$T/order.tsv" --sitemap "$T/order.sitemap" --job order-h --mode hierarchy \
 	--workers 1 --latency-ms 1 --order-out "$T/os" -q
 ok_eq "hierarchy, 1 worker: equal scores in the order given" \
 	"$(tr '\n' ' ' <"$T/os")" "/ /z /a /m /x /y /b /s2 /s1 "

@@ -443,7 +443,8 @@ static void grants_are_complete_and_public_has_none(void **state)
 		"'append_only', 'refs_keep', 'pages_refs_check', "
 		"'tasks_refs_check', 'jobs_delete_tasks', 'jobs_truncate_tasks', "
 		"'jobs_keep_id', 'jobs_name_not_number', 'lock_job', 'lock_task', "
-		"'enqueue_batch', 'enqueue_modes', 'give_to_owner', 'task_links_gone') AND NOT (has_function_privilege("
+		"'enqueue_batch', 'enqueue_modes', 'create_job_in', 'give_to_owner', "
+		"'task_links_gone') AND NOT (has_function_privilege("
 		"'crawltop_viewer', p.oid, 'EXECUTE') OR has_function_privilege("
 		"'crawltop_operator', p.oid, 'EXECUTE') OR has_function_privilege("
 		"'crawltop_worker', p.oid, 'EXECUTE'))", 0, NULL);
@@ -466,7 +467,7 @@ static void grants_are_complete_and_public_has_none(void **state)
 		     "WHERE n.nspname = 'crawltop' AND p.prosecdef", 0, NULL);
 	assert_string_equal(t, "adjust_scores,adjust_task,"
 			    "apply_sitemap_priorities,claim,claim_next,"
-			    "compact_counts,complete,create_job,enqueue,"
+			    "compact_counts,complete,create_job,create_job_in,enqueue,"
 			    "enqueue_batch,enqueue_modes,fail,fold_counts,"
 			    "jobs_delete_tasks,"
 			    "lock_job,rank_apply,rank_lock,reap_expired,"
