@@ -25,7 +25,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 echo "machine: $(nproc) cores; load $(uptime | sed 's/.*load average: //'); server: shared_buffers=$(q 'SHOW shared_buffers'), huge_pages=$(q 'SHOW huge_pages') (kernel: $(kernel_huge_pages)), fsync=$(q 'SHOW fsync'), synchronous_commit=$(q 'SHOW synchronous_commit')"
 "$CT" migrate >/dev/null
-"$CT" job create base --domain base.example >/dev/null
+"$CT" job create base --domain base.example --mode hierarchy >/dev/null
 q "ALTER TABLE crawltop.tasks DISABLE TRIGGER tasks_count_insert;
 INSERT INTO crawltop.pages (domain_id, path)
 	SELECT j.domain_id, '/p/' || g FROM crawltop.jobs j, generate_series(1, $BASE) g;
@@ -50,7 +50,7 @@ times=()
 for i in $(seq 1 "$RUNS"); do
 	host="s$i.example"
 	sitemap "$host" >"$tmp/s.xml"
-	"$CT" job create "s$i" --domain "$host" >/dev/null
+	"$CT" job create "s$i" --domain "$host" --mode hierarchy >/dev/null
 	t0=$(date +%s.%N)
 	out=$("$CT" enqueue --job "s$i" --sitemap "$tmp/s.xml")
 	t=$(since "$t0")
