@@ -12,11 +12,14 @@
 --               crawltop.enqueue with a source page, or a source type
 --               'link', counts one link to each distinct path it gives)
 --   cash        OPIC's (Abiteboul, Preda, Cobena 2003): a call with a
---               source page passes the source task's cash on to its
---               paths in equal shares (cash / distinct paths of the
---               call: a crawler sends a page's links in one call); a
---               call without a source page (the homepage, a sitemap, a
---               URL list) gives each of its paths one page's mean share,
+--               source page passes the cash the source task holds (what
+--               it received and has not passed on yet) to its paths in
+--               equal shares (cash / distinct paths of the call: a
+--               crawler sends a page's links in one call; a second call
+--               from the same page passes only what came since); a call
+--               whose source page is not known (the homepage, a sitemap,
+--               a URL list, a link from a page the store does not have)
+--               gives each of its paths one page's mean share,
 --               1 / the pages discovered after the call (the first page
 --               of a crawl gets one unit; a sitemap page a value of 1,
 --               as much as one link, however the sitemap is cut into
@@ -40,14 +43,17 @@
 CREATE TABLE crawltop.task_links (
 	task_id bigint PRIMARY KEY,
 	inlinks integer NOT NULL DEFAULT 0,
-	cash double precision NOT NULL DEFAULT 0
+	cash double precision NOT NULL DEFAULT 0,   -- received, all told
+	passed double precision NOT NULL DEFAULT 0  -- of it, passed on
 ) WITH (fillfactor = 80);
 REVOKE ALL ON crawltop.task_links FROM PUBLIC;
 GRANT SELECT ON crawltop.task_links TO crawltop_viewer, crawltop_worker;
 
 -- a task deleted (its job deleted) or all tasks truncated take their rows
+-- (as the owner, as tasks_queue_truncate does: whoever may truncate tasks
+-- may take their links)
 CREATE FUNCTION crawltop.task_links_gone() RETURNS trigger
-	LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
 	IF TG_OP = 'TRUNCATE' THEN
 		TRUNCATE crawltop.task_links;
@@ -103,7 +109,8 @@ CREATE FUNCTION crawltop.importance_inputs(p_job_id bigint, p_tasks bigint[])
 		discovered bigint, seed boolean)
 	LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
 	SELECT t.id, coalesce(l.inlinks, 0), coalesce(l.cash, 0),
-	       j.total_pages, p.path = '/' OR t.discovery_method = 'seed'
+	       j.total_pages,
+	       p.path = '/' OR coalesce(t.discovery_method = 'seed', false)
 	FROM crawltop.tasks t
 	JOIN crawltop.jobs j ON j.id = t.job_id
 	JOIN crawltop.pages p ON p.id = t.page_id
@@ -141,6 +148,8 @@ DECLARE
 	v_domain bigint;
 	v_scores double precision[] := p_scores;
 	v_src bigint;              -- the source page
+	v_src_task bigint;         -- its task in this job, and the cash it
+	v_src_cash double precision; -- has received, all told
 	v_in integer := 0;         -- the link each path gets (0 or 1)
 	v_share double precision;  -- the cash each path gets (NULL: the
 	                           -- mean share, 1 / discovered)
@@ -165,15 +174,17 @@ BEGIN
 		   AND crawltop.url_ok(p_source_url) THEN
 			v_src := crawltop.source_page_of(p_job_id, p_source_url);
 		END IF;
+		-- a link from a page the store does not know counts as a
+		-- link, with the mean share (v_share NULL) as cash
+		v_in := CASE WHEN p_source_type = 'link' THEN 1 ELSE 0 END;
 		IF v_src IS NOT NULL THEN
 			v_in := 1;
-			SELECT coalesce(max(l.cash), 0) / v_n INTO v_share
+			SELECT l.task_id, l.cash, (l.cash - l.passed) / v_n
+			INTO v_src_task, v_src_cash, v_share
 			FROM crawltop.tasks t
 			JOIN crawltop.task_links l ON l.task_id = t.id
 			WHERE t.job_id = p_job_id AND t.page_id = v_src;
-		ELSIF p_source_type = 'link' THEN
-			v_in := 1;  -- a link from a page the store does not know
-			v_share := 0;
+			v_share := coalesce(v_share, 0);
 		END IF;
 		-- each path's score with this call's link and share, the
 		-- discovered pages counting this call's new ones
@@ -199,7 +210,8 @@ BEGIN
 			(k.inlinks + v_in)::double precision,
 			k.cash + coalesce(v_share, 1::double precision / d.discovered),
 			d.discovered::double precision,
-			x.p = '/' OR p_discovery_method = 'seed') ORDER BY x.i),
+			x.p = '/' OR coalesce(p_discovery_method = 'seed', false))
+			ORDER BY x.i),
 		       max(d.discovered)
 		INTO v_scores, v_disc
 		FROM unnest(p_paths) WITH ORDINALITY AS x(p, i)
@@ -211,6 +223,11 @@ BEGIN
 	FROM crawltop.enqueue_modes(p_job_id, p_paths, p_source_type,
 		p_source_page_id, p_depth, p_type, p_discovery_method,
 		p_source_url, v_scores) e;
+	-- the source has passed on what it held
+	IF v_src_task IS NOT NULL THEN
+		UPDATE crawltop.task_links SET passed = v_src_cash
+		WHERE task_id = v_src_task;
+	END IF;
 	-- the links and the cash, on the tasks of every path of the call
 	-- (new, pending, running or finished), in task id order
 	IF v_in > 0 OR v_share > 0 THEN

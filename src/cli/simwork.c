@@ -155,7 +155,7 @@ int sim_add(const struct sim *s, struct pathbatch *b, long i)
 
 /* Enqueue the links of task t's page and complete it, in one
  * transaction. *done: 1 when the task was completed (0 when the store
- * refused the completion: the lease expired). -1 with msg on an error,
+ * refused the completion: the lease expired; nothing is kept then). -1 with msg on an error,
  * -2 when the server rolled the transaction back to break a conflict. */
 static int finish(struct sim *s, struct ct_store *st, const char *worker,
 		  const struct ct_task *t, int *done, char *msg, size_t n)
@@ -198,6 +198,12 @@ static int finish(struct sim *s, struct ct_store *st, const char *worker,
 		if (cs != CT_OK && cs != CT_EINVAL) {
 			snprintf(msg, n, "%s", err.msg);
 			rc = -1;
+		} else if (completed != 1) {
+			/* the lease ran out and the task went back: its links
+			 * go with it (its next fetch sends them; an importance
+			 * job counted them twice) */
+			ct_store_rollback(st, NULL);
+			return 0;
 		}
 	}
 	if (rc == 0 && ct_store_commit(st, &err) != CT_OK) {

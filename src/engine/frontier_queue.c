@@ -550,28 +550,44 @@ size_t ct_fq_size_of(const struct ct_fq *q, ct_queue_type t)
 }
 
 /* True when url's dedup key is held by a queued item. */
-bool ct_fq_contains(const struct ct_fq *q, const char *url)
+/* The dedup key of url into small (n bytes) or, when longer, a new
+ * block: *key points at it (free it when it is not small). false for an
+ * invalid URL or when allocation fails. */
+static bool key_of(const char *url, char *small, size_t n, char **key)
 {
-	char small[1024];
-	char *key = small;
-	long len;
-	bool found;
-
-	if (!q || !url)
-		return false;
-	len = ct_fq_normalise_url(url, small, sizeof(small));
+	long len = ct_fq_normalise_url(url, small, n);
+	*key = small;
 	if (len < 0)
 		return false;
-	if ((size_t)len >= sizeof(small)) {
-		key = malloc((size_t)len + 1);
-		if (!key)
+	if ((size_t)len >= n) {
+		*key = malloc((size_t)len + 1);
+		if (!*key)
 			return false;
-		ct_fq_normalise_url(url, key, (size_t)len + 1);
+		ct_fq_normalise_url(url, *key, (size_t)len + 1);
 	}
-	found = set_find(&q->set, hash_key(key), key) != SIZE_MAX;
+	return true;
+}
+
+/* The queued node of url, or NULL. */
+static struct fq_node *queued_node(const struct ct_fq *q, const char *url)
+{
+	char small[1024];
+	char *key;
+	struct fq_node *n = NULL;
+
+	if (!key_of(url, small, sizeof(small), &key))
+		return NULL;
+	size_t at = set_find(&q->set, hash_key(key), key);
+	if (at != SIZE_MAX)
+		n = q->set.slots[at].node;
 	if (key != small)
 		free(key);
-	return found;
+	return n;
+}
+
+bool ct_fq_contains(const struct ct_fq *q, const char *url)
+{
+	return q && url && queued_node(q, url) != NULL;
 }
 
 /* Copies a string into the node's string area and returns it. */
@@ -706,6 +722,19 @@ static ct_status enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 		       NULL);
 		return CT_OK;
 	}
+	/* importance: a link to a URL queued already raises it, whatever the
+	 * checks below would say of a new item (the store counts every
+	 * link too) */
+	if (imp && (links > 0 || cash > 0)) {
+		struct fq_node *old = queued_node(q, in->url);
+		if (old) {
+			raise_node(q, old, links, cash);
+			if (res)
+				res->raised = true;
+			decide(q, in->url, res, false, R_DUPLICATE, NULL);
+			return CT_OK;
+		}
+	}
 	/* 2. size, both heaps together */
 	if (ct_fq_size(q) >= q->p.max_queue) {
 		decide(q, in->url, res, false, R_QUEUE_FULL, NULL);
@@ -737,14 +766,8 @@ static ct_status enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 	node = node_new(in->url, &u, in->type, in->discovery_method);
 	if (!node)
 		return ct_error_set(err, CT_ENOMEM, "out of memory enqueueing %s", in->url);
-	size_t at = set_find(&q->set, node->hash, node->key);
-	if (at != SIZE_MAX) {
+	if (set_find(&q->set, node->hash, node->key) != SIZE_MAX) {
 		free(node);
-		if (imp && (links > 0 || cash > 0)) {
-			raise_node(q, q->set.slots[at].node, links, cash);
-			if (res)
-				res->raised = true;
-		}
 		decide(q, in->url, res, false, R_DUPLICATE, NULL);
 		return CT_OK;
 	}
@@ -802,15 +825,45 @@ static ct_status enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 	return CT_OK;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* Importance mode: the pages discovered once the n URLs of a batch are
- * in, as the store counts them: the items accepted so far and the
- * batch's URLs not queued now. */
+ * in, as the store counts a call: the items accepted so far and the
+ * batch's valid URLs not queued now, each once (by the hash of its key;
+ * every one, should the hashes not fit in memory). A URL the checks
+ * refuse still counts: the crawler found it. */
 static void count_discovered(struct ct_fq *q,
 			     const struct ct_frontier_input *in, size_t n)
 {
-	size_t fresh = 0;
-	for (size_t i = 0; i < n; i++)
-		fresh += in[i].url && !ct_fq_contains(q, in[i].url);
+	uint64_t few[64];
+	uint64_t *h = n <= 64 ? few : malloc(n * sizeof(*h));
+	size_t m = 0, fresh = 0;
+	for (size_t i = 0; i < n; i++) {
+		char small[1024];
+		char *key;
+		if (!in[i].url || !key_of(in[i].url, small, sizeof(small), &key))
+			continue;
+		uint64_t k = hash_key(key);
+		if (set_find(&q->set, k, key) == SIZE_MAX) {
+			if (h)
+				h[m++] = k;
+			else
+				fresh++;
+		}
+		if (key != small)
+			free(key);
+	}
+	if (h) {
+		qsort(h, m, sizeof(*h), u64_cmp);
+		for (size_t i = 0; i < m; i++)
+			fresh += i == 0 || h[i] != h[i - 1];
+		if (h != few)
+			free(h);
+	}
 	q->discovered = q->enqueued_total + fresh;
 }
 

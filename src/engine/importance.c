@@ -31,9 +31,9 @@ ct_status ct_importance_score(const struct ct_importance_input *in,
 	out->value = in->inlinks + cash;
 	/* a value past any crawl's (cash x discovered overflowing) is the
 	 * top of the scale, not NaN */
-	out->score = isfinite(out->value)
-		? CT_SCORE_MAX * out->value / (out->value + CT_IMPORTANCE_HALF)
-		: CT_SCORE_MAX;
+	out->score = CT_SCORE_MAX * out->value / (out->value + CT_IMPORTANCE_HALF);
+	if (!isfinite(out->score))
+		out->score = CT_SCORE_MAX;
 	ct_reasons_add(&out->reasons, CT_R_IMP_LINKS, in->inlinks, 0, NULL);
 	ct_reasons_add(&out->reasons, CT_R_IMP_CASH, in->cash, in->discovered,
 		       NULL);

@@ -49,17 +49,21 @@ static const char SQL_RATE[] =
 	"extract(epoch FROM now())::bigint "
 	"FROM crawltop.rate_series($1::bigint, $2::integer)";
 /* Rows of next_tasks, find_tasks and task_rows, in their order, with the
- * status and an importance job's links in (0033; NULL for other jobs):
- * model.c's next_rows reads these 12 columns. */
+ * status and, for a job in importance mode, the task's links in (0033;
+ * NULL in the other modes): model.c's next_rows reads these 12 columns. */
 #define SQL_TASK_COLS \
 	"SELECT n.task_id, n.job_id, n.path, n.score, n.class, " \
 	"n.job_priority, extract(epoch FROM now() - n.created_at), n.depth, " \
 	"n.type, n.discovery_method, "
+#define SQL_LINKS_IN \
+	"CASE WHEN j.prioritization_mode = 'importance' THEN " \
+	"coalesce(l.inlinks, 0) END"
 #define SQL_TASK_LINKS \
-	" WITH ORDINALITY n LEFT JOIN crawltop.task_links l ON l.task_id = " \
-	"n.task_id ORDER BY n.ordinality"
+	" WITH ORDINALITY n JOIN crawltop.jobs j ON j.id = n.job_id " \
+	"LEFT JOIN crawltop.task_links l ON l.task_id = n.task_id " \
+	"ORDER BY n.ordinality"
 static const char SQL_NEXT[] =
-	SQL_TASK_COLS "'pending', l.inlinks FROM crawltop.next_tasks("
+	SQL_TASK_COLS "'pending', " SQL_LINKS_IN " FROM crawltop.next_tasks("
 	"$1::bigint, $2::integer)" SQL_TASK_LINKS;
 static const char SQL_AUDIT[] =
 	"SELECT id, to_char(at, CASE WHEN at > now() - interval '20 hours' "
@@ -84,14 +88,14 @@ static const char SQL_LEASES[] =
  * (SQL_NEXT, at the view's limit), or the tasks whose path holds the
  * search text, any status (0028). */
 static const char SQL_FIND[] =
-	SQL_TASK_COLS "n.status, l.inlinks FROM crawltop.find_tasks("
+	SQL_TASK_COLS "n.status, " SQL_LINKS_IN " FROM crawltop.find_tasks("
 	"$1::bigint, $3, $2::integer)" SQL_TASK_LINKS;
 /* The task view: one task whole, its place counted up to 100,000. */
 static const char SQL_CARD[] =
 	"SELECT * FROM crawltop.task_card($1::bigint, $2::bigint)";
 /* The tasks a search found, again (0031): find_tasks's rows by id. */
 static const char SQL_ROWS[] =
-	SQL_TASK_COLS "n.status, l.inlinks FROM crawltop.task_rows("
+	SQL_TASK_COLS "n.status, " SQL_LINKS_IN " FROM crawltop.task_rows("
 	"$1::bigint[])" SQL_TASK_LINKS;
 /* The two latest settings versions (tune.c: tws_loaded). */
 static const char SQL_SETTINGS[] =

@@ -94,7 +94,8 @@ struct tm_next {
 	int depth;         /* -1 unknown */
 	char type[33], method[33];
 	char status[16];   /* shown; "pending" for the next-up rows */
-	long long inlinks; /* importance jobs: links in (0033); -1 none */
+	long long inlinks; /* a job in importance mode: links in (0033);
+			    * -1 in the other modes */
 };
 #define TM_TASK_COLS 12 /* the columns of fetch.c's task rows */
 

@@ -149,10 +149,11 @@ static void links_raise_tasks(void **state)
 	ASSERT_SCORE(s, j, "/", 100);            /* finished: no score moves */
 	ASSERT_LINKS(s, j, "/", "1 1.0625");     /* but the link counts */
 	ASSERT_SCORE(s, j, "/a", engine(1, 0.25, 5)); /* running: kept */
-	/* a link to the running /a is counted too */
+	/* a link to the running /a is counted too; a second call from /a
+	 * passes on only the cash that came since its first: none */
 	const char *self[] = {"/a"};
 	pgt_enqueue_from(s, j, self, 1, NULL, CT_SRC_LINK, page_of(s, j, "/a"));
-	ASSERT_LINKS(s, j, "/a", "2 0.5");
+	ASSERT_LINKS(s, j, "/a", "2 0.25");
 	ASSERT_SCORE(s, j, "/a", engine(1, 0.25, 5));
 	complete(s, t_a);
 
@@ -238,12 +239,12 @@ static void switch_seed_and_delete(void **state)
 		" l JOIN crawltop.tasks t ON t.id = l.task_id JOIN "
 		"crawltop.jobs j ON j.id = t.job_id WHERE j.name = 'imp3'"), 0);
 	/* a link from an unknown page to /q, with a score of 99 given: one
-	 * link in, no cash, 2 pages discovered */
+	 * link in, the mean share of the 2 pages discovered as cash */
 	const double given[] = {99};
 	const char *l2[] = {"/q"};
 	pgt_enqueue_from(s, j, l2, 1, given, CT_SRC_LINK, 0);
-	ASSERT_SCORE(s, j, "/q", engine(1, 0, 2));
-	ASSERT_LINKS(s, j, "/q", "1 0");
+	ASSERT_SCORE(s, j, "/q", engine(1, 0.5, 2));
+	ASSERT_LINKS(s, j, "/q", "1 0.5");
 	/* a page found by the method seed, and '/', come first */
 	pgt_exec(s, "SELECT crawltop.enqueue(id, '{/start,/}', 'manual', NULL, "
 		 "NULL, NULL, 'seed') FROM crawltop.jobs WHERE name = 'imp3'");

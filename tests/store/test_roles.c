@@ -475,9 +475,9 @@ static void grants_are_complete_and_public_has_none(void **state)
 			    "rescore_apply,rescore_fetch,rescore_finish,"
 			    "rescore_start,retry_task,"
 			    "set_job_mode,set_job_priority,set_job_state,"
-			    "set_score_inputs,settings_put,settings_put_marked,tasks_count,"
-			    "tasks_count_truncate,tasks_queue_sync,"
-			    "tasks_queue_truncate");
+			    "set_score_inputs,settings_put,settings_put_marked,"
+			    "task_links_gone,tasks_count,tasks_count_truncate,"
+			    "tasks_queue_sync,tasks_queue_truncate");
 	free(t);
 	/* every definer and every PL/pgSQL function (the trigger functions
 	 * run for whoever writes a table) resolves names in pg_catalog only

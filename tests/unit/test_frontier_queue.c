@@ -1193,6 +1193,52 @@ static void importance_raises_keep_order(void **state)
 	ct_fq_destroy(q);
 }
 
+/* A link to a queued URL raises it even when the queue is full or the
+ * link comes too deep; a URL given twice in one call counts once among
+ * the pages discovered (and gets two links). */
+static void importance_raise_past_checks(void **state)
+{
+	(void)state;
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	p.max_queue = 3;
+	struct ct_fq *q = NULL;
+	struct ct_error err = {{0}};
+	assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
+	assert_int_equal(ct_fq_set_mode(q, CT_FQ_IMPORTANCE, &err), CT_OK);
+	const char *home[] = {"/"};
+	links(q, home, 1, 0, CT_FQ_CASH_MEAN, 1, NULL);
+	struct ct_fq_item it = pull_item(q, 0);
+	/* 1 discovered before, /x and /y new: 3; shares of a third */
+	const char *l1[] = {"/x", "/x", "/y"};
+	struct ct_fq_enqueue_result res[3];
+	links(q, l1, 3, 1, it.cash, 2, res);
+	ct_fq_item_release(&it);
+	assert_true(res[0].enqueued);
+	assert_true(res[1].raised);
+	assert_true(res[2].enqueued);
+	/* full now (3 queued with /z below): a link still raises /y */
+	const char *l2[] = {"/z"};
+	links(q, l2, 1, 1, 0, 3, NULL);
+	assert_int_equal(ct_fq_size(q), 3);
+	const char *l3[] = {"/y", "/y", "/y", "/w"};
+	struct ct_fq_enqueue_result r4[4];
+	links(q, l3, 4, 1, 0, 4, r4);
+	assert_true(r4[0].raised);
+	assert_string_equal(r4[3].reason, "queue-full");
+	it = pull_item(q, 0);
+	assert_string_equal(it.url, "https://imp.example/y");
+	ASSERT_EXACT(it.inlinks, 4);
+	/* /w, refused (queue-full), was found all the same: 5 discovered */
+	ASSERT_EXACT(it.score, imp_score(4, 1.0 / 3, 5));
+	ct_fq_item_release(&it);
+	it = pull_item(q, 0);
+	assert_string_equal(it.url, "https://imp.example/x");
+	ASSERT_EXACT(it.score, imp_score(2, 2.0 / 3, 3));
+	ct_fq_item_release(&it);
+	ct_fq_destroy(q);
+}
+
 /* The mode changes only while the queue is empty; importance calls are
  * refused in frontier mode and with bad amounts; frontier scores are
  * untouched by the mode's code. */
@@ -1268,6 +1314,7 @@ int main(void)
 		cmocka_unit_test(force_cache),
 		cmocka_unit_test(importance_order),
 		cmocka_unit_test(importance_raises_keep_order),
+		cmocka_unit_test(importance_raise_past_checks),
 		cmocka_unit_test(importance_mode_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
