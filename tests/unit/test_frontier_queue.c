@@ -1090,6 +1090,21 @@ static double imp_score(double inlinks, double cash, double discovered)
 	return r.score;
 }
 
+/* A queue in importance mode holding at most max_queue items (0: the
+ * default). */
+static struct ct_fq *imp_queue(size_t max_queue)
+{
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	if (max_queue)
+		p.max_queue = max_queue;
+	struct ct_fq *q = NULL;
+	struct ct_error err = {{0}};
+	assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
+	assert_int_equal(ct_fq_set_mode(q, CT_FQ_IMPORTANCE, &err), CT_OK);
+	return q;
+}
+
 /* The crawl of tests/cli_store/test_simulate.sh's importance graph, worked
  * by hand there: / links a b c; a links x c; c links y; b links x. The
  * queue hands them out as the store does: / a c y b x (breadth first
@@ -1097,12 +1112,7 @@ static double imp_score(double inlinks, double cash, double discovered)
 static void importance_order(void **state)
 {
 	(void)state;
-	struct ct_frontier_params p;
-	ct_frontier_params_default(&p);
-	struct ct_fq *q = NULL;
-	struct ct_error err = {{0}};
-	assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
-	assert_int_equal(ct_fq_set_mode(q, CT_FQ_IMPORTANCE, &err), CT_OK);
+	struct ct_fq *q = imp_queue(0);
 	const char *home[] = {"/"};
 	links(q, home, 1, 0, CT_FQ_CASH_MEAN, 1, NULL);
 	struct ct_fq_item it = pull_item(q, 0);
@@ -1154,12 +1164,7 @@ static void importance_order(void **state)
 static void importance_raises_keep_order(void **state)
 {
 	(void)state;
-	struct ct_frontier_params p;
-	ct_frontier_params_default(&p);
-	struct ct_fq *q = NULL;
-	struct ct_error err = {{0}};
-	assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
-	assert_int_equal(ct_fq_set_mode(q, CT_FQ_IMPORTANCE, &err), CT_OK);
+	struct ct_fq *q = imp_queue(0);
 	enum { N = 2000 };
 	static char paths[N][16];
 	static int got[N];
@@ -1199,13 +1204,7 @@ static void importance_raises_keep_order(void **state)
 static void importance_raise_past_checks(void **state)
 {
 	(void)state;
-	struct ct_frontier_params p;
-	ct_frontier_params_default(&p);
-	p.max_queue = 3;
-	struct ct_fq *q = NULL;
-	struct ct_error err = {{0}};
-	assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
-	assert_int_equal(ct_fq_set_mode(q, CT_FQ_IMPORTANCE, &err), CT_OK);
+	struct ct_fq *q = imp_queue(3);
 	const char *home[] = {"/"};
 	links(q, home, 1, 0, CT_FQ_CASH_MEAN, 1, NULL);
 	struct ct_fq_item it = pull_item(q, 0);
