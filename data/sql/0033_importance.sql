@@ -71,12 +71,12 @@ CREATE TRIGGER tasks_links_truncate AFTER TRUNCATE ON crawltop.tasks
 	FOR EACH STATEMENT EXECUTE FUNCTION crawltop.task_links_gone();
 
 -- The engine's ct_importance_score, the same double operations in the
--- same order.
+-- same order. No SET clause: the planner inlines it (arithmetic on double
+-- precision only), once a path of an enqueue call.
 CREATE FUNCTION crawltop.importance_score(p_inlinks double precision,
 		p_cash double precision, p_discovered double precision,
 		p_seed boolean)
-	RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp AS $$
+	RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 	SELECT CASE WHEN p_seed THEN 100::double precision
 		    ELSE 100::double precision * (p_inlinks + p_cash * p_discovered)
 			 / ((p_inlinks + p_cash * p_discovered) + 10::double precision)
@@ -155,6 +155,8 @@ DECLARE
 	                           -- mean share, 1 / discovered)
 	v_disc bigint;             -- pages discovered after the call
 	v_n bigint;                -- distinct paths
+	v_before bigint;           -- the highest task id before the call
+	v_had bigint[];            -- the tasks the call's paths had
 BEGIN
 	-- the job's row first, as enqueue_modes and enqueue_batch lock it:
 	-- its mode cannot change before the scores are written
@@ -212,12 +214,16 @@ BEGIN
 			d.discovered::double precision,
 			x.p = '/' OR coalesce(p_discovery_method = 'seed', false))
 			ORDER BY x.i),
-		       max(d.discovered)
-		INTO v_scores, v_disc
+		       max(d.discovered),
+		       array_agg(DISTINCT k.task_id) FILTER (WHERE k.task_id IS NOT NULL)
+		INTO v_scores, v_disc, v_had
 		FROM unnest(p_paths) WITH ORDINALITY AS x(p, i)
 		LEFT JOIN k ON k.p = x.p
 		CROSS JOIN d;
 		v_share := coalesce(v_share, 1::double precision / v_disc);
+		-- the tasks this call inserts are the job's above it (the job's
+		-- row, held, keeps every other enqueue of the job out)
+		SELECT coalesce(max(t.id), 0) INTO v_before FROM crawltop.tasks t;
 	END IF;
 	SELECT e.inserted, e.raised INTO inserted, raised
 	FROM crawltop.enqueue_modes(p_job_id, p_paths, p_source_type,
@@ -229,14 +235,19 @@ BEGIN
 		WHERE task_id = v_src_task;
 	END IF;
 	-- the links and the cash, on the tasks of every path of the call
-	-- (new, pending, running or finished), in task id order
+	-- (new, pending, running or finished), in task id order: the tasks
+	-- the paths had (found above) and the job's tasks above v_before, a
+	-- range of the primary key (finding each by its path again cost as
+	-- much as the rest of the call)
 	IF v_in > 0 OR v_share > 0 THEN
 		INSERT INTO crawltop.task_links AS l (task_id, inlinks, cash)
-		SELECT t.id, v_in, v_share
-		FROM (SELECT DISTINCT u.p FROM unnest(p_paths) AS u(p)) u
-		JOIN crawltop.pages pg ON pg.domain_id = v_domain AND pg.path = u.p
-		JOIN crawltop.tasks t ON t.job_id = p_job_id AND t.page_id = pg.id
-		ORDER BY t.id
+		SELECT x.id, v_in, v_share
+		FROM ((SELECT t.id FROM crawltop.tasks t
+		       WHERE t.id > v_before AND t.job_id = p_job_id
+		       ORDER BY t.id LIMIT inserted)
+		      UNION ALL
+		      SELECT h.id FROM unnest(v_had) AS h(id)) x
+		ORDER BY x.id
 		ON CONFLICT (task_id) DO UPDATE
 		SET inlinks = l.inlinks + excluded.inlinks,
 		    cash = l.cash + excluded.cash;

@@ -2,11 +2,13 @@
 # bench_enqueue.sh BUILD_DIR: ./dev bench enqueue.
 # `crawltop enqueue --sitemap` of one 50,000-URL sitemap (sitemaps.org
 # XML with <lastmod>, generated), timed end to end (parse, score, send,
-# commit), into a fresh hierarchy job each run so that every URL is new,
-# on a throwaway cluster (tests/store/pg-cluster.sh; CT_PG_CONF adds
-# server settings) that already holds BASE_TASKS (default 1,000,000)
-# tasks of another job. Prints each run and the median of RUNS (default
-# 5). Target: under 2 s.
+# commit), into a fresh job each run so that every URL is new, one job of
+# each mode of MODES (default "hierarchy importance": the default mode
+# before 0034 and after) in turn, on a throwaway cluster
+# (tests/store/pg-cluster.sh; CT_PG_CONF adds server settings) that
+# already holds BASE_TASKS (default 1,000,000) tasks of another job.
+# Prints each run and each mode's median of RUNS (default 5). Target:
+# under 2 s.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 build=$(cd "$1" && pwd)
@@ -17,6 +19,7 @@ fi
 CT="$build/src/cli/crawltop"
 N=${URLS:-50000}
 RUNS=${RUNS:-5}
+MODES=${MODES:-hierarchy importance}
 BASE=${BASE_TASKS:-1000000}
 export CRAWLTOP_DSN="$CT_TEST_DSN"
 q() { psql -X -qAt -v ON_ERROR_STOP=1 -c "$1"; }
@@ -46,17 +49,21 @@ sitemap() { # HOST > file: N URLs https://HOST/section-K/page-I.html
 		print "</urlset>"
 	}'
 }
-times=()
+declare -A times
 for i in $(seq 1 "$RUNS"); do
-	host="s$i.example"
-	sitemap "$host" >"$tmp/s.xml"
-	"$CT" job create "s$i" --domain "$host" --mode hierarchy >/dev/null
-	t0=$(date +%s.%N)
-	out=$("$CT" enqueue --job "s$i" --sitemap "$tmp/s.xml")
-	t=$(since "$t0")
-	times+=("$t")
-	echo "run $i: $t s: $out"
+	for mode in $MODES; do
+		host="s$i-$mode.example"
+		sitemap "$host" >"$tmp/s.xml"
+		"$CT" job create "s$i-$mode" --domain "$host" --mode "$mode" >/dev/null
+		t0=$(date +%s.%N)
+		out=$("$CT" enqueue --job "s$i-$mode" --sitemap "$tmp/s.xml")
+		t=$(since "$t0")
+		times[$mode]+="$t "
+		echo "run $i, $mode: $t s: $out"
+	done
 done
-median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(((RUNS + 1) / 2))p")
-echo "crawltop enqueue --sitemap ($N URLs): median of $RUNS = $median s (target < 2 s)"
+for mode in $MODES; do
+	median=$(printf '%s\n' ${times[$mode]} | sort -n | sed -n "$(((RUNS + 1) / 2))p")
+	echo "crawltop enqueue --sitemap ($N URLs), $mode job: median of $RUNS = $median s (target < 2 s)"
+done
 echo "load at end: $(uptime | sed 's/.*load average: //')"

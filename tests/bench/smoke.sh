@@ -43,8 +43,10 @@ out=$(URLS=500 RUNS=1 BASE_TASKS=500 "$here/bench_enqueue.sh" "$build" 2>&1)
 ok_eq "bench_enqueue: exit status" "$?" 0
 ok_match "bench_enqueue: every URL of the sitemap is a new task" "$out" \
 	"500 new tasks, 0 already queued"
-ok_match "bench_enqueue: median" "$out" \
-	"crawltop enqueue --sitemap \(500 URLs\): median of 1 = $num s"
+for mode in hierarchy importance; do
+	ok_match "bench_enqueue: $mode median" "$out" \
+		"crawltop enqueue --sitemap \(500 URLs\), $mode job: median of 1 = $num s"
+done
 
 # crawltop's side of ./dev bench peers (the peers stay out of the tests:
 # only the benchmark installs them)
