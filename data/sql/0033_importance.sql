@@ -14,9 +14,12 @@
 --   cash        OPIC's (Abiteboul, Preda, Cobena 2003): a call with a
 --               source page passes the cash the source task holds (what
 --               it received and has not passed on yet) to its paths in
---               equal shares (cash / distinct paths of the call: a
---               crawler sends a page's links in one call; a second call
---               from the same page passes only what came since); a call
+--               equal shares: cash / the page's links, which a crawler
+--               that sends a page's links in several calls (one per page
+--               type, say) gives as p_page_links, and which are the
+--               call's distinct paths otherwise; a source never passes
+--               on more than it received (a page fetched again passes
+--               only what came since); a call
 --               whose source page is not known (the homepage, a sitemap,
 --               a URL list, a link from a page the store does not have)
 --               gives each of its paths one page's mean share,
@@ -119,10 +122,12 @@ CREATE FUNCTION crawltop.importance_inputs(p_job_id bigint, p_tasks bigint[])
 	ORDER BY t.id
 $$;
 
--- crawltop.enqueue for crawlers, the same arguments and result: 0017's
--- function (every mode's scores, every check enqueue_batch's) is kept
--- under the name enqueue_modes; for an importance job this one computes
--- the scores first and counts the links after.
+-- crawltop.enqueue for crawlers, 0017's arguments and result and one more
+-- argument at the end, p_page_links (above; NULL by default, so every
+-- call written for 0017 works as it did): 0017's function (every mode's
+-- scores, every check enqueue_batch's) is kept under the name
+-- enqueue_modes; for an importance job this one computes the scores
+-- first and counts the links after.
 ALTER FUNCTION crawltop.enqueue(bigint, text[], text, bigint, integer, text,
 	text, text, double precision[]) RENAME TO enqueue_modes;
 REVOKE EXECUTE ON FUNCTION crawltop.enqueue_modes(bigint, text[], text,
@@ -139,6 +144,7 @@ CREATE FUNCTION crawltop.enqueue(
 		p_discovery_method text DEFAULT NULL,
 		p_source_url text DEFAULT NULL,
 		p_scores double precision[] DEFAULT NULL,
+		p_page_links integer DEFAULT NULL,
 		OUT inserted integer, OUT raised integer)
 	LANGUAGE plpgsql SECURITY DEFINER
 	SET search_path = pg_catalog, pg_temp AS $$
@@ -148,8 +154,7 @@ DECLARE
 	v_domain bigint;
 	v_scores double precision[] := p_scores;
 	v_src bigint;              -- the source page
-	v_src_task bigint;         -- its task in this job, and the cash it
-	v_src_cash double precision; -- has received, all told
+	v_src_task bigint;         -- its task in this job
 	v_in integer := 0;         -- the link each path gets (0 or 1)
 	v_share double precision;  -- the cash each path gets (NULL: the
 	                           -- mean share, 1 / discovered)
@@ -158,6 +163,10 @@ DECLARE
 	v_before bigint;           -- the highest task id before the call
 	v_had bigint[];            -- the tasks the call's paths had
 BEGIN
+	IF p_page_links < 1 THEN
+		RAISE EXCEPTION 'page links % must be at least 1 (or NULL: the paths of this call)',
+			p_page_links USING ERRCODE = '22023';
+	END IF;
 	-- the job's row first, as enqueue_modes and enqueue_batch lock it:
 	-- its mode cannot change before the scores are written
 	SELECT j.prioritization_mode, j.total_pages, j.domain_id
@@ -181,8 +190,11 @@ BEGIN
 		v_in := CASE WHEN p_source_type = 'link' THEN 1 ELSE 0 END;
 		IF v_src IS NOT NULL THEN
 			v_in := 1;
-			SELECT l.task_id, l.cash, (l.cash - l.passed) / v_n
-			INTO v_src_task, v_src_cash, v_share
+			-- its cash over its links, and no more than it has left
+			SELECT l.task_id, greatest(0, least(
+				l.cash / coalesce(p_page_links, v_n),
+				(l.cash - l.passed) / v_n))
+			INTO v_src_task, v_share
 			FROM crawltop.tasks t
 			JOIN crawltop.task_links l ON l.task_id = t.id
 			WHERE t.job_id = p_job_id AND t.page_id = v_src;
@@ -231,7 +243,7 @@ BEGIN
 		p_source_url, v_scores) e;
 	-- the source has passed on what it held
 	IF v_src_task IS NOT NULL THEN
-		UPDATE crawltop.task_links SET passed = v_src_cash
+		UPDATE crawltop.task_links SET passed = passed + v_share * v_n
 		WHERE task_id = v_src_task;
 	END IF;
 	-- the links and the cash, on the tasks of every path of the call
@@ -254,9 +266,9 @@ BEGIN
 	END IF;
 END $$;
 REVOKE ALL ON FUNCTION crawltop.enqueue(bigint, text[], text, bigint, integer,
-	text, text, text, double precision[]) FROM PUBLIC;
+	text, text, text, double precision[], integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION crawltop.enqueue(bigint, text[], text, bigint,
-	integer, text, text, text, double precision[]) TO crawltop_worker;
+	integer, text, text, text, double precision[], integer) TO crawltop_worker;
 
 DO $$
 DECLARE

@@ -90,6 +90,7 @@ int pathbatch_flush(struct pathbatch *b)
 	e.scores = b->us && b->us->needed ? b->scores : NULL;
 	e.source = b->source;
 	e.source_page_id = b->source_page_id;
+	e.page_links = b->page_links;
 	e.depth = b->depth;
 	e.type = b->type;
 	e.inputs = b->n_inputs ? b->iptrs : NULL;

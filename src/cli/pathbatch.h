@@ -25,6 +25,8 @@ struct pathbatch {
 	int depth;                  /* -1: unknown */
 	const char *type;           /* NULL: unknown; borrowed */
 	const char *method;         /* NULL: the source's (urlscore_method) */
+	long page_links;            /* the source page's links in all
+				     * (importance jobs); 0: a flush's paths */
 	/* the pending batch: n paths as offsets into text */
 	char *text;
 	size_t used, tcap;

@@ -24,9 +24,12 @@ struct sim {
 				     * as its raw signal; NULL otherwise */
 	const struct urlscore *us;
 	int one_call;               /* importance mode: a page's links in one
-				     * enqueue call, without their types (the
-				     * store shares the page's cash among the
-				     * paths of a call) */
+				     * enqueue call, without their types: one
+				     * count of the pages discovered for all
+				     * of them (calls by type would count
+				     * each run's new pages apart, and a
+				     * page's later links would outrank its
+				     * first) */
 	int workers;
 	long latency_ms, host_delay_ms;
 	double fail_rate;           /* 0..1 */

@@ -170,8 +170,8 @@ static int finish(struct sim *s, struct ct_store *st, const char *worker,
 		return -1;
 	}
 	/* the links in page order, each with its page type (one call per
-	 * run of a type; importance: one call, no types), found by the
-	 * method the source page's type gives */
+	 * run of a type; importance: one call, no types, sim.h), found by
+	 * the method the source page's type gives */
 	pathbatch_init(&b, st, s->us, s->job_id, CT_SRC_LINK);
 	b.source_page_id = t->page_id;
 	b.depth = t->depth >= 0 ? t->depth + 1 : -1;

@@ -110,8 +110,9 @@ ct_status ct_store_enqueue(struct ct_store *s, const struct ct_enqueue_batch *b,
 		st = ct_error_set(err, CT_ENOMEM, "enqueue: out of memory");
 		goto out;
 	}
-	char job[24], src_page[24], depth[16];
+	char job[24], src_page[24], depth[16], links[24];
 	snprintf(job, sizeof job, "%" PRId64, b->job_id);
+	snprintf(links, sizeof links, "%ld", b->page_links);
 	snprintf(src_page, sizeof src_page, "%" PRId64, b->source_page_id);
 	snprintf(depth, sizeof depth, "%d", b->depth);
 	const char *params[] = {
@@ -124,6 +125,7 @@ ct_status ct_store_enqueue(struct ct_store *s, const struct ct_enqueue_batch *b,
 		b->discovery_method,
 		b->source_url,
 		b->scores ? scores.p : NULL,
+		b->page_links > 0 ? links : NULL,
 	};
 	/* With inputs: enqueue and inputs in one transaction, ours unless the
 	 * caller already has one open. */
@@ -135,7 +137,7 @@ ct_status ct_store_enqueue(struct ct_store *s, const struct ct_enqueue_batch *b,
 	st = st_exec(s, "enqueue",
 		"SELECT inserted, raised FROM crawltop.enqueue($1::bigint, "
 		"$2::text[], $3, $4::bigint, $5::integer, $6, $7, $8, "
-		"$9::double precision[])", 9, params, &r, err);
+		"$9::double precision[], $10::integer)", 10, params, &r, err);
 	if (st == CT_OK) {
 		res->inserted = atol(PQgetvalue(r, 0, 0));
 		res->raised = atol(PQgetvalue(r, 0, 1));

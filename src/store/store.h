@@ -158,9 +158,8 @@ struct ct_enqueue_batch {
 	/* NULL, or n scores 0..100 for frontier, discovery and freshness
 	 * jobs (computed by the engine); fifo, hierarchy and importance
 	 * jobs take none: the store computes their scores (importance: from
-	 * the links found, so send a page's links in one batch with
-	 * source_page_id set: its cash is shared among the batch's paths,
-	 * importance.h). */
+	 * the links found, with source_page_id set: the page's cash is
+	 * shared among its links, importance.h). */
 	const double *scores;
 	ct_source_type source;
 	int64_t source_page_id;   /* page the paths were found on; 0 = unknown */
@@ -175,6 +174,10 @@ struct ct_enqueue_batch {
 	 * .sql, doc/architecture.md). Checked key by key; stored in the same
 	 * transaction as the enqueue (crawltop.set_score_inputs). */
 	const char *const *inputs;
+	/* importance jobs: the links the source page has in all, when a
+	 * crawler sends them in several batches (one per page type, say);
+	 * 0: this batch's paths (0033) */
+	long page_links;
 };
 #define CT_ENQUEUE_BATCH_INIT {.source = CT_SRC_LINK, .depth = -1}
 

@@ -274,6 +274,48 @@ static void switch_seed_and_delete(void **state)
 	assert_true(rows > 0);
 }
 
+/* Enqueue paths (an array literal) into job j from page src, saying the
+ * page has `links` links in all. */
+static void from_page(struct ct_store *s, int64_t j, const char *paths,
+		      int64_t src, int links)
+{
+	char sql[512];
+	snprintf(sql, sizeof sql, "SELECT crawltop.enqueue(%" PRId64 ", '%s', "
+		 "'link', %" PRId64 ", p_page_links => %d)", j, paths, src, links);
+	pgt_exec(s, sql);
+}
+
+/* A page's links sent in several calls (one per page type, say) with
+ * the page's links in all share its cash as one call would; the page
+ * never passes on more than it received. */
+static void page_links_share(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t j = pgt_job(s, "imp4", "imp4.example", 5, "importance");
+	pgt_exec(s, "SELECT crawltop.enqueue(id, '{/}', 'manual') FROM "
+		 "crawltop.jobs WHERE name = 'imp4'");
+	ASSERT_LINKS(s, j, "/", "0 1");
+	int64_t home = page_of(s, j, "/");
+	from_page(s, j, "{/a,/b}", home, 4);
+	from_page(s, j, "{/c}", home, 4);
+	ASSERT_LINKS(s, j, "/a", "1 0.25");
+	ASSERT_LINKS(s, j, "/c", "1 0.25");
+	/* the fourth link gets the last quarter; a fifth, nothing left */
+	from_page(s, j, "{/d}", home, 4);
+	from_page(s, j, "{/e}", home, 4);
+	ASSERT_LINKS(s, j, "/d", "1 0.25");
+	ASSERT_LINKS(s, j, "/e", "1 0");
+	/* 0 links is refused, nothing written */
+	char sql[512];
+	snprintf(sql, sizeof sql, "DO $$ BEGIN PERFORM crawltop.enqueue(%" PRId64
+		 ", '{/f}', 'link', %" PRId64 ", p_page_links => 0); RAISE "
+		 "EXCEPTION 'page links 0 taken'; EXCEPTION WHEN "
+		 "invalid_parameter_value THEN NULL; END $$", j, home);
+	pgt_exec(s, sql);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.pages "
+				 "WHERE path = '/f'"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +323,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(rescore_agrees, fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(switch_seed_and_delete, fresh,
 						pgt_close),
+		cmocka_unit_test_setup_teardown(page_links_share, fresh, pgt_close),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
