@@ -197,8 +197,11 @@ CT_API ct_fq_mode ct_fq_get_mode(const struct ct_fq *q);
  * reasons into res[i] (res may be NULL); a URL queued already gains its
  * link and share (res[i].raised) and its score rises. A seed (the
  * homepage, or the method "seed") scores 100. CT_EINVAL in frontier
- * mode; CT_ERANGE for negative or non-finite links or cash; CT_ENOMEM
- * stops at the URL it failed on (those before it are in). ct_fq_enqueue
+ * mode; CT_ERANGE for negative or non-finite links or cash. A URL whose
+ * input the frontier model refuses is skipped (res[i].reason) and the
+ * others go in: the call returns the first such status, err its
+ * message; CT_ENOMEM stops at the URL it failed on (those before it are
+ * in). ct_fq_enqueue
  * in importance mode is a call of one URL with no link and no cash. */
 #define CT_FQ_CASH_MEAN (-1.0)
 CT_API ct_status ct_fq_enqueue_links(struct ct_fq *q,

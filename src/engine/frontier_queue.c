@@ -909,13 +909,20 @@ ct_status ct_fq_enqueue_links(struct ct_fq *q,
 	double share = cash == CT_FQ_CASH_MEAN ?
 		1.0 / (double)(q->discovered ? q->discovered : 1) :
 		ct_importance_share(cash, n);
+	ct_status first = CT_OK;
 	for (size_t i = 0; i < n; i++) {
+		struct ct_error e;
 		ct_status st = enqueue(q, &in[i], discovered_ms, links, share,
-				       res ? &res[i] : NULL, err);
+				       res ? &res[i] : NULL, &e);
+		if (st != CT_OK && first == CT_OK) {
+			first = st;
+			if (err)
+				*err = e;
+		}
 		if (st == CT_ENOMEM)
-			return st;
+			break;
 	}
-	return CT_OK;
+	return first;
 }
 
 ct_status ct_fq_set_mode(struct ct_fq *q, ct_fq_mode mode, struct ct_error *err)

@@ -1269,6 +1269,22 @@ static void importance_mode_rules(void **state)
 			 CT_ERANGE);
 	assert_int_equal(ct_fq_enqueue_links(q, &in, 1, 0, 0, -0.5, NULL, &err),
 			 CT_ERANGE);
+	/* a link whose input the frontier model refuses is skipped, the
+	 * others go in, and the call says why */
+	struct ct_frontier_input three[3] = {in, in, in};
+	three[0].url = "https://imp.example/ok1";
+	three[1].url = "https://imp.example/bad";
+	three[1].depth = -1;
+	three[2].url = "https://imp.example/ok2";
+	struct ct_fq_enqueue_result r3[3];
+	assert_int_equal(ct_fq_enqueue_links(q, three, 3, 0, 1, 1, r3, &err),
+			 CT_ERANGE);
+	assert_string_equal(r3[1].reason, "invalid-input");
+	assert_true(r3[0].enqueued && r3[2].enqueued);
+	assert_int_equal(ct_fq_size(q), 2);
+	struct ct_fq_item a = pull_item(q, 0), b = pull_item(q, 0);
+	ct_fq_item_release(&a);
+	ct_fq_item_release(&b);
 	assert_int_equal(ct_fq_size(q), 0);
 	/* plain enqueue in importance mode: no link, no cash, score 0; the
 	 * seed method 100 */
