@@ -344,6 +344,24 @@ static int idle(struct sim *s, struct ct_store *st, int64_t *wait_ms,
 	return 0;
 }
 
+/* A worker's session: simulated fetches commit without waiting for the
+ * disk (synchronous_commit off: a crash loses the last few simulated
+ * pages, which is nothing; the 1,169-page PostgreSQL graph at one worker,
+ * importance mode, medians of 3 side by side: 8.1 s before, 7.1 s). */
+static ct_status sim_open(const struct sim *s, struct ct_store **st,
+			  struct ct_error *err)
+{
+	ct_status rc = ct_store_open_as(s->dsn, "crawltop simulate", st, err);
+	char out[8];
+	if (rc == CT_OK && (rc = ct_store_query(*st, "simulate",
+			"SELECT set_config('synchronous_commit', 'off', false)",
+			0, NULL, out, sizeof out, NULL, err)) != CT_OK) {
+		ct_store_close(*st);
+		*st = NULL;
+	}
+	return rc;
+}
+
 /* --reconnect: *st lost its server; close it and connect again, waiting
  * 0.25 s, then twice as long each time up to 5 s, until it works, the
  * run stops, or 5 minutes have passed (a server that does not come back,
@@ -365,8 +383,7 @@ static int reopen(struct sim *s, struct ct_store **st, char *msg, size_t n)
 		if (stop)
 			return -1;
 		struct ct_error err;
-		if (ct_store_open_as(s->dsn, "crawltop simulate", st, &err) ==
-		    CT_OK) {
+		if (sim_open(s, st, &err) == CT_OK) {
 			pthread_mutex_lock(&s->mu);
 			s->reconnects++;
 			pthread_mutex_unlock(&s->mu);
@@ -389,7 +406,7 @@ void *sim_worker_main(void *arg)
 	char worker[64], msg[600];
 	snprintf(worker, sizeof worker, "simulate-%ld-%d", (long)getpid(),
 		 w->index);
-	if (ct_store_open_as(s->dsn, "crawltop simulate", &st, &err) != CT_OK) {
+	if (sim_open(s, &st, &err) != CT_OK) {
 		worker_error(s, w->index, err.msg);
 		goto out;
 	}

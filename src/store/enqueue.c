@@ -134,10 +134,16 @@ ct_status ct_store_enqueue(struct ct_store *s, const struct ct_enqueue_batch *b,
 				    err)) != CT_OK)
 		goto out;
 	PGresult *r;
-	st = st_exec(s, "enqueue",
+	/* the page's links in all only when given: a schema from before
+	 * 0033 has no such argument */
+	st = st_exec(s, "enqueue", b->page_links > 0 ?
 		"SELECT inserted, raised FROM crawltop.enqueue($1::bigint, "
 		"$2::text[], $3, $4::bigint, $5::integer, $6, $7, $8, "
-		"$9::double precision[], $10::integer)", 10, params, &r, err);
+		"$9::double precision[], $10::integer)" :
+		"SELECT inserted, raised FROM crawltop.enqueue($1::bigint, "
+		"$2::text[], $3, $4::bigint, $5::integer, $6, $7, $8, "
+		"$9::double precision[])", b->page_links > 0 ? 10 : 9, params,
+		&r, err);
 	if (st == CT_OK) {
 		res->inserted = atol(PQgetvalue(r, 0, 0));
 		res->raised = atol(PQgetvalue(r, 0, 1));

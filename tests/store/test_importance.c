@@ -274,15 +274,19 @@ static void switch_seed_and_delete(void **state)
 	assert_true(rows > 0);
 }
 
-/* Enqueue paths (an array literal) into job j from page src, saying the
- * page has `links` links in all. */
-static void from_page(struct ct_store *s, int64_t j, const char *paths,
-		      int64_t src, int links)
+/* Enqueue paths[0..n) into job j from page src through the library,
+ * saying the page has `links` links in all (ct_enqueue_batch.page_links). */
+static void from_page(struct ct_store *s, int64_t j, const char *const *paths,
+		      size_t n, int64_t src, long links)
 {
-	char sql[512];
-	snprintf(sql, sizeof sql, "SELECT crawltop.enqueue(%" PRId64 ", '%s', "
-		 "'link', %" PRId64 ", p_page_links => %d)", j, paths, src, links);
-	pgt_exec(s, sql);
+	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
+	b.job_id = j;
+	b.paths = paths;
+	b.n = n;
+	b.source = CT_SRC_LINK;
+	b.source_page_id = src;
+	b.page_links = links;
+	pgt_enqueue_batch(s, &b);
 }
 
 /* A page's links sent in several calls (one per page type, say) with
@@ -296,13 +300,15 @@ static void page_links_share(void **state)
 		 "crawltop.jobs WHERE name = 'imp4'");
 	ASSERT_LINKS(s, j, "/", "0 1");
 	int64_t home = page_of(s, j, "/");
-	from_page(s, j, "{/a,/b}", home, 4);
-	from_page(s, j, "{/c}", home, 4);
+	const char *ab[] = {"/a", "/b"}, *c[] = {"/c"}, *d[] = {"/d"},
+		*e[] = {"/e"};
+	from_page(s, j, ab, 2, home, 4);
+	from_page(s, j, c, 1, home, 4);
 	ASSERT_LINKS(s, j, "/a", "1 0.25");
 	ASSERT_LINKS(s, j, "/c", "1 0.25");
 	/* the fourth link gets the last quarter; a fifth, nothing left */
-	from_page(s, j, "{/d}", home, 4);
-	from_page(s, j, "{/e}", home, 4);
+	from_page(s, j, d, 1, home, 4);
+	from_page(s, j, e, 1, home, 4);
 	ASSERT_LINKS(s, j, "/d", "1 0.25");
 	ASSERT_LINKS(s, j, "/e", "1 0");
 	/* 0 links is refused, nothing written */
