@@ -117,10 +117,9 @@ struct ct_enqueue_result pgt_enqueue_batch(struct ct_store *s,
 	return r;
 }
 
-struct ct_enqueue_result pgt_enqueue_from(struct ct_store *s, int64_t job,
-					  const char *const *paths, size_t n,
-					  const double *scores,
-					  ct_source_type src, int64_t src_page)
+struct ct_enqueue_batch pgt_batch_from(int64_t job, const char *const *paths,
+				       size_t n, const double *scores,
+				       ct_source_type src, int64_t src_page)
 {
 	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
 	b.job_id = job;
@@ -129,6 +128,16 @@ struct ct_enqueue_result pgt_enqueue_from(struct ct_store *s, int64_t job,
 	b.scores = scores;
 	b.source = src;
 	b.source_page_id = src_page;
+	return b;
+}
+
+struct ct_enqueue_result pgt_enqueue_from(struct ct_store *s, int64_t job,
+					  const char *const *paths, size_t n,
+					  const double *scores,
+					  ct_source_type src, int64_t src_page)
+{
+	struct ct_enqueue_batch b = pgt_batch_from(job, paths, n, scores, src,
+						   src_page);
 	return pgt_enqueue_batch(s, &b);
 }
 

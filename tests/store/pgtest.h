@@ -34,8 +34,12 @@ int64_t pgt_job(struct ct_store *s, const char *name, const char *domain,
 /* Enqueue batch b; fails the test on error. Returns what it did. */
 struct ct_enqueue_result pgt_enqueue_batch(struct ct_store *s,
 					   const struct ct_enqueue_batch *b);
-/* Enqueue n paths for job (scores may be NULL) found through src on page
- * src_page (0: unknown); fails the test on error. */
+/* The batch of n paths for job (scores may be NULL) found through src on
+ * page src_page (0: unknown), the other fields as CT_ENQUEUE_BATCH_INIT. */
+struct ct_enqueue_batch pgt_batch_from(int64_t job, const char *const *paths,
+				       size_t n, const double *scores,
+				       ct_source_type src, int64_t src_page);
+/* Enqueue that batch; fails the test on error. */
 struct ct_enqueue_result pgt_enqueue_from(struct ct_store *s, int64_t job,
 					  const char *const *paths, size_t n,
 					  const double *scores,

@@ -279,12 +279,8 @@ static void switch_seed_and_delete(void **state)
 static void from_page(struct ct_store *s, int64_t j, const char *const *paths,
 		      size_t n, int64_t src, long links)
 {
-	struct ct_enqueue_batch b = CT_ENQUEUE_BATCH_INIT;
-	b.job_id = j;
-	b.paths = paths;
-	b.n = n;
-	b.source = CT_SRC_LINK;
-	b.source_page_id = src;
+	struct ct_enqueue_batch b = pgt_batch_from(j, paths, n, NULL, CT_SRC_LINK,
+						   src);
 	b.page_links = links;
 	pgt_enqueue_batch(s, &b);
 }
