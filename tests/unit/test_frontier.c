@@ -17,12 +17,7 @@
 
 #include "crawltop/frontier.h"
 
-#define ASSERT_NEAR(got, want, eps) do { \
-	double near_got_ = (got), near_want_ = (want); \
-	if (!(fabs(near_got_ - near_want_) <= (eps))) \
-		fail_msg("%s = %.17g, expected %.17g (+-%g)", #got, \
-			 near_got_, near_want_, (double)(eps)); \
-} while (0)
+#include "near.h"
 #define ASSERT_EXACT(got, want) do { \
 	double ex_got_ = (got), ex_want_ = (want); \
 	if (!(ex_got_ == ex_want_)) \

@@ -13,12 +13,7 @@
 
 #include "crawltop/importance.h"
 
-#define ASSERT_NEAR(got, want, eps) do { \
-	double near_got_ = (got), near_want_ = (want); \
-	if (!(fabs(near_got_ - near_want_) <= (eps))) \
-		fail_msg("%s = %.17g, expected %.17g (+-%g)", #got, \
-			 near_got_, near_want_, (double)(eps)); \
-} while (0)
+#include "near.h"
 
 static struct ct_importance_result score(double inlinks, double cash,
 					 double discovered, bool seed)

@@ -12,12 +12,7 @@
 
 #include "crawltop/scale.h"
 
-#define ASSERT_NEAR(got, want, eps) do { \
-	double near_got_ = (got), near_want_ = (want); \
-	if (!(fabs(near_got_ - near_want_) <= (eps))) \
-		fail_msg("%s = %.17g, expected %.17g (+-%g)", #got, \
-			 near_got_, near_want_, (double)(eps)); \
-} while (0)
+#include "near.h"
 
 /* Half-open intervals with the default bounds 80/60/40: P0 [80, 100],
  * P1 [60, 80), P2 [40, 60), P3 below 40. NULL means the defaults. */
