@@ -355,26 +355,25 @@ static ct_status run_batch(struct ct_store *s, const char *job, enum mode m,
 		PQclear(r);
 		return st_exec(s, "rescore", "COMMIT", 0, NULL, NULL, err);
 	}
-	/* importance: the batch's links and cash, by task id */
+	/* the batch's ids, in its order: rescore_apply's rows, and (importance)
+	 * the tasks whose links and cash to read */
+	st_buf_putc(&ids, '{');
+	for (int i = 0; i < count; i++)
+		st_buf_printf(&ids, i ? ",%s" : "%s", PQgetvalue(r, i, C_TASK_ID));
+	st_buf_putc(&ids, '}');
+	if (ids.oom) {
+		st = ct_error_set(err, CT_ENOMEM, "rescore: out of memory for a "
+				  "batch of %d tasks", count);
+		goto fail;
+	}
 	if (m == M_IMPORTANCE) {
-		st_buf_putc(&ids, '{');
-		for (int i = 0; i < count; i++)
-			st_buf_printf(&ids, i ? ",%s" : "%s",
-				      PQgetvalue(r, i, C_TASK_ID));
-		st_buf_putc(&ids, '}');
 		const char *ip[] = {job, ids.p};
-		if (ids.oom)
-			st = ct_error_set(err, CT_ENOMEM, "rescore: out of "
-					  "memory for a batch of %d tasks", count);
-		else
-			st = st_exec(s, "rescore", importance_sql, 2, ip, &imp, err);
-		if (st != CT_OK)
+		if ((st = st_exec(s, "rescore", importance_sql, 2, ip, &imp,
+				  err)) != CT_OK)
 			goto fail;
-		ids.len = 0;
 	}
 	int64_t max_page = *after;
 	size_t unr = 0;
-	st_buf_putc(&ids, '{');
 	st_buf_putc(&scores, '{');
 	st_buf_putc(&classes, '{');
 	for (int i = 0; i < count; i++) {
@@ -402,16 +401,14 @@ static ct_status run_batch(struct ct_store *s, const char *job, enum mode m,
 		 * class of the score it gives with the task's adjustment */
 		ct_class cls = ct_class_of(adjusted(&w, score),
 					   &o->settings->classes);
-		st_buf_printf(&ids, i ? ",%" PRId64 : "%" PRId64, id);
 		st_buf_printf(&scores, i ? ",%.17g" : "%.17g", score);
 		st_buf_printf(&classes, i ? ",%d" : "%d", (int)cls);
 	}
-	st_buf_putc(&ids, '}');
 	st_buf_putc(&scores, '}');
 	st_buf_putc(&classes, '}');
 	PQclear(r);
 	r = NULL;
-	if (ids.oom || scores.oom || classes.oom) {
+	if (scores.oom || classes.oom) {
 		st = ct_error_set(err, CT_ENOMEM, "rescore: out of memory for a "
 				  "batch of %d tasks", count);
 		goto fail;
