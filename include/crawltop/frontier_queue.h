@@ -1,6 +1,6 @@
 /* frontier_queue.h: seed 002's QueueManager, with the rules of SPEC.md.
  *
- * Two binary min-heaps, discovery and acquisition (ct_frontier_queue_type),
+ * Two min-heaps, discovery and acquisition (ct_frontier_queue_type),
  * each ordered by the store's claim key for the tasks of one job
  * (ct_task_key_cmp): score higher first (the priority mapped onto 0..100
  * once, at enqueue), then earlier discovered_ms, then insertion sequence
@@ -257,8 +257,11 @@ struct ct_fq_pull_result {
  * (because the turn's heap was empty or all deferred) gives it the turn.
  * The first turn is discovery's. In each heap at most max_scan items are
  * looked at, in heap order; deferred ones go back unchanged. The pulled
- * item's dedup key is released: the URL may be enqueued again. Never
- * allocates. CT_EINVAL only for NULL arguments. */
+ * item's dedup key is released: the URL may be enqueued again. The
+ * item's block is allocated by the pull: CT_ENOMEM when that fails, and
+ * then nothing is handed out and the item stays queued (the queue as it
+ * was; items a host callback deferred keep their new resume time).
+ * CT_EINVAL for NULL arguments. */
 CT_API ct_status ct_fq_pull(struct ct_fq *q, int64_t now_ms,
 			    struct ct_fq_pull_result *res);
 

@@ -1,28 +1,40 @@
-/* frontier_queue.c: seed 002's QueueManager (two min-heaps, dedup set,
- * burst alternation, host deferral), with SPEC.md's rules.
+/* frontier_queue.c: seed 002's QueueManager (two heaps, dedup set, burst
+ * alternation, host deferral), with SPEC.md's rules.
  *
- * Heaps: the textbook binary min-heap (Williams 1964) over small entries
- * (the store's claim key: score, discovered_ms, seq as the id; and the
- * node), compared with ct_task_key_cmp itself, so that each heap pops in
- * exactly the store's claim order for its items (the turns between the
- * heaps, ct_fq_pull, are the queue's own: across heaps the orders differ;
- * frontier_queue.h). The score, not the raw priority, is the
- * key: in floating point the priority -> score mapping can give two
- * distinct priorities one score, and then the store breaks the tie by
- * discovery time. The sequence number makes equal keys pop first-in
- * first-out, which the seed got from its discoveredAt x 1e-9 term. Deferred items are parked in the array slots just past the
- * heap while a pull scans, so putting them back needs no allocation.
+ * Layout (issue 23: an item costs about 64 bytes beyond its URL, and
+ * the hot loops touch small arrays):
  *
- * Dedup: an open-addressing hash set with linear probing and backward-shift
- * deletion (Knuth, TAOCP vol. 3, 6.4 Algorithm R), keyed by the normalised
- * URL stored in the item itself; the load factor stays at or below 1/2.
+ *   records  one fixed 40-byte record an item (struct fq_rec), in chunks
+ *            of 4,096 that never move, found by a 32-bit index; freed
+ *            records go on a free list. Type and discovery method are
+ *            interned (16-bit ids); the host, class and the pulled
+ *            item's strings are derived when the item is pulled.
+ *   strings  one malloc block an item: the URL, then its normalised key
+ *            when that differs (most URLs are their own key).
+ *   heaps    4-ary min-heaps (d-ary heaps: Johnson 1975) of 12-byte
+ *            entries, the score as an order-preserving 64-bit key and the
+ *            record's index, in two arrays that grow by an eighth (realloc
+ *            of a large block remaps it): a comparison reads the record only when two
+ *            scores tie (then discovery time, then insertion sequence:
+ *            the store's claim order, ct_task_key_cmp, with the sequence
+ *            as the id). Deferred items are parked in the slots just past
+ *            the heap while a pull scans.
+ *   set      open addressing with linear probing and backward-shift
+ *            deletion (Knuth, TAOCP vol. 3, 6.4 Algorithm R): 8-byte
+ *            slots of a 32-bit hash of the key and index + 1, load at
+ *            most 4/5, any size (the slot by multiply-shift: Lemire's
+ *            fast range), so growth is by half.
  *
- * Every item is one malloc block: the node followed by its strings. All
- * growth happens before the queue is changed, so CT_ENOMEM leaves it as it
- * was. */
+ * Importance mode keeps links, cash and heap position in arrays beside
+ * the records' chunks, and a queue with a host callback keeps each
+ * item's last resume time likewise: a frontier queue pays for neither.
+ *
+ * All growth happens before the queue is changed, so CT_ENOMEM leaves it
+ * as it was (an interned name may stay: it is not visible). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "crawltop/frontier_queue.h"
 #include "crawltop/importance.h"
@@ -37,44 +49,67 @@
 #define R_INVALID_INPUT "invalid-input"
 #define R_NON_FINITE "non-finite-priority"
 
-struct fq_node {
-	char *key;          /* normalised URL, in strs */
-	char *host;         /* lower-case host, in strs */
-	char *type;         /* NULL or in strs */
-	char *method;       /* NULL or in strs */
-	uint64_t hash;      /* of key */
-	uint64_t seq;
+#define CHUNK_BITS 12
+#define CHUNK ((uint32_t)1 << CHUNK_BITS)
+#define NO_INDEX UINT32_MAX
+/* at most this many items (indexes and set slots are 32-bit) */
+#define MAX_ITEMS (UINT32_MAX / 2)
+#define MAX_NAMES UINT16_MAX
+#define MAX_SOURCES 8
+
+/* An item's record. seqbits: the insertion sequence << 8, then the
+ * queue type (bit 0), "key differs from URL" (bit 1), total
+ * prioritisation class (bits 2-3), priority source id (bits 4-6). A free
+ * record has str NULL and the next free index in seqbits. */
+struct fq_rec {
+	char *str;          /* url \0 [key \0] */
+	double priority;
 	int64_t discovered_ms;
-	int64_t deferred_until_ms;
-	double priority, score;
-	double inlinks, cash; /* importance mode: links in, OPIC cash */
-	size_t pos;         /* importance mode: its index in its heap */
-	const char *source; /* static */
-	int depth;
-	ct_class cls;
-	ct_queue_type queue;
-	ct_tp_class tp;
-	char strs[];        /* url \0 key \0 host \0 [type \0] [method \0] */
+	uint64_t seqbits;
+	int32_t depth;
+	uint16_t type, method; /* interned ids; 0 = none */
 };
 
-struct fq_entry {
-	struct ct_task_key key; /* job_priority 0 (one job), score, time, seq */
-	struct fq_node *node;
+struct fq_imp {             /* importance mode */
+	double inlinks, cash;
+	uint32_t pos;       /* index in its heap */
 };
 
+struct fq_chunk {
+	struct fq_rec rec[CHUNK];
+	struct fq_imp *imp;     /* importance mode, else NULL */
+	int64_t *deferred;      /* with a host callback: last resume time */
+};
+
+struct fq_ent {
+	uint64_t k;             /* order key of the score: lower pops first */
+	uint32_t idx;
+};
+
+/* Entry i is (k[i], ix[i]): a comparison reads k alone unless scores
+ * tie, so the keys have their own array. */
 struct fq_heap {
-	struct fq_entry *a;
+	uint64_t *k;
+	uint32_t *ix;
 	size_t n, cap;
 };
 
 struct fq_slot {
-	uint64_t hash;
-	struct fq_node *node; /* NULL = empty */
+	uint32_t tag;           /* hash of the key */
+	uint32_t idx1;          /* record index + 1; 0 = empty */
 };
 
 struct fq_set {
 	struct fq_slot *slots;
-	size_t cap, count; /* cap is 0 or a power of two */
+	size_t cap, count;
+};
+
+/* Interned strings: names[id - 1], found through a small hash index. */
+struct fq_names {
+	char **names;
+	size_t n, cap;
+	uint16_t *index;        /* ids; 0 = empty; power-of-two size */
+	size_t index_cap;
 };
 
 struct ct_fq {
@@ -83,6 +118,13 @@ struct ct_fq {
 	struct ct_fq_callbacks cb;
 	struct fq_heap heap[2]; /* indexed by ct_queue_type */
 	struct fq_set set;
+	struct fq_chunk **chunks;
+	size_t n_chunks, chunks_cap;
+	uint32_t used;          /* records ever handed out (high mark) */
+	uint32_t free_head;     /* free list, NO_INDEX when empty */
+	struct fq_names names;  /* types and methods */
+	const char *sources[MAX_SOURCES]; /* static priority sources */
+	int n_sources;
 	uint64_t next_seq;
 	size_t enqueued_total;
 	size_t discovered;      /* importance mode: the pages discovered, as
@@ -93,6 +135,41 @@ struct ct_fq {
 	int turn_pulls;         /* pulls in this turn while the other waited */
 	bool in_callback;       /* one of cb's functions runs: no changes */
 };
+
+static inline struct fq_chunk *chunk_of(const struct ct_fq *q, uint32_t i)
+{
+	return q->chunks[i >> CHUNK_BITS];
+}
+
+static inline struct fq_rec *rec_at(const struct ct_fq *q, uint32_t i)
+{
+	return &chunk_of(q, i)->rec[i & (CHUNK - 1)];
+}
+
+static inline struct fq_imp *imp_at(const struct ct_fq *q, uint32_t i)
+{
+	return &chunk_of(q, i)->imp[i & (CHUNK - 1)];
+}
+
+static inline uint64_t seq_of(const struct fq_rec *r)
+{
+	return r->seqbits >> 8;
+}
+
+static inline ct_queue_type queue_of(const struct fq_rec *r)
+{
+	return (ct_queue_type)(r->seqbits & 1);
+}
+
+static inline bool key_differs(const struct fq_rec *r)
+{
+	return (r->seqbits >> 1) & 1;
+}
+
+static inline const char *key_of_rec(const struct fq_rec *r)
+{
+	return key_differs(r) ? r->str + strlen(r->str) + 1 : r->str;
+}
 
 /* ---- URL normalisation ---------------------------------------------- */
 
@@ -122,15 +199,30 @@ static char lower(char c)
 	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
 }
 
+/* The ASCII bytes RFC 3986 forbids in a registered host name: controls,
+ * space, DEL and []<>"{}|\^` (a table: this runs for every URL). */
+static bool host_byte_bad(unsigned char c)
+{
+	static const uint32_t bad[4] = {
+		0xffffffffu,                         /* 0x00-0x1f */
+		(1u << 0) | (1u << ('"' - 32)) | (1u << ('<' - 32)) |
+			(1u << ('>' - 32)),          /* 0x20-0x3f */
+		(1u << ('[' - 64)) | (1u << ('\\' - 64)) | (1u << (']' - 64)) |
+			(1u << ('^' - 64)),          /* 0x40-0x5f */
+		(1u << ('`' - 96)) | (1u << ('{' - 96)) | (1u << ('|' - 96)) |
+			(1u << ('}' - 96)) | (1u << (0x7f - 96)), /* 0x60-0x7f */
+	};
+	return c < 0x80 && (bad[c >> 5] >> (c & 31)) & 1;
+}
+
 /* True when a registered host name holds no character that RFC 3986
- * forbids there: brackets, spaces, controls and <>"{}|\^`. Bytes >= 0x80
- * must be well-formed UTF-8 (an international name): the host is handed
- * to the callbacks as text. */
+ * forbids there. Bytes >= 0x80 must be well-formed UTF-8 (an
+ * international name): the host is handed to the callbacks as text. */
 static bool host_chars_ok(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c <= 0x20 || c == 0x7f || strchr("[]<>\"{}|\\^`", c))
+		if (host_byte_bad(c))
 			return false;
 		if (c >= 0x80) {
 			size_t n = ct_utf8_seq((const unsigned char *)s + i);
@@ -203,7 +295,7 @@ static bool url_parse(const char *url, struct url_parts *u)
 	return true;
 }
 
-/* The default port of a lower-case scheme, or -1. */
+/* The default port of a scheme (any case), or -1. */
 static long default_port(const char *url, size_t scheme_len)
 {
 	static const struct {
@@ -211,15 +303,10 @@ static long default_port(const char *url, size_t scheme_len)
 		long port;
 	} tab[] = { { "http", 80 }, { "https", 443 }, { "ws", 80 },
 		    { "wss", 443 }, { "ftp", 21 } };
-	char s[8];
 
-	if (scheme_len >= sizeof(s))
-		return -1;
-	for (size_t i = 0; i < scheme_len; i++)
-		s[i] = lower(url[i]);
-	s[scheme_len] = '\0';
 	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
-		if (strcmp(tab[i].scheme, s) == 0)
+		if (strlen(tab[i].scheme) == scheme_len &&
+		    strncasecmp(tab[i].scheme, url, scheme_len) == 0)
 			return tab[i].port;
 	return -1;
 }
@@ -230,45 +317,44 @@ struct sink {
 	size_t cap, len;
 };
 
-/* Appends one byte (counted even when it does not fit). */
-static void put(struct sink *s, char c)
+/* Appends n bytes of p, lower-cased when low (counted even when they do
+ * not fit). */
+static void put(struct sink *s, const char *p, size_t n, bool low)
 {
-	if (s->len + 1 < s->cap)
-		s->buf[s->len] = c;
-	s->len++;
+	size_t room = s->len + 1 < s->cap ? s->cap - 1 - s->len : 0;
+	size_t k = n < room ? n : room;
+	char *d = s->buf + s->len;
+
+	if (low)
+		for (size_t i = 0; i < k; i++)
+			d[i] = lower(p[i]);
+	else if (k > 0)
+		memcpy(d, p, k);
+	s->len += n;
 }
 
 /* Writes the normalised form of a parsed url into s (not terminated). */
 static void url_write_key(const char *url, const struct url_parts *u,
 			  struct sink *s)
 {
-	long dp = default_port(url, u->scheme_len);
-
-	for (size_t i = 0; i < u->scheme_len; i++)
-		put(s, lower(url[i]));
-	put(s, ':');
-	put(s, '/');
-	put(s, '/');
-	for (size_t i = 0; i < u->user_len; i++)
-		put(s, url[u->user_start + i]);
-	for (size_t i = 0; i < u->host_len; i++)
-		put(s, lower(url[u->host_start + i]));
-	if (u->port >= 0 && u->port != dp) {
+	put(s, url, u->scheme_len, true);
+	put(s, "://", 3, false);
+	put(s, url + u->user_start, u->user_len, false);
+	put(s, url + u->host_start, u->host_len, true);
+	if (u->port >= 0 && u->port != default_port(url, u->scheme_len)) {
 		char d[8];
 		int n = 0;
 		long v = u->port;
 		do {
-			d[n++] = (char)('0' + v % 10);
+			d[sizeof(d) - 1 - n++] = (char)('0' + v % 10);
 			v /= 10;
 		} while (v > 0);
-		put(s, ':');
-		while (n > 0)
-			put(s, d[--n]);
+		put(s, ":", 1, false);
+		put(s, d + sizeof(d) - n, (size_t)n, false);
 	}
 	if (u->rest_len == 0 || url[u->rest_start] == '?')
-		put(s, '/');
-	for (size_t i = 0; i < u->rest_len; i++)
-		put(s, url[u->rest_start + i]);
+		put(s, "/", 1, false);
+	put(s, url + u->rest_start, u->rest_len, false);
 }
 
 /* Public form of the dedup key (see frontier_queue.h). */
@@ -285,70 +371,156 @@ long ct_fq_normalise_url(const char *url, char *buf, size_t n)
 	return (long)s.len;
 }
 
+/* A parsed URL's key in small (n bytes) or, when longer, in a new block
+ * (*key; free it when it is not small). *len is its length. false when
+ * allocation fails. */
+static bool key_write(const char *url, const struct url_parts *u, char *small,
+		      size_t n, char **key, size_t *len)
+{
+	struct sink s = { small, n, 0 };
+
+	url_write_key(url, u, &s);
+	*key = small;
+	*len = s.len;
+	if (s.len < n) {
+		small[s.len] = '\0';
+		return true;
+	}
+	*key = malloc(s.len + 1);
+	if (!*key)
+		return false;
+	s = (struct sink){ *key, *len + 1, 0 };
+	url_write_key(url, u, &s);
+	(*key)[*len] = '\0';
+	return true;
+}
+
+/* The host of a key (scheme://[userinfo@]host[:port]/...): start and
+ * length, lower-case already. */
+static void key_host(const char *key, size_t *start, size_t *len)
+{
+	const char *a = strstr(key, "://") + 3;
+	const char *end = a + strcspn(a, "/");
+	const char *h = a;
+
+	for (const char *p = a; p < end; p++)
+		if (*p == '@')
+			h = p + 1;
+	const char *stop = *h == '[' ?
+		(const char *)memchr(h, ']', (size_t)(end - h)) + 1 :
+		h + strcspn(h, ":/");
+	if (stop > end)
+		stop = end;
+	*start = (size_t)(h - key);
+	*len = (size_t)(stop - h);
+}
+
 /* ---- hash set of queued keys ---------------------------------------- */
 
-/* FNV-1a, 64 bits. */
-static uint64_t hash_key(const char *s)
+/* A 64-bit hash of n bytes, eight at a time (a multiply-xorshift
+ * mixer, finished with splitmix64's). */
+static uint64_t hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	size_t i = 0;
 
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 29;
 	}
+	if (i < n) {
+		uint64_t w = 0;
+		memcpy(&w, s + i, n - i);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 29;
+	}
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebULL;
+	h ^= h >> 31;
 	return h;
 }
 
-/* The slot holding key, or SIZE_MAX when it is not in the set. */
-static size_t set_find(const struct fq_set *set, uint64_t h, const char *key)
+static inline uint32_t tag_of(const char *key, size_t len)
 {
+	return (uint32_t)(hash_bytes(key, len) >> 32);
+}
+
+/* The home slot of a tag among cap slots (multiply-shift). */
+static inline size_t home_of(uint32_t tag, size_t cap)
+{
+	return (size_t)(((uint64_t)tag * cap) >> 32);
+}
+
+/* The slot holding key, or SIZE_MAX when it is not in the set. */
+static size_t set_find(const struct ct_fq *q, uint32_t tag, const char *key)
+{
+	const struct fq_set *set = &q->set;
+
 	if (set->cap == 0)
 		return SIZE_MAX;
-	size_t mask = set->cap - 1;
-	for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+	for (size_t i = home_of(tag, set->cap);;) {
 		const struct fq_slot *sl = &set->slots[i];
-		if (!sl->node)
+		if (!sl->idx1)
 			return SIZE_MAX;
-		if (sl->hash == h && strcmp(sl->node->key, key) == 0)
+		if (sl->tag == tag &&
+		    strcmp(key_of_rec(rec_at(q, sl->idx1 - 1)), key) == 0)
 			return i;
+		if (++i == set->cap)
+			i = 0;
 	}
 }
 
-/* Inserts a node known to be absent; capacity must be reserved. */
-static void set_insert(struct fq_set *set, struct fq_node *node)
+/* The slot holding record idx (which is in the set). */
+static size_t set_find_index(const struct fq_set *set, uint32_t tag,
+			     uint32_t idx)
 {
-	size_t mask = set->cap - 1;
-	size_t i = (size_t)node->hash & mask;
+	for (size_t i = home_of(tag, set->cap);;) {
+		if (set->slots[i].idx1 == idx + 1)
+			return i;
+		if (++i == set->cap)
+			i = 0;
+	}
+}
 
-	while (set->slots[i].node)
-		i = (i + 1) & mask;
-	set->slots[i].hash = node->hash;
-	set->slots[i].node = node;
+/* Inserts an entry known to be absent; capacity must be reserved. */
+static void set_insert(struct fq_set *set, uint32_t tag, uint32_t idx1)
+{
+	size_t i = home_of(tag, set->cap);
+
+	while (set->slots[i].idx1)
+		if (++i == set->cap)
+			i = 0;
+	set->slots[i].tag = tag;
+	set->slots[i].idx1 = idx1;
 	set->count++;
 }
 
-/* Makes room for one more key at load <= 1/2. On CT_ENOMEM the set is as
+/* Makes room for one more key at load <= 4/5. On CT_ENOMEM the set is as
  * it was. */
 static ct_status set_reserve(struct fq_set *set)
 {
 	size_t cap = set->cap ? set->cap : 16;
 	struct fq_set grown;
 
-	while ((set->count + 1) * 2 > cap) {
-		if (cap > SIZE_MAX / 2 / sizeof(struct fq_slot))
-			return CT_ENOMEM;
-		cap *= 2;
-	}
+	while ((set->count + 1) * 5 > cap * 4)
+		cap += cap / 2;
 	if (cap == set->cap)
 		return CT_OK;
+	if (cap > SIZE_MAX / sizeof(struct fq_slot) || cap > UINT32_MAX)
+		return CT_ENOMEM;
 	grown.slots = calloc(cap, sizeof(*grown.slots));
 	if (!grown.slots)
 		return CT_ENOMEM;
 	grown.cap = cap;
 	grown.count = 0;
 	for (size_t i = 0; i < set->cap; i++)
-		if (set->slots[i].node)
-			set_insert(&grown, set->slots[i].node);
+		if (set->slots[i].idx1)
+			set_insert(&grown, set->slots[i].tag,
+				   set->slots[i].idx1);
 	free(set->slots);
 	*set = grown;
 	return CT_OK;
@@ -357,14 +529,14 @@ static ct_status set_reserve(struct fq_set *set)
 /* Removes the slot i, shifting back the entries that probed past it. */
 static void set_remove_at(struct fq_set *set, size_t i)
 {
-	size_t mask = set->cap - 1;
 	size_t j = i;
 
 	for (;;) {
-		j = (j + 1) & mask;
-		if (!set->slots[j].node)
+		if (++j == set->cap)
+			j = 0;
+		if (!set->slots[j].idx1)
 			break;
-		size_t home = (size_t)set->slots[j].hash & mask;
+		size_t home = home_of(set->slots[j].tag, set->cap);
 		/* entry j may stay when its home lies cyclically in (i, j] */
 		bool stays = i <= j ? (i < home && home <= j)
 				    : (i < home || home <= j);
@@ -373,97 +545,272 @@ static void set_remove_at(struct fq_set *set, size_t i)
 		set->slots[i] = set->slots[j];
 		i = j;
 	}
-	set->slots[i].node = NULL;
-	set->slots[i].hash = 0;
+	set->slots[i] = (struct fq_slot){0, 0};
 	set->count--;
+}
+
+/* ---- interned names ---------------------------------------------------- */
+
+/* The id of name (NULL or "" is 0), added when new. 0 with *ok false
+ * when allocation fails or the table is full. */
+static uint16_t name_id(struct fq_names *t, const char *name, bool *ok)
+{
+	*ok = true;
+	if (!name || !name[0])
+		return 0;
+	size_t len = strlen(name);
+	uint64_t h = hash_bytes(name, len);
+	size_t mask = t->index_cap - 1, i = 0;
+	if (t->index_cap) {
+		for (i = (size_t)h & mask; t->index[i]; i = (i + 1) & mask)
+			if (strcmp(t->names[t->index[i] - 1], name) == 0)
+				return t->index[i];
+	}
+	/* new: room in the list and in the index (load <= 1/2) first */
+	if (t->n >= MAX_NAMES)
+		goto fail;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 8;
+		char **v = realloc(t->names, cap * sizeof(*v));
+		if (!v)
+			goto fail;
+		t->names = v;
+		t->cap = cap;
+	}
+	if ((t->n + 1) * 2 > t->index_cap) {
+		size_t cap = t->index_cap ? t->index_cap * 2 : 16;
+		uint16_t *ix = calloc(cap, sizeof(*ix));
+		if (!ix)
+			goto fail;
+		for (size_t k = 0; k < t->n; k++) {
+			const char *s = t->names[k];
+			size_t j = (size_t)hash_bytes(s, strlen(s)) & (cap - 1);
+			while (ix[j])
+				j = (j + 1) & (cap - 1);
+			ix[j] = (uint16_t)(k + 1);
+		}
+		free(t->index);
+		t->index = ix;
+		t->index_cap = cap;
+		mask = cap - 1;
+		for (i = (size_t)h & mask; t->index[i]; i = (i + 1) & mask)
+			;
+	}
+	char *copy = malloc(len + 1);
+	if (!copy)
+		goto fail;
+	memcpy(copy, name, len + 1);
+	t->names[t->n++] = copy;
+	t->index[i] = (uint16_t)t->n;
+	return (uint16_t)t->n;
+fail:
+	*ok = false;
+	return 0;
+}
+
+static const char *name_of(const struct fq_names *t, uint16_t id)
+{
+	return id ? t->names[id - 1] : NULL;
+}
+
+/* The id of a static priority source (its pointer), added when new. */
+static int source_id(struct ct_fq *q, const char *s)
+{
+	for (int i = 0; i < q->n_sources; i++)
+		if (q->sources[i] == s)
+			return i;
+	if (q->n_sources == MAX_SOURCES)
+		return -1;
+	q->sources[q->n_sources] = s;
+	return q->n_sources++;
 }
 
 /* ---- heaps ----------------------------------------------------------- */
 
-/* True when a pops before b: the store's claim order (score higher first,
- * then discovery time, then sequence). */
-static inline bool entry_before(const struct fq_entry *a,
-				const struct fq_entry *b)
+/* The order key of a score: lower pops first, so higher scores get lower
+ * keys (-0 is 0). Exact: the score comes back from it. */
+static uint64_t order_key(double score)
 {
-	return ct_task_key_cmp(&a->key, &b->key) < 0;
+	uint64_t b;
+
+	if (score == 0)
+		score = 0;
+	memcpy(&b, &score, sizeof(b));
+	b = (b >> 63) ? ~b : (b | (1ULL << 63));
+	return ~b;
 }
 
-/* Moves a[i] up until its parent pops before it. track: keep each moved
- * node's pos (importance mode, where a queued item's score rises in
- * place); frontier mode skips the stores. */
-static void sift_up(struct fq_heap *h, size_t i, bool track)
+static double score_of_key(uint64_t k)
 {
-	struct fq_entry e = h->a[i];
+	uint64_t b = ~k;
+	double s;
+
+	b = (b >> 63) ? (b & ~(1ULL << 63)) : ~b;
+	memcpy(&s, &b, sizeof(s));
+	return s;
+}
+
+/* True when a pops before b: the store's claim order (score higher
+ * first, then discovery time, then sequence). */
+static inline bool before(const struct ct_fq *q, uint64_t ak, uint32_t ai,
+			  uint64_t bk, uint32_t bi)
+{
+	if (ak != bk)
+		return ak < bk;
+	const struct fq_rec *x = rec_at(q, ai), *y = rec_at(q, bi);
+	if (x->discovered_ms != y->discovered_ms)
+		return x->discovered_ms < y->discovered_ms;
+	return seq_of(x) < seq_of(y);
+}
+
+static inline struct fq_ent ent_at(const struct fq_heap *h, size_t i)
+{
+	return (struct fq_ent){ h->k[i], h->ix[i] };
+}
+
+/* Puts e at i; track (importance mode) keeps its record's position. */
+static inline void place(struct ct_fq *q, struct fq_heap *h, size_t i,
+			 struct fq_ent e, bool track)
+{
+	h->k[i] = e.k;
+	h->ix[i] = e.idx;
+	if (track)
+		imp_at(q, e.idx)->pos = (uint32_t)i;
+}
+
+/* Moves entry i up until its parent pops before it. */
+static void sift_up(struct ct_fq *q, struct fq_heap *h, size_t i, bool track)
+{
+	struct fq_ent e = ent_at(h, i);
 
 	while (i > 0) {
-		size_t parent = (i - 1) / 2;
-		if (!entry_before(&e, &h->a[parent]))
+		size_t parent = (i - 1) / 4;
+		if (!before(q, e.k, e.idx, h->k[parent], h->ix[parent]))
 			break;
-		h->a[i] = h->a[parent];
-		if (track)
-			h->a[i].node->pos = i;
+		place(q, h, i, ent_at(h, parent), track);
 		i = parent;
 	}
-	h->a[i] = e;
-	if (track)
-		e.node->pos = i;
+	place(q, h, i, e, track);
 }
 
-/* Moves a[i] down until both children pop after it. */
-static void sift_down(struct fq_heap *h, size_t i, bool track)
+/* Moves entry i down until its children pop after it. */
+static void sift_down(struct ct_fq *q, struct fq_heap *h, size_t i, bool track)
 {
-	struct fq_entry e = h->a[i];
+	struct fq_ent e = ent_at(h, i);
 
 	for (;;) {
-		size_t l = 2 * i + 1, best;
-		if (l >= h->n)
+		size_t c = 4 * i + 1, best, end;
+		if (c >= h->n)
 			break;
-		best = l;
-		if (l + 1 < h->n && entry_before(&h->a[l + 1], &h->a[l]))
-			best = l + 1;
-		if (!entry_before(&h->a[best], &e))
+		end = c + 4 < h->n ? c + 4 : h->n;
+		best = c;
+		for (size_t k = c + 1; k < end; k++)
+			if (before(q, h->k[k], h->ix[k], h->k[best], h->ix[best]))
+				best = k;
+		if (!before(q, h->k[best], h->ix[best], e.k, e.idx))
 			break;
-		h->a[i] = h->a[best];
-		if (track)
-			h->a[i].node->pos = i;
+		place(q, h, i, ent_at(h, best), track);
 		i = best;
 	}
-	h->a[i] = e;
-	if (track)
-		e.node->pos = i;
+	place(q, h, i, e, track);
 }
 
-/* Removes the root and returns it; the freed slot a[n] (n after the
+/* Removes the root and returns it; the freed slot n (n after the
  * removal) is free for the caller to use. */
-static struct fq_entry heap_pop(struct fq_heap *h, bool track)
+static struct fq_ent heap_pop(struct ct_fq *q, struct fq_heap *h, bool track)
 {
-	struct fq_entry top = h->a[0];
+	struct fq_ent top = ent_at(h, 0);
 
 	h->n--;
 	if (h->n > 0) {
-		h->a[0] = h->a[h->n];
-		sift_down(h, 0, track);
+		place(q, h, 0, ent_at(h, h->n), false);
+		sift_down(q, h, 0, track);
 	}
 	return top;
 }
 
-/* Makes room for one more entry. On CT_ENOMEM the heap is as it was. */
+/* Makes room for one more entry (growth by an eighth). On CT_ENOMEM the
+ * heap is as it was. */
 static ct_status heap_reserve(struct fq_heap *h)
 {
-	struct fq_entry *a;
-	size_t cap;
-
 	if (h->n < h->cap)
 		return CT_OK;
-	cap = h->cap ? h->cap * 2 : 16;
-	if (cap > SIZE_MAX / sizeof(*a))
+	size_t cap = h->cap + h->cap / 8 + 64;
+	if (cap > SIZE_MAX / sizeof(*h->k))
 		return CT_ENOMEM;
-	a = realloc(h->a, cap * sizeof(*a));
-	if (!a)
+	uint64_t *k = realloc(h->k, cap * sizeof(*k));
+	if (!k)
 		return CT_ENOMEM;
-	h->a = a;
+	h->k = k;
+	uint32_t *ix = realloc(h->ix, cap * sizeof(*ix));
+	if (!ix)
+		return CT_ENOMEM; /* k is larger: harmless */
+	h->ix = ix;
 	h->cap = cap;
 	return CT_OK;
+}
+
+/* ---- records --------------------------------------------------------- */
+
+/* Makes sure a free record exists, with its importance and deferral
+ * arrays when the queue needs them. On CT_ENOMEM nothing changed. */
+static ct_status rec_reserve(struct ct_fq *q)
+{
+	uint32_t i = q->free_head;
+
+	if (i == NO_INDEX) {
+		if (q->used >= MAX_ITEMS)
+			return CT_ENOMEM;
+		i = q->used;
+		if ((i >> CHUNK_BITS) == q->n_chunks) {
+			if (q->n_chunks == q->chunks_cap) {
+				size_t cap = q->chunks_cap ? q->chunks_cap * 2 : 4;
+				struct fq_chunk **v = realloc(q->chunks,
+							      cap * sizeof(*v));
+				if (!v)
+					return CT_ENOMEM;
+				q->chunks = v;
+				q->chunks_cap = cap;
+			}
+			struct fq_chunk *c = malloc(sizeof(*c));
+			if (!c)
+				return CT_ENOMEM;
+			c->imp = NULL;
+			c->deferred = NULL;
+			q->chunks[q->n_chunks++] = c;
+		}
+	}
+	struct fq_chunk *c = chunk_of(q, i);
+	if (q->mode == CT_FQ_IMPORTANCE && !c->imp &&
+	    !(c->imp = malloc(CHUNK * sizeof(*c->imp))))
+		return CT_ENOMEM;
+	if (q->cb.host_resume_ms && !c->deferred &&
+	    !(c->deferred = malloc(CHUNK * sizeof(*c->deferred))))
+		return CT_ENOMEM;
+	return CT_OK;
+}
+
+/* Takes the reserved record. */
+static uint32_t rec_take(struct ct_fq *q)
+{
+	uint32_t i = q->free_head;
+
+	if (i != NO_INDEX)
+		q->free_head = (uint32_t)rec_at(q, i)->seqbits;
+	else
+		i = q->used++;
+	return i;
+}
+
+/* Frees record i and its strings. */
+static void rec_free(struct ct_fq *q, uint32_t i)
+{
+	struct fq_rec *r = rec_at(q, i);
+
+	free(r->str);
+	r->str = NULL;
+	r->seqbits = q->free_head;
+	q->free_head = i;
 }
 
 /* ---- the queue ------------------------------------------------------- */
@@ -492,6 +839,7 @@ ct_status ct_fq_create(const struct ct_frontier_params *p,
 	if (cb)
 		q->cb = *cb;
 	q->turn = CT_QUEUE_DISCOVERY;
+	q->free_head = NO_INDEX;
 	*out = q;
 	return CT_OK;
 }
@@ -503,9 +851,20 @@ void ct_fq_destroy(struct ct_fq *q)
 		return;
 	for (int t = 0; t < 2; t++) {
 		for (size_t i = 0; i < q->heap[t].n; i++)
-			free(q->heap[t].a[i].node);
-		free(q->heap[t].a);
+			free(rec_at(q, q->heap[t].ix[i])->str);
+		free(q->heap[t].k);
+		free(q->heap[t].ix);
 	}
+	for (size_t c = 0; c < q->n_chunks; c++) {
+		free(q->chunks[c]->imp);
+		free(q->chunks[c]->deferred);
+		free(q->chunks[c]);
+	}
+	free(q->chunks);
+	for (size_t i = 0; i < q->names.n; i++)
+		free(q->names.names[i]);
+	free(q->names.names);
+	free(q->names.index);
 	free(q->set.slots);
 	free(q);
 }
@@ -549,97 +908,55 @@ size_t ct_fq_size_of(const struct ct_fq *q, ct_queue_type t)
 	return q->heap[t].n;
 }
 
-/* True when url's dedup key is held by a queued item. */
-/* The dedup key of url into small (n bytes) or, when longer, a new
- * block: *key points at it (free it when it is not small). false for an
- * invalid URL or when allocation fails. */
-static bool key_of(const char *url, char *small, size_t n, char **key)
+/* A URL's key for a lookup: parsed, written (into small or a new block),
+ * hashed. */
+struct lookup {
+	char small[512];
+	char *key;
+	size_t len;
+	uint32_t tag;
+};
+
+/* false for an invalid URL or when allocation fails. */
+static bool lookup_of(const char *url, const struct url_parts *given,
+		      struct lookup *l)
 {
-	long len = ct_fq_normalise_url(url, small, n);
-	*key = small;
-	if (len < 0)
-		return false;
-	if ((size_t)len >= n) {
-		*key = malloc((size_t)len + 1);
-		if (!*key)
+	struct url_parts u;
+
+	if (!given) {
+		if (!url || !url_parse(url, &u))
 			return false;
-		ct_fq_normalise_url(url, *key, (size_t)len + 1);
+		given = &u;
 	}
+	if (!key_write(url, given, l->small, sizeof(l->small), &l->key,
+		       &l->len))
+		return false;
+	l->tag = tag_of(l->key, l->len);
 	return true;
 }
 
-/* The queued node of url, or NULL. */
-static struct fq_node *queued_node(const struct ct_fq *q, const char *url)
+static void lookup_done(struct lookup *l)
 {
-	char small[1024];
-	char *key;
-	struct fq_node *n = NULL;
+	if (l->key != l->small)
+		free(l->key);
+}
 
-	if (!key_of(url, small, sizeof(small), &key))
-		return NULL;
-	size_t at = set_find(&q->set, hash_key(key), key);
-	if (at != SIZE_MAX)
-		n = q->set.slots[at].node;
-	if (key != small)
-		free(key);
-	return n;
+/* The record index of a queued key, or NO_INDEX. */
+static uint32_t queued_index(const struct ct_fq *q, const struct lookup *l)
+{
+	size_t at = set_find(q, l->tag, l->key);
+	return at == SIZE_MAX ? NO_INDEX : q->set.slots[at].idx1 - 1;
 }
 
 bool ct_fq_contains(const struct ct_fq *q, const char *url)
 {
-	return q && url && queued_node(q, url) != NULL;
-}
+	struct lookup l;
 
-/* Copies a string into the node's string area and returns it. */
-static char *stash(char **cursor, const char *s, size_t len)
-{
-	char *dst = *cursor;
-
-	memcpy(dst, s, len);
-	dst[len] = '\0';
-	*cursor = dst + len + 1;
-	return dst;
-}
-
-/* Allocates a node holding the url, its key and host, type and method
- * (NULL or "" are kept as NULL). NULL when allocation fails. */
-static struct fq_node *node_new(const char *url, const struct url_parts *u,
-				const char *type, const char *method)
-{
-	size_t ul = strlen(url);
-	size_t tl = (type && type[0]) ? strlen(type) : 0;
-	size_t ml = (method && method[0]) ? strlen(method) : 0;
-	/* the key is at most the url plus a "/" for an empty path */
-	size_t need = sizeof(struct fq_node) + (ul + 1) + (ul + 2) +
-		      (u->host_len + 1) + (tl + 1) + (ml + 1);
-	struct fq_node *n;
-	char *cur;
-	struct sink s;
-
-	if (ul > SIZE_MAX / 4 || tl > SIZE_MAX / 4 || ml > SIZE_MAX / 4)
-		return NULL;
-	n = malloc(need);
-	if (!n)
-		return NULL;
-	cur = n->strs;
-	stash(&cur, url, ul);
-	n->key = cur;
-	s.buf = cur;
-	s.cap = ul + 2;
-	s.len = 0;
-	url_write_key(url, u, &s);
-	cur[s.len] = '\0';
-	cur += s.len + 1;
-	n->host = cur;
-	for (size_t i = 0; i < u->host_len; i++)
-		cur[i] = lower(url[u->host_start + i]);
-	cur[u->host_len] = '\0';
-	cur += u->host_len + 1;
-	n->type = tl ? stash(&cur, type, tl) : NULL;
-	n->method = ml ? stash(&cur, method, ml) : NULL;
-	n->hash = hash_key(n->key);
-	n->deferred_until_ms = 0;
-	return n;
+	if (!q || !url || !lookup_of(url, NULL, &l))
+		return false;
+	bool in = queued_index(q, &l) != NO_INDEX;
+	lookup_done(&l);
+	return in;
 }
 
 /* Tells the event callback, if any (the queue cannot be changed from
@@ -671,32 +988,32 @@ static void decide(struct ct_fq *q, const char *url,
 	emit(q, &ev);
 }
 
-/* The importance score of a node with its links and cash, the queue
- * having discovered `discovered` items; seed: the homepage or the method
- * "seed". Inputs were checked by the caller. */
-static double importance_of(const struct fq_node *n, double discovered,
+/* The importance score of links and cash, the queue having discovered
+ * `discovered` items; seed: the homepage or the method "seed". Inputs
+ * were checked by the caller. */
+static double importance_of(double inlinks, double cash, double discovered,
 			    bool seed)
 {
-	struct ct_importance_input in = {n->inlinks, n->cash, discovered, seed};
+	struct ct_importance_input in = {inlinks, cash, discovered, seed};
 	struct ct_importance_result r;
 	return ct_importance_score(&in, &r, NULL) == CT_OK ? r.score : 0;
 }
 
-/* Importance mode: queued node n gains links and cash; its score rises
+/* Importance mode: queued record i gains links and cash; its score rises
  * (never falls) and it moves up its heap. */
-static void raise_node(struct ct_fq *q, struct fq_node *n, double links,
-		       double cash)
+static void raise_item(struct ct_fq *q, uint32_t i, double links, double cash)
 {
-	n->inlinks += links;
-	n->cash += cash;
-	double v = importance_of(n, (double)q->discovered, false);
-	if (!(v > n->score))
+	struct fq_imp *m = imp_at(q, i);
+	struct fq_heap *h = &q->heap[queue_of(rec_at(q, i))];
+
+	m->inlinks += links;
+	m->cash += cash;
+	double v = importance_of(m->inlinks, m->cash, (double)q->discovered,
+				 false);
+	if (!(v > score_of_key(h->k[m->pos])))
 		return;
-	struct fq_heap *h = &q->heap[n->queue];
-	n->score = v;
-	n->cls = ct_class_of(v, &q->bounds);
-	h->a[n->pos].key.score = v;
-	sift_up(h, n->pos, true);
+	h->k[m->pos] = order_key(v);
+	sift_up(q, h, m->pos, true);
 }
 
 /* Enqueue: the seed's checks in the seed's order, then scoring, then
@@ -709,12 +1026,10 @@ static ct_status enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 	struct ct_frontier_result local;
 	struct ct_frontier_result *r = res ? &res->score : &local;
 	struct url_parts u;
-	struct fq_node *node;
-	struct fq_heap *h;
+	struct lookup l;
 	const char *why = NULL;
 	ct_status st;
-
-	bool imp = q->mode == CT_FQ_IMPORTANCE;
+	bool imp = q->mode == CT_FQ_IMPORTANCE, have_key = false;
 
 	/* 1. URL */
 	if (!in->url || !in->url[0] || !url_parse(in->url, &u)) {
@@ -726,9 +1041,13 @@ static ct_status enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 	 * checks below would say of a new item (the store counts every
 	 * link too) */
 	if (imp && (links > 0 || cash > 0)) {
-		struct fq_node *old = queued_node(q, in->url);
-		if (old) {
-			raise_node(q, old, links, cash);
+		if (!lookup_of(in->url, &u, &l))
+			return ct_error_set(err, CT_ENOMEM, "out of memory enqueueing %s", in->url);
+		have_key = true;
+		uint32_t old = queued_index(q, &l);
+		if (old != NO_INDEX) {
+			lookup_done(&l);
+			raise_item(q, old, links, cash);
 			if (res)
 				res->raised = true;
 			decide(q, in->url, res, false, R_DUPLICATE, NULL);
@@ -736,9 +1055,9 @@ static ct_status enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 		}
 	}
 	/* 2. size, both heaps together */
-	if (ct_fq_size(q) >= q->p.max_queue) {
-		decide(q, in->url, res, false, R_QUEUE_FULL, NULL);
-		return CT_OK;
+	if (ct_fq_size(q) >= q->p.max_queue || ct_fq_size(q) >= MAX_ITEMS) {
+		why = R_QUEUE_FULL;
+		goto refuse;
 	}
 	/* 3. depth, unless the bypass says otherwise */
 	bool ok = true;
@@ -749,8 +1068,8 @@ static ct_status enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 		q->in_callback = false;
 	}
 	if (!ok) {
-		decide(q, in->url, res, false, R_MAX_DEPTH, NULL);
-		return CT_OK;
+		why = R_MAX_DEPTH;
+		goto refuse;
 	}
 	/* 4. eligibility */
 	if (q->cb.eligible) {
@@ -759,22 +1078,23 @@ static ct_status enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 		q->in_callback = false;
 	}
 	if (!ok) {
-		decide(q, in->url, res, false, why ? why : R_INELIGIBLE, NULL);
-		return CT_OK;
+		why = why ? why : R_INELIGIBLE;
+		goto refuse;
 	}
-	/* 5. duplicate (the node carries the key) */
-	node = node_new(in->url, &u, in->type, in->discovery_method);
-	if (!node)
-		return ct_error_set(err, CT_ENOMEM, "out of memory enqueueing %s", in->url);
-	if (set_find(&q->set, node->hash, node->key) != SIZE_MAX) {
-		free(node);
-		decide(q, in->url, res, false, R_DUPLICATE, NULL);
-		return CT_OK;
+	/* 5. duplicate */
+	if (!have_key) {
+		if (!lookup_of(in->url, &u, &l))
+			return ct_error_set(err, CT_ENOMEM, "out of memory enqueueing %s", in->url);
+		have_key = true;
+	}
+	if (queued_index(q, &l) != NO_INDEX) {
+		why = R_DUPLICATE;
+		goto refuse;
 	}
 	/* 6. priority: bad input and non-finite results are refused */
 	st = ct_frontier_score(&q->p, &q->bounds, in, r, err);
 	if (st != CT_OK) {
-		free(node);
+		lookup_done(&l);
 		decide(q, in->url, res, false,
 		       isfinite(r->priority) ? R_INVALID_INPUT : R_NON_FINITE,
 		       NULL);
@@ -783,51 +1103,74 @@ static ct_status enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 	if (res)
 		res->scored = true;
 	if (r->dropped) {
-		free(node);
+		lookup_done(&l);
 		decide(q, in->url, res, false, R_DEPRIORITISED, r);
 		return CT_OK;
 	}
 	/* 7. memory first, then the change */
-	h = &q->heap[r->queue];
-	if (heap_reserve(h) != CT_OK || set_reserve(&q->set) != CT_OK) {
-		free(node);
+	struct fq_heap *h = &q->heap[r->queue];
+	size_t ul = strlen(in->url);
+	bool differs = l.len != ul || memcmp(l.key, in->url, ul) != 0;
+	bool t_ok, m_ok;
+	uint16_t type = name_id(&q->names, in->type, &t_ok);
+	uint16_t method = name_id(&q->names, in->discovery_method, &m_ok);
+	int src = source_id(q, r->priority_source);
+	char *str = NULL;
+	if (!t_ok || !m_ok || src < 0 || heap_reserve(h) != CT_OK ||
+	    set_reserve(&q->set) != CT_OK || rec_reserve(q) != CT_OK ||
+	    !(str = malloc(ul + 1 + (differs ? l.len + 1 : 0)))) {
+		lookup_done(&l);
 		if (res)
 			res->scored = false;
 		return ct_error_set(err, CT_ENOMEM, "out of memory enqueueing %s", in->url);
 	}
-	node->seq = q->next_seq++;
-	node->discovered_ms = discovered_ms;
-	node->priority = r->priority;
-	node->inlinks = links;
-	node->cash = cash;
+	memcpy(str, in->url, ul + 1);
+	if (differs)
+		memcpy(str + ul + 1, l.key, l.len + 1);
+	uint32_t i = rec_take(q);
+	struct fq_rec *rec = rec_at(q, i);
+	uint64_t seq = q->next_seq++;
+	*rec = (struct fq_rec){
+		.str = str, .priority = r->priority,
+		.discovered_ms = discovered_ms,
+		.seqbits = seq << 8 | (uint64_t)src << 4 |
+			   (uint64_t)(r->tp & 3) << 2 | (uint64_t)differs << 1 |
+			   (uint64_t)(r->queue & 1),
+		.depth = in->depth, .type = type, .method = method,
+	};
+	if (q->cb.host_resume_ms)
+		chunk_of(q, i)->deferred[i & (CHUNK - 1)] = 0;
 	if (imp) {
 		/* the homepage and a seed come first, as in the store */
 		bool seed = (u.rest_len == 0 || (u.rest_len == 1 &&
 			     in->url[u.rest_start] == '/')) ||
 			    (in->discovery_method &&
 			     strcmp(in->discovery_method, "seed") == 0);
-		r->score = importance_of(node, (double)q->discovered, seed);
+		struct fq_imp *m = imp_at(q, i);
+		m->inlinks = links;
+		m->cash = cash;
+		r->score = importance_of(links, cash, (double)q->discovered,
+					 seed);
 		r->cls = ct_class_of(r->score, &q->bounds);
 	}
-	node->score = r->score;
-	node->cls = r->cls;
-	node->source = r->priority_source;
-	node->depth = in->depth;
-	node->queue = r->queue;
-	node->tp = r->tp;
-	h->a[h->n] = (struct fq_entry){
-		{ 0, node->score, discovered_ms, (int64_t)node->seq }, node };
+	place(q, h, h->n, (struct fq_ent){ order_key(r->score), i }, false);
 	h->n++;
-	sift_up(h, h->n - 1, imp);
-	set_insert(&q->set, node);
+	sift_up(q, h, h->n - 1, imp);
+	set_insert(&q->set, l.tag, i + 1);
+	lookup_done(&l);
 	q->enqueued_total++;
 	decide(q, in->url, res, true, NULL, r);
 	return CT_OK;
+refuse:
+	if (have_key)
+		lookup_done(&l);
+	decide(q, in->url, res, false, why, NULL);
+	return CT_OK;
 }
 
-static int u64_cmp(const void *a, const void *b)
+static int u32_cmp(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	return x < y ? -1 : x > y;
 }
 
@@ -839,26 +1182,23 @@ static int u64_cmp(const void *a, const void *b)
 static void count_discovered(struct ct_fq *q,
 			     const struct ct_frontier_input *in, size_t n)
 {
-	uint64_t few[64];
-	uint64_t *h = n <= 64 ? few : malloc(n * sizeof(*h));
+	uint32_t few[64];
+	uint32_t *h = n <= 64 ? few : malloc(n * sizeof(*h));
 	size_t m = 0, fresh = 0;
 	for (size_t i = 0; i < n; i++) {
-		char small[1024];
-		char *key;
-		if (!in[i].url || !key_of(in[i].url, small, sizeof(small), &key))
+		struct lookup l;
+		if (!in[i].url || !lookup_of(in[i].url, NULL, &l))
 			continue;
-		uint64_t k = hash_key(key);
-		if (set_find(&q->set, k, key) == SIZE_MAX) {
+		if (queued_index(q, &l) == NO_INDEX) {
 			if (h)
-				h[m++] = k;
+				h[m++] = l.tag;
 			else
 				fresh++;
 		}
-		if (key != small)
-			free(key);
+		lookup_done(&l);
 	}
 	if (h) {
-		qsort(h, m, sizeof(*h), u64_cmp);
+		qsort(h, m, sizeof(*h), u32_cmp);
 		for (size_t i = 0; i < m; i++)
 			fresh += i == 0 || h[i] != h[i - 1];
 		if (h != few)
@@ -962,78 +1302,134 @@ void ct_fq_item_release(struct ct_fq_item *item)
 	item->discovery_method = NULL;
 }
 
-/* Hands a node to the caller as an item (the caller owns the block). */
-static void item_from_node(struct ct_fq_item *it, struct fq_node *n)
+/* Copies len bytes of s and a NUL to *cur; returns the copy. */
+static char *stash(char **cur, const char *s, size_t len)
 {
-	it->url = n->strs;
-	it->key = n->key;
-	it->host = n->host;
-	it->type = n->type;
-	it->discovery_method = n->method;
-	it->depth = n->depth;
-	it->priority = n->priority;
-	it->score = n->score;
-	it->cls = n->cls;
-	it->priority_source = n->source;
-	it->queue = n->queue;
-	it->tp = n->tp;
-	it->discovered_ms = n->discovered_ms;
-	it->inlinks = n->inlinks;
-	it->cash = n->cash;
-	it->seq = n->seq;
-	it->deferred_until_ms = n->deferred_until_ms;
+	char *d = *cur;
+
+	memcpy(d, s, len);
+	d[len] = '\0';
+	*cur = d + len + 1;
+	return d;
+}
+
+/* Fills it with record i of heap t in one new block (url, key when it
+ * differs, host, type, method). false when allocation fails. */
+static bool item_make(const struct ct_fq *q, uint32_t i, uint64_t k,
+		      struct ct_fq_item *it)
+{
+	const struct fq_rec *r = rec_at(q, i);
+	const char *type = name_of(&q->names, r->type);
+	const char *method = name_of(&q->names, r->method);
+	const char *key = key_of_rec(r);
+	size_t ul = strlen(r->str), kl = key_differs(r) ? strlen(key) : 0;
+	size_t hs, hl, tl = type ? strlen(type) : 0, ml = method ? strlen(method) : 0;
+	key_host(key, &hs, &hl);
+	char *b = malloc(ul + 1 + (kl ? kl + 1 : 0) + hl + 1 +
+			 (type ? tl + 1 : 0) + (method ? ml + 1 : 0));
+	if (!b)
+		return false;
+	char *cur = b;
+	it->url = stash(&cur, r->str, ul);
+	it->key = kl ? stash(&cur, key, kl) : it->url;
+	it->host = stash(&cur, key + hs, hl);
+	it->type = type ? stash(&cur, type, tl) : NULL;
+	it->discovery_method = method ? stash(&cur, method, ml) : NULL;
+	it->depth = r->depth;
+	it->priority = r->priority;
+	it->score = score_of_key(k);
+	it->cls = ct_class_of(it->score, &q->bounds);
+	it->priority_source = q->sources[(r->seqbits >> 4) & 7];
+	it->queue = queue_of(r);
+	it->tp = (ct_tp_class)((r->seqbits >> 2) & 3);
+	it->discovered_ms = r->discovered_ms;
+	it->inlinks = q->mode == CT_FQ_IMPORTANCE ? imp_at(q, i)->inlinks : 0;
+	it->cash = q->mode == CT_FQ_IMPORTANCE ? imp_at(q, i)->cash : 0;
+	it->seq = seq_of(r);
+	it->deferred_until_ms = q->cb.host_resume_ms ?
+		chunk_of(q, i)->deferred[i & (CHUNK - 1)] : 0;
 	it->force_cache = false;
-	it->block_ = n;
+	it->block_ = b;
+	return true;
+}
+
+/* The lower-case host of record i, into buf (n bytes; a longer host is
+ * cut: hosts are at most 255 bytes). */
+static const char *host_into(const struct ct_fq *q, uint32_t i, char *buf,
+			     size_t n)
+{
+	const char *key = key_of_rec(rec_at(q, i));
+	size_t hs, hl;
+
+	key_host(key, &hs, &hl);
+	if (hl >= n)
+		hl = n - 1;
+	memcpy(buf, key + hs, hl);
+	buf[hl] = '\0';
+	return buf;
 }
 
 /* Scans at most max_scan items of one heap for one whose host is not
- * deferred at now. Deferred items are parked past the heap's end and put
- * back before returning. Returns the node taken out, or NULL; updates
- * *wake with the earliest resume time seen. */
-static struct fq_node *scan_heap(struct ct_fq *q, struct fq_heap *h,
-				 int64_t now, bool *has_wake, int64_t *wake)
+ * deferred at now, and makes its item. Deferred items are parked past
+ * the heap's end and put back before returning. Returns the status:
+ * CT_OK with *got its record's index when an item was taken out
+ * (NO_INDEX when none was), CT_ENOMEM when its
+ * block could not be made (the heap as it was); updates *wake with the
+ * earliest resume time seen. */
+static ct_status scan_heap(struct ct_fq *q, struct fq_heap *h, int64_t now,
+			   struct ct_fq_pull_result *res, uint32_t *got)
 {
-	struct fq_node *found = NULL;
 	size_t parked = 0;
 	int scanned = 0;
 	bool track = q->mode == CT_FQ_IMPORTANCE;
+	ct_status st = CT_OK;
 
+	*got = NO_INDEX;
 	while (scanned < q->p.max_scan && h->n > 0) {
-		struct fq_node *n = h->a[0].node;
+		uint32_t i = h->ix[0];
 		scanned++;
 		if (q->cb.host_resume_ms) {
+			char host[1024];
+			host_into(q, i, host, sizeof(host));
 			q->in_callback = true;
-			int64_t t = q->cb.host_resume_ms(q->cb.ctx, n->host);
+			int64_t t = q->cb.host_resume_ms(q->cb.ctx, host);
 			q->in_callback = false;
 			if (t > now) {
-				n->deferred_until_ms = t;
+				const struct fq_rec *r = rec_at(q, i);
+				chunk_of(q, i)->deferred[i & (CHUNK - 1)] = t;
 				struct ct_fq_event ev = {
 					.kind = CT_FQ_EV_DEFERRED,
-					.url = n->strs, .priority = n->priority,
-					.score = n->score, .until_ms = t,
+					.url = r->str, .priority = r->priority,
+					.score = score_of_key(h->k[0]),
+					.until_ms = t,
 				};
 				emit(q, &ev);
-				if (!*has_wake || t < *wake) {
-					*wake = t;
-					*has_wake = true;
+				if (!res->has_wake || t < res->wake_ms) {
+					res->wake_ms = t;
+					res->has_wake = true;
 				}
-				struct fq_entry e = heap_pop(h, track);
-				h->a[h->n] = e; /* parked: [n, n + parked) */
+				struct fq_ent e = heap_pop(q, h, track);
+				place(q, h, h->n, e, false); /* parked: [n, n + parked) */
 				parked++;
 				continue;
 			}
 		}
-		found = heap_pop(h, track).node;
+		if (!item_make(q, i, h->k[0], &res->item)) {
+			st = CT_ENOMEM;
+			break;
+		}
+		heap_pop(q, h, track);
 		/* the hole is at a[n]; parked items sit at [n + 1, n + 1 + parked) */
 		if (parked > 0)
-			h->a[h->n] = h->a[h->n + parked];
+			place(q, h, h->n, ent_at(h, h->n + parked), false);
+		*got = i;
 		break;
 	}
-	for (size_t i = 0; i < parked; i++) {
+	for (size_t k = 0; k < parked; k++) {
 		h->n++;
-		sift_up(h, h->n - 1, track);
+		sift_up(q, h, h->n - 1, track);
 	}
-	return found;
+	return st;
 }
 
 /* Pulls the next eligible item; see frontier_queue.h for the turn rule. */
@@ -1055,14 +1451,22 @@ ct_status ct_fq_pull(struct ct_fq *q, int64_t now_ms,
 	order[1] = (ct_queue_type)!q->turn;
 	for (int k = 0; k < 2; k++) {
 		ct_queue_type t = order[k];
-		struct fq_node *n;
+		uint32_t i;
 
 		if (q->heap[t].n == 0)
 			continue;
-		n = scan_heap(q, &q->heap[t], now_ms, &res->has_wake, &res->wake_ms);
-		if (!n)
+		ct_status st = scan_heap(q, &q->heap[t], now_ms, res, &i);
+		if (st != CT_OK) {
+			res->has_wake = false;
+			res->wake_ms = 0;
+			return st;
+		}
+		if (i == NO_INDEX)
 			continue;
-		set_remove_at(&q->set, set_find(&q->set, n->hash, n->key));
+		struct ct_fq_item *it = &res->item;
+		set_remove_at(&q->set, set_find_index(&q->set,
+			      tag_of(it->key, strlen(it->key)), i));
+		rec_free(q, i);
 		if (t != q->turn) {
 			q->turn = t;
 			q->turn_pulls = 0;
@@ -1071,21 +1475,24 @@ ct_status ct_fq_pull(struct ct_fq *q, int64_t now_ms,
 			q->turn_pulls++;
 		else
 			q->turn_pulls = 0;
-		item_from_node(&res->item, n);
 		/* seed's forceCache: a rate-limited host's page the cache has */
 		if (q->cb.host_rate_limited && q->cb.cache_has) {
 			q->in_callback = true;
-			res->item.force_cache =
-				q->cb.host_rate_limited(q->cb.ctx, n->host) &&
-				q->cb.cache_has(q->cb.ctx, n->strs);
+			it->force_cache =
+				q->cb.host_rate_limited(q->cb.ctx, it->host) &&
+				q->cb.cache_has(q->cb.ctx, it->url);
 			q->in_callback = false;
 		}
 		struct ct_fq_event ev = {
-			.kind = CT_FQ_EV_PULLED, .url = n->strs,
-			.priority = n->priority, .score = n->score,
-			.force_cache = res->item.force_cache,
+			.kind = CT_FQ_EV_PULLED, .url = it->url,
+			.priority = it->priority, .score = it->score,
+			.force_cache = it->force_cache,
 		};
 		emit(q, &ev);
+		/* the next pull's record is likely this heap's new root:
+		 * fetch it while the caller works */
+		if (q->heap[t].n > 0)
+			__builtin_prefetch(rec_at(q, q->heap[t].ix[0]));
 		res->has_item = true;
 		res->has_wake = false;
 		res->wake_ms = 0;
@@ -1102,20 +1509,24 @@ static const char *label(const char *s)
 	return s ? s : "none";
 }
 
-/* qsort order of nodes: method label, then type label. */
+/* A queued item's heatmap cell: method and type labels. */
+struct cell_key {
+	const char *method, *type;
+};
+
+/* qsort order of cells: method label, then type label. */
 static int cell_cmp(const void *a, const void *b)
 {
-	const struct fq_node *x = *(const struct fq_node *const *)a;
-	const struct fq_node *y = *(const struct fq_node *const *)b;
-	int c = strcmp(label(x->method), label(y->method));
+	const struct cell_key *x = a, *y = b;
+	int c = strcmp(x->method, y->method);
 
-	return c ? c : strcmp(label(x->type), label(y->type));
+	return c ? c : strcmp(x->type, y->type);
 }
 
 /* Counts queued items per (method, type) and per depth bucket. */
 ct_status ct_fq_heatmap(const struct ct_fq *q, struct ct_fq_heatmap *out)
 {
-	const struct fq_node **v;
+	struct cell_key *v;
 	size_t n, k = 0, cells = 0, bytes = 0;
 	char *cur;
 
@@ -1133,19 +1544,20 @@ ct_status ct_fq_heatmap(const struct ct_fq *q, struct ct_fq_heatmap *out)
 	if (!v)
 		return CT_ENOMEM;
 	for (int t = 0; t < 2; t++)
-		for (size_t i = 0; i < q->heap[t].n; i++)
-			v[k++] = q->heap[t].a[i].node;
-	for (size_t i = 0; i < n; i++) {
-		int d = v[i]->depth;
-		out->depth[d < 0 ? CT_FQ_DEPTH_UNKNOWN :
-			   d >= 3 ? CT_FQ_DEPTH_3_PLUS : d]++;
-	}
+		for (size_t i = 0; i < q->heap[t].n; i++) {
+			const struct fq_rec *r = rec_at(q, q->heap[t].ix[i]);
+			int d = r->depth;
+			out->depth[d < 0 ? CT_FQ_DEPTH_UNKNOWN :
+				   d >= 3 ? CT_FQ_DEPTH_3_PLUS : d]++;
+			v[k++] = (struct cell_key){
+				label(name_of(&q->names, r->method)),
+				label(name_of(&q->names, r->type)) };
+		}
 	qsort(v, n, sizeof(*v), cell_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || cell_cmp(&v[i - 1], &v[i]) != 0) {
 			cells++;
-			bytes += strlen(label(v[i]->method)) + 1 +
-				 strlen(label(v[i]->type)) + 1;
+			bytes += strlen(v[i].method) + 1 + strlen(v[i].type) + 1;
 		}
 	}
 	out->cells = malloc(cells * sizeof(*out->cells) + bytes);
@@ -1157,9 +1569,8 @@ ct_status ct_fq_heatmap(const struct ct_fq *q, struct ct_fq_heatmap *out)
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || cell_cmp(&v[i - 1], &v[i]) != 0) {
 			struct ct_fq_heat_cell *c = &out->cells[out->n_cells++];
-			const char *m = label(v[i]->method), *t = label(v[i]->type);
-			c->method = stash(&cur, m, strlen(m));
-			c->type = stash(&cur, t, strlen(t));
+			c->method = stash(&cur, v[i].method, strlen(v[i].method));
+			c->type = stash(&cur, v[i].type, strlen(v[i].type));
 			c->count = 0;
 		}
 		out->cells[out->n_cells - 1].count++;

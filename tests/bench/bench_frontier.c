@@ -111,6 +111,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		push(q, urls[i], rand_bias(), (int64_t)i);
 	size_t popped = 0;
+	if (getenv("FQ_SPLIT"))
+		fprintf(stderr, "push %.1f\n", now_ms() - t0);
 	while (pop(q))
 		popped++;
 	printf("push-pop %zu %.1f\n", n, now_ms() - t0);
@@ -187,9 +189,12 @@ int main(int argc, char **argv)
 	double url = fresh ? (double)url_bytes / (double)fresh : 0;
 	/* glibc's count of bytes in use; a sanitizer's allocator keeps its
 	 * own and glibc's stays put: "-" */
-	if (took > 0 && m1.uordblks > m0.uordblks)
+	/* in use: the heap's blocks and the blocks malloc maps on their
+	 * own (large arrays) */
+	size_t used0 = m0.uordblks + m0.hblkhd, used1 = m1.uordblks + m1.hblkhd;
+	if (took > 0 && used1 > used0)
 		printf("bytes-per-item %.1f %.1f %zu\n",
-		       (double)(m1.uordblks - m0.uordblks) / (double)took - url,
+		       (double)(used1 - used0) / (double)took - url,
 		       url, took);
 	else
 		printf("bytes-per-item - %.1f %zu\n", url, took);

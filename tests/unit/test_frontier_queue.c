@@ -1300,6 +1300,102 @@ static void importance_mode_rules(void **state)
 	ct_fq_destroy(q);
 }
 
+/* ---- the queue against a reference ----------------------------------- */
+
+/* What the reference keeps of a queued item. */
+struct ref_item {
+	struct ct_task_key key;
+	char url[96], key_s[96], host[32], type[8];
+	int depth;
+};
+
+/* 20,000 enqueues and pulls at random, with ties in score and discovery
+ * time, forty types, URLs whose key differs from them (host case,
+ * default port, userinfo, IPv6): each pull must give the item the
+ * reference picks by ct_task_key_cmp (the store's order), with its URL,
+ * key, host, type and sequence; records freed by pulls are reused. */
+static void interleaved_against_reference(void **state)
+{
+	(void)state;
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	p.max_depth = 10;
+	struct cb_state s = {0};
+	struct ct_fq *q = make_queue(&p, &s);
+	static struct ref_item ref[4000];
+	size_t n = 0, made = 0, pulled = 0;
+	uint64_t seq = 0;
+	unsigned x = 12345;
+
+	for (int op = 0; op < 20000; op++) {
+		x = x * 1103515245u + 12345u;
+		unsigned r = x >> 8;
+		if ((r % 10 < 6 || n == 0) && n < 4000) {
+			struct ref_item *it = &ref[n];
+			unsigned id = (unsigned)made++;
+			snprintf(it->type, sizeof(it->type), "t%u", r % 40);
+			switch (r % 4) {
+			case 0:
+				snprintf(it->url, sizeof(it->url), "https://H%u.Example/p/%u", id % 7, id);
+				snprintf(it->key_s, sizeof(it->key_s), "https://h%u.example/p/%u", id % 7, id);
+				snprintf(it->host, sizeof(it->host), "h%u.example", id % 7);
+				break;
+			case 1:
+				snprintf(it->url, sizeof(it->url), "http://u:pw@h%u.example:80/q?%u#f", id % 7, id);
+				snprintf(it->key_s, sizeof(it->key_s), "http://u:pw@h%u.example/q?%u", id % 7, id);
+				snprintf(it->host, sizeof(it->host), "h%u.example", id % 7);
+				break;
+			case 2:
+				snprintf(it->url, sizeof(it->url), "http://[::%u]:8080/v/%u", id % 5, id);
+				snprintf(it->key_s, sizeof(it->key_s), "http://[::%u]:8080/v/%u", id % 5, id);
+				snprintf(it->host, sizeof(it->host), "[::%u]", id % 5);
+				break;
+			default:
+				snprintf(it->url, sizeof(it->url), "https://h%u.example/%u", id % 7, id);
+				memcpy(it->key_s, it->url, sizeof(it->key_s));
+				snprintf(it->host, sizeof(it->host), "h%u.example", id % 7);
+			}
+			struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+			struct ct_fq_enqueue_result res;
+			in.url = it->url;
+			in.type = it->type;
+			in.depth = (int)(r / 7 % 3);
+			in.bias = (double)((int)(r / 31 % 7) - 3);
+			int64_t disc = (int64_t)(r / 211 % 5);
+			assert_int_equal(ct_fq_enqueue(q, &in, disc, &res, NULL), CT_OK);
+			assert_true(res.enqueued);
+			it->depth = in.depth;
+			it->key = (struct ct_task_key){ 0, res.score.score, disc,
+							(int64_t)seq++ };
+			n++;
+		} else {
+			size_t best = 0;
+			for (size_t i = 1; i < n; i++)
+				if (ct_task_key_cmp(&ref[i].key, &ref[best].key) < 0)
+					best = i;
+			struct ct_fq_item it = pull_item(q, 0);
+			const struct ref_item *w = &ref[best];
+			if ((int64_t)it.seq != w->key.id || strcmp(it.url, w->url) != 0)
+				fail_msg("pull %zu: got seq %llu %s, expected %lld %s",
+					 pulled, (unsigned long long)it.seq, it.url,
+					 (long long)w->key.id, w->url);
+			assert_string_equal(it.key, w->key_s);
+			assert_string_equal(it.host, w->host);
+			assert_string_equal(it.type, w->type);
+			assert_null(it.discovery_method);
+			assert_int_equal(it.depth, w->depth);
+			ASSERT_EXACT(it.score, w->key.score);
+			assert_int_equal(it.discovered_ms, w->key.discovered_ms);
+			ct_fq_item_release(&it);
+			ref[best] = ref[--n];
+			pulled++;
+		}
+		assert_int_equal(ct_fq_size(q), n);
+	}
+	assert_true(pulled > 5000);
+	ct_fq_destroy(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1331,6 +1427,7 @@ int main(void)
 		cmocka_unit_test(importance_raises_keep_order),
 		cmocka_unit_test(importance_raise_past_checks),
 		cmocka_unit_test(importance_mode_rules),
+		cmocka_unit_test(interleaved_against_reference),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
