@@ -703,6 +703,12 @@ static void sift_down(struct ct_fq *q, struct fq_heap *h, size_t i, bool track)
 		if (c >= h->n)
 			break;
 		end = c + 4 < h->n ? c + 4 : h->n;
+		/* the grandchildren's keys (16, two cache lines) while these
+		 * are compared: the next level's read is then in cache */
+		if (4 * c + 1 < h->n) {
+			__builtin_prefetch(&h->k[4 * c + 1]);
+			__builtin_prefetch(&h->k[4 * c + 9]);
+		}
 		best = c;
 		for (size_t k = c + 1; k < end; k++)
 			if (before(q, h->k[k], h->ix[k], h->k[best], h->ix[best]))
@@ -1372,12 +1378,13 @@ static const char *host_into(const struct ct_fq *q, uint32_t i, char *buf,
 /* Scans at most max_scan items of one heap for one whose host is not
  * deferred at now, and makes its item. Deferred items are parked past
  * the heap's end and put back before returning. Returns the status:
- * CT_OK with *got its record's index when an item was taken out
- * (NO_INDEX when none was), CT_ENOMEM when its
+ * CT_OK with *got its record's index and *tag its key's hash when an
+ * item was taken out (*got NO_INDEX when none was), CT_ENOMEM when its
  * block could not be made (the heap as it was); updates *wake with the
  * earliest resume time seen. */
 static ct_status scan_heap(struct ct_fq *q, struct fq_heap *h, int64_t now,
-			   struct ct_fq_pull_result *res, uint32_t *got)
+			   struct ct_fq_pull_result *res, uint32_t *got,
+			   uint32_t *tag)
 {
 	size_t parked = 0;
 	int scanned = 0;
@@ -1418,6 +1425,9 @@ static ct_status scan_heap(struct ct_fq *q, struct fq_heap *h, int64_t now,
 			st = CT_ENOMEM;
 			break;
 		}
+		/* its set slot, fetched while the heap's sift runs */
+		*tag = tag_of(res->item.key, strlen(res->item.key));
+		__builtin_prefetch(&q->set.slots[home_of(*tag, q->set.cap)]);
 		heap_pop(q, h, track);
 		/* the hole is at a[n]; parked items sit at [n + 1, n + 1 + parked) */
 		if (parked > 0)
@@ -1451,11 +1461,11 @@ ct_status ct_fq_pull(struct ct_fq *q, int64_t now_ms,
 	order[1] = (ct_queue_type)!q->turn;
 	for (int k = 0; k < 2; k++) {
 		ct_queue_type t = order[k];
-		uint32_t i;
+		uint32_t i, tag = 0;
 
 		if (q->heap[t].n == 0)
 			continue;
-		ct_status st = scan_heap(q, &q->heap[t], now_ms, res, &i);
+		ct_status st = scan_heap(q, &q->heap[t], now_ms, res, &i, &tag);
 		if (st != CT_OK) {
 			res->has_wake = false;
 			res->wake_ms = 0;
@@ -1464,8 +1474,7 @@ ct_status ct_fq_pull(struct ct_fq *q, int64_t now_ms,
 		if (i == NO_INDEX)
 			continue;
 		struct ct_fq_item *it = &res->item;
-		set_remove_at(&q->set, set_find_index(&q->set,
-			      tag_of(it->key, strlen(it->key)), i));
+		set_remove_at(&q->set, set_find_index(&q->set, tag, i));
 		rec_free(q, i);
 		if (t != q->turn) {
 			q->turn = t;
