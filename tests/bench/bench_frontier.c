@@ -14,7 +14,8 @@
  *   bench_frontier N M Q U
  *
  * Prints one line a workload: "NAME OPS ms" and "bytes-per-item B (URL
- * L)". The URLs are made before the clock starts. */
+ * L)". The URLs are made before the clock starts. FQ_SPLIT set in the
+ * environment also prints push-pop's push phase to stderr ("push ms"). */
 #include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
