@@ -1396,6 +1396,57 @@ static void interleaved_against_reference(void **state)
 	ct_fq_destroy(q);
 }
 
+/* The dedup set against a reference through growth and many deletions:
+ * 60,000 enqueues and pulls at random over 6,000 URLs (so most enqueues
+ * meet a URL seen before, queued or pulled), each answered "duplicate"
+ * exactly when the URL is queued, and ct_fq_contains right for every
+ * URL at checkpoints. */
+static void dedup_against_reference(void **state)
+{
+	(void)state;
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	struct cb_state s = {0};
+	struct ct_fq *q = make_queue(&p, &s);
+	enum { U = 6000 };
+	static bool queued[U];
+	memset(queued, 0, sizeof queued);
+	size_t n = 0;
+	unsigned x = 99;
+	char url[64];
+
+	for (int op = 0; op < 60000; op++) {
+		x = x * 1103515245u + 12345u;
+		unsigned r = x >> 8;
+		if (r % 8 < 5 || n == 0) {
+			unsigned u = r / 8 % U;
+			snprintf(url, sizeof url, "https://s%u.example/%u", u % 13, u);
+			const char *why = enq(q, url, "article", 0, NULL, op);
+			if (queued[u])
+				assert_string_equal(why, "duplicate");
+			else
+				assert_null(why);
+			if (!queued[u])
+				n++;
+			queued[u] = true;
+		} else {
+			struct ct_fq_item it = pull_item(q, 0);
+			unsigned u = (unsigned)strtoul(strrchr(it.url, '/') + 1, NULL, 10);
+			assert_true(u < U && queued[u]);
+			queued[u] = false;
+			n--;
+			ct_fq_item_release(&it);
+		}
+		assert_int_equal(ct_fq_size(q), n);
+		if (op % 10000 == 9999)
+			for (unsigned u = 0; u < U; u++) {
+				snprintf(url, sizeof url, "https://s%u.example/%u", u % 13, u);
+				assert_int_equal(ct_fq_contains(q, url), queued[u]);
+			}
+	}
+	ct_fq_destroy(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1428,6 +1479,7 @@ int main(void)
 		cmocka_unit_test(importance_raise_past_checks),
 		cmocka_unit_test(importance_mode_rules),
 		cmocka_unit_test(interleaved_against_reference),
+		cmocka_unit_test(dedup_against_reference),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
