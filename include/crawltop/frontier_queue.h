@@ -161,8 +161,11 @@ struct ct_fq_enqueue_result {
  * score. Returns CT_OK when a decision was made (see res->enqueued and
  * res->reason); CT_ERANGE or CT_EINVAL when scoring refused the input
  * (reason "invalid-input", or "non-finite-priority" for a NaN or infinite
- * priority), with err filled; CT_ENOMEM when allocation failed, and then
- * the queue is unchanged. res and err may be NULL. */
+ * priority), with err filled; CT_ERANGE with reason "invalid-input" also
+ * for a type or discovery method new to a queue that has kept 65,535
+ * distinct ones (a name stays for the queue's life); CT_ENOMEM when
+ * allocation failed, and then the queue is unchanged. res and err may be
+ * NULL. */
 CT_API ct_status ct_fq_enqueue(struct ct_fq *q,
 			       const struct ct_frontier_input *in,
 			       int64_t discovered_ms,

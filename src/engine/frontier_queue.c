@@ -323,13 +323,15 @@ static void put(struct sink *s, const char *p, size_t n, bool low)
 {
 	size_t room = s->len + 1 < s->cap ? s->cap - 1 - s->len : 0;
 	size_t k = n < room ? n : room;
-	char *d = s->buf + s->len;
 
-	if (low)
-		for (size_t i = 0; i < k; i++)
-			d[i] = lower(p[i]);
-	else if (k > 0)
-		memcpy(d, p, k);
+	if (k > 0) {
+		char *d = s->buf + s->len;
+		if (low)
+			for (size_t i = 0; i < k; i++)
+				d[i] = lower(p[i]);
+		else
+			memcpy(d, p, k);
+	}
 	s->len += n;
 }
 
@@ -551,24 +553,26 @@ static void set_remove_at(struct fq_set *set, size_t i)
 
 /* ---- interned names ---------------------------------------------------- */
 
-/* The id of name (NULL or "" is 0), added when new. 0 with *ok false
- * when allocation fails or the table is full. */
-static uint16_t name_id(struct fq_names *t, const char *name, bool *ok)
+/* The id of name into *id (NULL or "" is 0), added when new: CT_ENOMEM
+ * when allocation fails, CT_ERANGE when the table holds MAX_NAMES. */
+static ct_status name_id(struct fq_names *t, const char *name, uint16_t *id)
 {
-	*ok = true;
+	*id = 0;
 	if (!name || !name[0])
-		return 0;
+		return CT_OK;
 	size_t len = strlen(name);
 	uint64_t h = hash_bytes(name, len);
 	size_t mask = t->index_cap - 1, i = 0;
 	if (t->index_cap) {
 		for (i = (size_t)h & mask; t->index[i]; i = (i + 1) & mask)
-			if (strcmp(t->names[t->index[i] - 1], name) == 0)
-				return t->index[i];
+			if (strcmp(t->names[t->index[i] - 1], name) == 0) {
+				*id = t->index[i];
+				return CT_OK;
+			}
 	}
 	/* new: room in the list and in the index (load <= 1/2) first */
 	if (t->n >= MAX_NAMES)
-		goto fail;
+		return CT_ERANGE;
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 8;
 		char **v = realloc(t->names, cap * sizeof(*v));
@@ -602,10 +606,10 @@ static uint16_t name_id(struct fq_names *t, const char *name, bool *ok)
 	memcpy(copy, name, len + 1);
 	t->names[t->n++] = copy;
 	t->index[i] = (uint16_t)t->n;
-	return (uint16_t)t->n;
+	*id = (uint16_t)t->n;
+	return CT_OK;
 fail:
-	*ok = false;
-	return 0;
+	return CT_ENOMEM;
 }
 
 static const char *name_of(const struct fq_names *t, uint16_t id)
@@ -920,7 +924,8 @@ struct lookup {
 	char small[512];
 	char *key;
 	size_t len;
-	uint32_t tag;
+	uint64_t hash;
+	uint32_t tag;           /* the set's: the hash's high half */
 };
 
 /* false for an invalid URL or when allocation fails. */
@@ -937,7 +942,8 @@ static bool lookup_of(const char *url, const struct url_parts *given,
 	if (!key_write(url, given, l->small, sizeof(l->small), &l->key,
 		       &l->len))
 		return false;
-	l->tag = tag_of(l->key, l->len);
+	l->hash = hash_bytes(l->key, l->len);
+	l->tag = (uint32_t)(l->hash >> 32);
 	return true;
 }
 
@@ -1117,12 +1123,23 @@ static ct_status enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 	struct fq_heap *h = &q->heap[r->queue];
 	size_t ul = strlen(in->url);
 	bool differs = l.len != ul || memcmp(l.key, in->url, ul) != 0;
-	bool t_ok, m_ok;
-	uint16_t type = name_id(&q->names, in->type, &t_ok);
-	uint16_t method = name_id(&q->names, in->discovery_method, &m_ok);
+	uint16_t type, method = 0;
+	ct_status named = name_id(&q->names, in->type, &type);
+	if (named == CT_OK)
+		named = name_id(&q->names, in->discovery_method, &method);
+	if (named == CT_ERANGE) {
+		lookup_done(&l);
+		if (res)
+			res->scored = false;
+		decide(q, in->url, res, false, R_INVALID_INPUT, NULL);
+		return ct_error_set(err, CT_ERANGE, "enqueue %s: the queue knows "
+				    "%d distinct types and discovery methods, "
+				    "its most (a name stays for the queue's life)",
+				    in->url, MAX_NAMES);
+	}
 	int src = source_id(q, r->priority_source);
 	char *str = NULL;
-	if (!t_ok || !m_ok || src < 0 || heap_reserve(h) != CT_OK ||
+	if (named != CT_OK || src < 0 || heap_reserve(h) != CT_OK ||
 	    set_reserve(&q->set) != CT_OK || rec_reserve(q) != CT_OK ||
 	    !(str = malloc(ul + 1 + (differs ? l.len + 1 : 0)))) {
 		lookup_done(&l);
@@ -1174,9 +1191,9 @@ refuse:
 	return CT_OK;
 }
 
-static int u32_cmp(const void *a, const void *b)
+static int u64_cmp(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? -1 : x > y;
 }
 
@@ -1188,8 +1205,8 @@ static int u32_cmp(const void *a, const void *b)
 static void count_discovered(struct ct_fq *q,
 			     const struct ct_frontier_input *in, size_t n)
 {
-	uint32_t few[64];
-	uint32_t *h = n <= 64 ? few : malloc(n * sizeof(*h));
+	uint64_t few[64];
+	uint64_t *h = n <= 64 ? few : malloc(n * sizeof(*h));
 	size_t m = 0, fresh = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct lookup l;
@@ -1197,14 +1214,14 @@ static void count_discovered(struct ct_fq *q,
 			continue;
 		if (queued_index(q, &l) == NO_INDEX) {
 			if (h)
-				h[m++] = l.tag;
+				h[m++] = l.hash;
 			else
 				fresh++;
 		}
 		lookup_done(&l);
 	}
 	if (h) {
-		qsort(h, m, sizeof(*h), u32_cmp);
+		qsort(h, m, sizeof(*h), u64_cmp);
 		for (size_t i = 0; i < m; i++)
 			fresh += i == 0 || h[i] != h[i - 1];
 		if (h != few)
@@ -1359,17 +1376,17 @@ static bool item_make(const struct ct_fq *q, uint32_t i, uint64_t k,
 	return true;
 }
 
-/* The lower-case host of record i, into buf (n bytes; a longer host is
- * cut: hosts are at most 255 bytes). */
-static const char *host_into(const struct ct_fq *q, uint32_t i, char *buf,
-			     size_t n)
+/* The lower-case host of record i, in buf (n bytes) or, when longer, in
+ * a new block (free it when it is not buf); NULL when that allocation
+ * fails. */
+static char *host_into(const struct ct_fq *q, uint32_t i, char *buf, size_t n)
 {
 	const char *key = key_of_rec(rec_at(q, i));
 	size_t hs, hl;
 
 	key_host(key, &hs, &hl);
-	if (hl >= n)
-		hl = n - 1;
+	if (hl >= n && !(buf = malloc(hl + 1)))
+		return NULL;
 	memcpy(buf, key + hs, hl);
 	buf[hl] = '\0';
 	return buf;
@@ -1396,11 +1413,17 @@ static ct_status scan_heap(struct ct_fq *q, struct fq_heap *h, int64_t now,
 		uint32_t i = h->ix[0];
 		scanned++;
 		if (q->cb.host_resume_ms) {
-			char host[1024];
-			host_into(q, i, host, sizeof(host));
+			char small[256];
+			char *host = host_into(q, i, small, sizeof(small));
+			if (!host) {
+				st = CT_ENOMEM;
+				break;
+			}
 			q->in_callback = true;
 			int64_t t = q->cb.host_resume_ms(q->cb.ctx, host);
 			q->in_callback = false;
+			if (host != small)
+				free(host);
 			if (t > now) {
 				const struct fq_rec *r = rec_at(q, i);
 				chunk_of(q, i)->deferred[i & (CHUNK - 1)] = t;

@@ -81,7 +81,10 @@ static void push(struct ct_fq *q, const char *url, double bias, int64_t t)
 static int pop(struct ct_fq *q)
 {
 	struct ct_fq_pull_result r;
-	ct_fq_pull(q, 0, &r);
+	if (ct_fq_pull(q, 0, &r) != CT_OK) {
+		fprintf(stderr, "bench_frontier: a pull failed\n");
+		exit(1);
+	}
 	if (!r.has_item)
 		return 0;
 	ct_fq_item_release(&r.item);

@@ -1447,6 +1447,62 @@ static void dedup_against_reference(void **state)
 	ct_fq_destroy(q);
 }
 
+/* A queue keeps at most 65,535 distinct types and discovery methods: a
+ * new one past that is refused (CT_ERANGE, "invalid-input", the queue
+ * unchanged) while names it knows still go in. A host longer than any
+ * buffer of the queue reaches the host callback whole. */
+static void name_limit_and_long_host(void **state)
+{
+	(void)state;
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	p.max_queue = 100000;
+	struct cb_state s = {0};
+	struct ct_fq *q = make_queue(&p, &s);
+	char url[64], type[16];
+	for (int i = 0; i < 65535; i++) {
+		snprintf(url, sizeof url, "https://n.example/%d", i);
+		snprintf(type, sizeof type, "t%d", i);
+		assert_null(enq(q, url, type, 0, NULL, i));
+	}
+	struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+	struct ct_fq_enqueue_result res;
+	struct ct_error err = {{0}};
+	in.url = "https://n.example/new";
+	in.type = "one-more";
+	assert_int_equal(ct_fq_enqueue(q, &in, 0, &res, &err), CT_ERANGE);
+	assert_false(res.enqueued);
+	assert_string_equal(res.reason, "invalid-input");
+	assert_non_null(strstr(err.msg, "65535 distinct types"));
+	assert_int_equal(ct_fq_size(q), 65535);
+	assert_false(ct_fq_contains(q, in.url));
+	in.type = "t77";
+	assert_int_equal(ct_fq_enqueue(q, &in, 0, &res, &err), CT_OK);
+	assert_true(res.enqueued);
+	ct_fq_destroy(q);
+
+	/* a 1,500-byte host, deferred by the callback, which sees it whole */
+	static char host[1501], longurl[1600];
+	memset(host, 'a', 1500);
+	host[1500] = '\0';
+	snprintf(longurl, sizeof longurl, "https://%s/x", host);
+	struct cb_state s2 = {0};
+	s2.slow_host[0] = host;
+	s2.slow_until[0] = 9000;
+	s2.n_slow = 1;
+	q = make_queue(&p, &s2);
+	assert_null(enq(q, longurl, "article", 0, NULL, 0));
+	struct ct_fq_pull_result r;
+	assert_int_equal(ct_fq_pull(q, 100, &r), CT_OK);
+	assert_false(r.has_item);
+	assert_true(r.has_wake);
+	assert_int_equal(r.wake_ms, 9000);
+	struct ct_fq_item it = pull_item(q, 9000);
+	assert_string_equal(it.host, host);
+	ct_fq_item_release(&it);
+	ct_fq_destroy(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1480,6 +1536,7 @@ int main(void)
 		cmocka_unit_test(importance_mode_rules),
 		cmocka_unit_test(interleaved_against_reference),
 		cmocka_unit_test(dedup_against_reference),
+		cmocka_unit_test(name_limit_and_long_host),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
