@@ -30,7 +30,7 @@
  * item's last resume time likewise: a frontier queue pays for neither.
  *
  * All growth happens before the queue is changed, so CT_ENOMEM leaves it
- * as it was (an interned name may stay: it is not visible). */
+ * as it was (names a refused enqueue interned are removed again). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -612,6 +612,23 @@ fail:
 	return CT_ENOMEM;
 }
 
+/* Removes the names added after the first `before` (a refused enqueue's),
+ * the latest first: with linear probing no entry has probed past the
+ * latest one, so emptying its slot hides nothing. */
+static void names_rollback(struct fq_names *t, size_t before)
+{
+	while (t->n > before) {
+		uint16_t id = (uint16_t)t->n;
+		const char *s = t->names[id - 1];
+		size_t mask = t->index_cap - 1;
+		size_t i = (size_t)hash_bytes(s, strlen(s)) & mask;
+		while (t->index[i] != id)
+			i = (i + 1) & mask;
+		t->index[i] = 0;
+		free(t->names[--t->n]);
+	}
+}
+
 static const char *name_of(const struct fq_names *t, uint16_t id)
 {
 	return id ? t->names[id - 1] : NULL;
@@ -1124,10 +1141,12 @@ static ct_status enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 	size_t ul = strlen(in->url);
 	bool differs = l.len != ul || memcmp(l.key, in->url, ul) != 0;
 	uint16_t type, method = 0;
+	size_t names_before = q->names.n;
 	ct_status named = name_id(&q->names, in->type, &type);
 	if (named == CT_OK)
 		named = name_id(&q->names, in->discovery_method, &method);
 	if (named == CT_ERANGE) {
+		names_rollback(&q->names, names_before);
 		lookup_done(&l);
 		if (res)
 			res->scored = false;
@@ -1142,6 +1161,7 @@ static ct_status enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 	if (named != CT_OK || src < 0 || heap_reserve(h) != CT_OK ||
 	    set_reserve(&q->set) != CT_OK || rec_reserve(q) != CT_OK ||
 	    !(str = malloc(ul + 1 + (differs ? l.len + 1 : 0)))) {
+		names_rollback(&q->names, names_before);
 		lookup_done(&l);
 		if (res)
 			res->scored = false;

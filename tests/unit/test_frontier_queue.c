@@ -1449,7 +1449,8 @@ static void dedup_against_reference(void **state)
 
 /* A queue keeps at most 65,535 distinct types and discovery methods: a
  * new one past that is refused (CT_ERANGE, "invalid-input", the queue
- * unchanged) while names it knows still go in. A host longer than any
+ * unchanged: a call with two new names where one fits keeps neither)
+ * while names it knows still go in. A host longer than any
  * buffer of the queue reaches the host callback whole. */
 static void name_limit_and_long_host(void **state)
 {
@@ -1460,7 +1461,7 @@ static void name_limit_and_long_host(void **state)
 	struct cb_state s = {0};
 	struct ct_fq *q = make_queue(&p, &s);
 	char url[64], type[16];
-	for (int i = 0; i < 65535; i++) {
+	for (int i = 0; i < 65534; i++) {
 		snprintf(url, sizeof url, "https://n.example/%d", i);
 		snprintf(type, sizeof type, "t%d", i);
 		assert_null(enq(q, url, type, 0, NULL, i));
@@ -1468,14 +1469,27 @@ static void name_limit_and_long_host(void **state)
 	struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
 	struct ct_fq_enqueue_result res;
 	struct ct_error err = {{0}};
+	/* two new names where one fits: refused, and neither kept */
+	in.url = "https://n.example/two";
+	in.type = "x";
+	in.discovery_method = "y";
+	assert_int_equal(ct_fq_enqueue(q, &in, 0, &res, &err), CT_ERANGE);
+	assert_false(res.enqueued);
+	assert_string_equal(res.reason, "invalid-input");
+	assert_non_null(strstr(err.msg, "65535 distinct types"));
+	in.discovery_method = NULL;
+	in.url = "https://n.example/z";
+	in.type = "z";
+	assert_int_equal(ct_fq_enqueue(q, &in, 0, &res, &err), CT_OK);
+	assert_true(res.enqueued);
 	in.url = "https://n.example/new";
 	in.type = "one-more";
 	assert_int_equal(ct_fq_enqueue(q, &in, 0, &res, &err), CT_ERANGE);
 	assert_false(res.enqueued);
 	assert_string_equal(res.reason, "invalid-input");
-	assert_non_null(strstr(err.msg, "65535 distinct types"));
 	assert_int_equal(ct_fq_size(q), 65535);
 	assert_false(ct_fq_contains(q, in.url));
+	assert_false(ct_fq_contains(q, "https://n.example/two"));
 	in.type = "t77";
 	assert_int_equal(ct_fq_enqueue(q, &in, 0, &res, &err), CT_OK);
 	assert_true(res.enqueued);
