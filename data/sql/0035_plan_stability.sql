@@ -54,7 +54,8 @@ ALTER FUNCTION crawltop.set_score_inputs(bigint, text[], jsonb[])
 -- fold_counts, which the claims call, sorts as usual
 ALTER FUNCTION crawltop.fold_counts() SET enable_sort = on SET jit = off;
 
--- The reaper (0029's body; its lock of the jobs without ORDER BY) plans
+-- The reaper (0029's body; its lock of the jobs without ORDER BY, by
+-- probes of jobs_pkey) plans
 -- with the claims' settings whoever calls it: the expired leases in
 -- leases_expiry's order, each joined to its task by a primary-key probe.
 -- Planned once on a young store, that join had read every task through
@@ -108,11 +109,12 @@ BEGIN
 	-- cycle, and deadlock detection rolled back the claim that reaped
 	-- (no order: a lock taken with SKIP LOCKED never waits, so the order
 	-- cannot close a cycle, and ORDER BY j.id without a sort read all of
-	-- jobs_pkey, 0035)
+	-- jobs_pkey; the job ids as an array, so that each job is a probe of
+	-- jobs_pkey, where a semi-join could read every job: 0035)
 	SELECT array_agg(j.id) INTO v_jobs FROM (
 		SELECT j.id FROM crawltop.jobs j
-		WHERE j.id IN (SELECT t.job_id FROM crawltop.tasks t
-			       WHERE t.id = ANY (v_ids))
+		WHERE j.id = ANY (ARRAY(SELECT t.job_id FROM crawltop.tasks t
+					WHERE t.id = ANY (v_ids)))
 		FOR KEY SHARE SKIP LOCKED) j;
 	IF v_jobs IS NULL THEN
 		RETURN 0;

@@ -164,6 +164,15 @@ static void expire_one(struct ct_store *s, int64_t job)
 	usleep(100 * 1000);
 }
 
+/* What claim and claim_next plan with (0035), for the fold they call. */
+static const char claims_settings[] =
+	"SET enable_seqscan = off; SET enable_sort = off; "
+	"SET enable_material = off; SET enable_hashjoin = off; "
+	"SET enable_mergejoin = off";
+static const char claims_reset[] =
+	"RESET enable_seqscan; RESET enable_sort; RESET enable_material; "
+	"RESET enable_hashjoin; RESET enable_mergejoin";
+
 static void hot_path_plans_survive_growth(void **state)
 {
 	struct ct_store *s = *state;
@@ -179,9 +188,9 @@ static void hot_path_plans_survive_growth(void **state)
 	pgt_exec(s, "SET jit_above_cost = 0");
 	/* the counters' fold, under the claims' settings, first: its plans
 	 * are made here, not by a claim that happens to fold (1 in 32) */
-	pgt_exec(s, "SET enable_seqscan = off; SET enable_sort = off");
+	pgt_exec(s, claims_settings);
 	pgt_exec(s, "SELECT crawltop.fold_counts()");
-	pgt_exec(s, "RESET enable_seqscan; RESET enable_sort");
+	pgt_exec(s, claims_reset);
 	for (int i = 0; i < 8; i++) {
 		if (i == 3)
 			expire_one(s, job);
@@ -203,18 +212,20 @@ static void hot_path_plans_survive_growth(void **state)
 	expire_one(s, job);
 	pgt_plans_start(s, &p);
 	work(s, job, 100);
-	pgt_exec(s, "SET enable_seqscan = off; SET enable_sort = off");
+	pgt_exec(s, claims_settings);
 	pgt_exec(s, "SELECT crawltop.fold_counts()");
-	pgt_exec(s, "RESET enable_seqscan; RESET enable_sort");
+	pgt_exec(s, claims_reset);
 	pgt_plans_stop(s);
 	pgt_exec(s, "RESET jit_above_cost");
 	autovacuum(s, true);
 
-	int claims_job = 0, claims_all = 0, reaps = 0, folds = 0;
+	int claims_job = 0, claims_all = 0, reaps = 0, folds = 0, jit_calls = 0;
 	for (int i = 0; i < p.n; i++) {
 		const char *t = p.text[i];
-		if (is_call(t))
+		if (is_call(t)) {
+			jit_calls += strstr(t, "\nJIT:") != NULL;
 			continue;
+		}
 		const char *w = whole_read(t);
 		if (w)
 			fail_msg("a statement reads a table whole (%.*s):\n%s",
@@ -236,6 +247,12 @@ static void hot_path_plans_survive_growth(void **state)
 		fail_msg("expected the claims to read queue_claim_job (twice) and "
 			 "queue_claim_all (once) in order: saw %d and %d in %d plans",
 			 claims_job, claims_all, p.n);
+	/* the session's own calls are compiled: JIT works on this server,
+	 * so its absence from the functions' plans says something */
+	if (jit_calls == 0)
+		fail_msg("no call was compiled with jit_above_cost = 0: this "
+			 "server has no JIT, and the check of the functions' "
+			 "jit = off proves nothing");
 	if (reaps < 1 || folds < 1)
 		fail_msg("expected a reap and a fold among the %d plans: saw %d "
 			 "and %d", p.n, reaps, folds);
