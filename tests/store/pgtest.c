@@ -1,4 +1,5 @@
 /* pgtest.c: helpers for the store tests; see pgtest.h. */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -192,6 +193,29 @@ void pgt_plans_free(struct pgt_plans *p)
 	for (int i = 0; i < p->n; i++)
 		free(p->text[i]);
 	p->n = 0;
+}
+
+void pgt_autovacuum(struct ct_store *s, const char *table, bool on)
+{
+	char sql[160];
+	snprintf(sql, sizeof sql, on ?
+		 "ALTER TABLE crawltop.%s RESET (autovacuum_enabled)" :
+		 "ALTER TABLE crawltop.%s SET (autovacuum_enabled = off)", table);
+	pgt_exec(s, sql);
+}
+
+void pgt_grow_job(struct ct_store *s, int64_t job, int n)
+{
+	char sql[512];
+	snprintf(sql, sizeof sql, "INSERT INTO crawltop.pages (domain_id, path) "
+		 "SELECT j.domain_id, '/h/' || g FROM crawltop.jobs j, "
+		 "generate_series(1, %d) g WHERE j.id = %" PRId64, n, job);
+	pgt_exec(s, sql);
+	snprintf(sql, sizeof sql, "INSERT INTO crawltop.tasks (job_id, page_id, "
+		 "job_priority) SELECT j.id, p.id, 5 FROM crawltop.jobs j JOIN "
+		 "crawltop.pages p ON p.domain_id = j.domain_id WHERE j.id = %"
+		 PRId64 " AND p.path LIKE '/h/%%'", job);
+	pgt_exec(s, sql);
 }
 
 void pgt_assert_index_scan(const char *plan, const char *index,

@@ -6,6 +6,7 @@
 #ifndef CRAWLTOP_PGTEST_H
 #define CRAWLTOP_PGTEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,6 +70,13 @@ void pgt_plans_start(struct ct_store *s, struct pgt_plans *p);
 /* Stop collecting; *p keeps what was collected. */
 void pgt_plans_stop(struct ct_store *s);
 void pgt_plans_free(struct pgt_plans *p);
+/* Autovacuum of crawltop.<table> off or back to the default: a test of
+ * plans made on a small store keeps it from being analysed meanwhile. */
+void pgt_autovacuum(struct ct_store *s, const char *table, bool on);
+/* n pages '/h/1'..'/h/n' of job's domain and a pending task each, written
+ * directly (no function of the store, no ANALYZE): the store grows behind
+ * a session's cached plans. */
+void pgt_grow_job(struct ct_store *s, int64_t job, int n);
 /* Fail the test unless plan reads crawltop.tasks through index (a name or
  * a prefix of one: "Index Scan using <index>..." or "Index Only Scan using
  * <index>...") with no Sort and no Seq Scan on tasks; what names the

@@ -908,8 +908,8 @@ static void score_inputs_plans_stay_probes(void **state)
 	struct ct_store *s = *state;
 	int64_t job = pgt_job(s, "grow", "grow.example", 5, "hierarchy");
 	char sql[1024];
-	pgt_exec(s, "ALTER TABLE crawltop.tasks SET (autovacuum_enabled = off)");
-	pgt_exec(s, "ALTER TABLE crawltop.pages SET (autovacuum_enabled = off)");
+	pgt_autovacuum(s, "tasks", false);
+	pgt_autovacuum(s, "pages", false);
 	for (int i = 0; i < 8; i++) {
 		char path[32];
 		snprintf(path, sizeof path, "/g/%d", i);
@@ -920,15 +920,7 @@ static void score_inputs_plans_stay_probes(void **state)
 			 job, path, i % 2);
 		assert_int_equal(pgt_int(s, sql), 1);
 	}
-	snprintf(sql, sizeof sql, "INSERT INTO crawltop.pages (domain_id, path) "
-		 "SELECT j.domain_id, '/h/' || g FROM crawltop.jobs j, "
-		 "generate_series(1, 20000) g WHERE j.id = %" PRId64, job);
-	pgt_exec(s, sql);
-	snprintf(sql, sizeof sql, "INSERT INTO crawltop.tasks (job_id, page_id, "
-		 "job_priority) SELECT j.id, p.id, 5 FROM crawltop.jobs j JOIN "
-		 "crawltop.pages p ON p.domain_id = j.domain_id WHERE j.id = %"
-		 PRId64 " AND p.path LIKE '/h/%%'", job);
-	pgt_exec(s, sql);
+	pgt_grow_job(s, job, 20000);
 
 	struct pgt_plans p;
 	pgt_plans_start(s, &p);
@@ -937,8 +929,8 @@ static void score_inputs_plans_stay_probes(void **state)
 		 "'{\"bias\": 0.5}', NULL]::jsonb[])", job);
 	assert_int_equal(pgt_int(s, sql), 2);
 	pgt_plans_stop(s);
-	pgt_exec(s, "ALTER TABLE crawltop.tasks RESET (autovacuum_enabled)");
-	pgt_exec(s, "ALTER TABLE crawltop.pages RESET (autovacuum_enabled)");
+	pgt_autovacuum(s, "tasks", true);
+	pgt_autovacuum(s, "pages", true);
 	int lock = 0, update = 0, lookup = 0;
 	for (int i = 0; i < p.n; i++) {
 		const char *t = p.text[i];

@@ -40,14 +40,8 @@ static const char *const hot[] = {"tasks", "queue", "pages", "leases",
 
 static void autovacuum(struct ct_store *s, bool on)
 {
-	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-		char sql[160];
-		snprintf(sql, sizeof sql, on ?
-			 "ALTER TABLE crawltop.%s RESET (autovacuum_enabled)" :
-			 "ALTER TABLE crawltop.%s SET (autovacuum_enabled = off)",
-			 tables[i]);
-		pgt_exec(s, sql);
-	}
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+		pgt_autovacuum(s, tables[i], on);
 }
 
 /* One enqueue of two links from a fetched page, one claim of the job,
@@ -177,7 +171,6 @@ static void hot_path_plans_survive_growth(void **state)
 {
 	struct ct_store *s = *state;
 	int64_t job = pgt_job(s, "grow", "grow.example", 5, "importance");
-	char sql[512];
 	autovacuum(s, false);
 	/* each round takes three tasks and adds two */
 	const char *seeds[] = {"/", "/s/1", "/s/2", "/s/3", "/s/4", "/s/5",
@@ -197,15 +190,7 @@ static void hot_path_plans_survive_growth(void **state)
 		work(s, job, i);
 	}
 	/* the store grows behind the session's back */
-	snprintf(sql, sizeof sql, "INSERT INTO crawltop.pages (domain_id, path) "
-		 "SELECT j.domain_id, '/h/' || g FROM crawltop.jobs j, "
-		 "generate_series(1, 20000) g WHERE j.id = %" PRId64, job);
-	pgt_exec(s, sql);
-	snprintf(sql, sizeof sql, "INSERT INTO crawltop.tasks (job_id, page_id, "
-		 "job_priority) SELECT j.id, p.id, 5 FROM crawltop.jobs j "
-		 "JOIN crawltop.pages p ON p.domain_id = j.domain_id WHERE j.id = %"
-		 PRId64 " AND p.path LIKE '/h/%%'", job);
-	pgt_exec(s, sql);
+	pgt_grow_job(s, job, 20000);
 	assert_true(pgt_int(s, "SELECT count(*) FROM crawltop.queue") > 20000);
 
 	struct pgt_plans p;
