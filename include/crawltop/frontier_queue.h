@@ -163,9 +163,12 @@ struct ct_fq_enqueue_result {
  * (reason "invalid-input", or "non-finite-priority" for a NaN or infinite
  * priority), with err filled; CT_ERANGE with reason "invalid-input" also
  * for a type or discovery method new to a queue that has kept 65,535
- * distinct ones (a name stays for the queue's life); CT_ENOMEM when
- * allocation failed, and then the queue is unchanged. res and err may be
- * NULL. */
+ * distinct ones, or a pair of type and discovery method new to one that
+ * has kept 65,535 pairs (names and pairs stay for the queue's life), and
+ * for a URL whose bytes (with its normalised key when that differs) pass
+ * 1 MiB; reason "queue-full" when the queue's strings have reached 4
+ * GiB; CT_ENOMEM when allocation failed, and then the queue is
+ * unchanged. res and err may be NULL. */
 CT_API ct_status ct_fq_enqueue(struct ct_fq *q,
 			       const struct ct_frontier_input *in,
 			       int64_t discovered_ms,

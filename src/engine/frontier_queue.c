@@ -4,13 +4,25 @@
  * Layout (issue 23: an item costs about 64 bytes beyond its URL, and
  * the hot loops touch small arrays):
  *
- *   records  one fixed 40-byte record an item (struct fq_rec), in chunks
+ *   records  one fixed 32-byte record an item (struct fq_rec), in chunks
  *            of 4,096 that never move, found by a 32-bit index; freed
  *            records go on a free list. Type and discovery method are
- *            interned (16-bit ids); the host, class and the pulled
- *            item's strings are derived when the item is pulled.
- *   strings  one malloc block an item: the URL, then its normalised key
- *            when that differs (most URLs are their own key).
+ *            interned as one pair (a 16-bit id); the host, class and
+ *            the pulled item's strings are derived when the item is
+ *            pulled.
+ *   strings  one arena for all items (struct fq_arena), in blocks of
+ *            1 MiB that never move: an item's bytes are its URL and a
+ *            NUL, then its normalised key and a NUL when that differs
+ *            (most URLs are their own key), then, for a depth past
+ *            65,534, the depth (4 bytes); the record holds their 32-bit
+ *            position. A pulled item's place is taken by one of the
+ *            next items that fits (the last 8 are kept), and a block
+ *            left with no item is freed; when the arena would grow with
+ *            more than a fifth of its blocks' bytes not an item's, the
+ *            live items' bytes are first copied to new blocks in record
+ *            order (about four bytes copied for each byte given back;
+ *            a queue that only drains never copies). No malloc block an
+ *            item, so no malloc header and rounding an item.
  *   heaps    4-ary min-heaps (d-ary heaps: Johnson 1975) of 12-byte
  *            entries, the score as an order-preserving 64-bit key and the
  *            record's index, in two arrays that grow by an eighth (realloc
@@ -55,19 +67,45 @@
 /* at most this many items (indexes and set slots are 32-bit) */
 #define MAX_ITEMS (UINT32_MAX / 2)
 #define MAX_NAMES UINT16_MAX
+#define MAX_PAIRS UINT16_MAX
 #define MAX_SOURCES 8
+/* a depth at least this is kept in the arena, after the strings */
+#define DEPTH_IN_ARENA UINT16_MAX
+/* the arena: blocks of 1 MiB, 32-bit positions (block << 20 | offset) */
+#define BLOCK_BITS 20
+#define BLOCK ((size_t)1 << BLOCK_BITS)
+#define MAX_BLOCKS ((size_t)1 << (32 - BLOCK_BITS))
+/* a free record's position (no item's: the last block's last byte) */
+#define FREE_OFF UINT32_MAX
+#define RECENT 8
 
 /* An item's record. seqbits: the insertion sequence << 8, then the
  * queue type (bit 0), "key differs from URL" (bit 1), total
- * prioritisation class (bits 2-3), priority source id (bits 4-6). A free
- * record has str NULL and the next free index in seqbits. */
+ * prioritisation class (bits 2-3), priority source id (bits 4-6), "depth
+ * in the arena" (bit 7). A free record has off FREE_OFF and the next
+ * free index in seqbits. */
 struct fq_rec {
-	char *str;          /* url \0 [key \0] */
+	uint32_t off;       /* its bytes in the arena: url \0 [key \0] [depth] */
+	uint16_t pair;      /* interned (type, method); 0 = neither */
+	uint16_t depth;     /* DEPTH_IN_ARENA: see the arena */
 	double priority;
 	int64_t discovered_ms;
 	uint64_t seqbits;
-	int32_t depth;
-	uint16_t type, method; /* interned ids; 0 = none */
+};
+_Static_assert(sizeof(struct fq_rec) == 32, "a record is 32 bytes");
+
+/* The items' strings (see the top of the file). */
+struct fq_arena {
+	char **blocks;          /* NULL: not made, or freed */
+	uint32_t *live_in;      /* live bytes in each block */
+	size_t n_blocks, cap;   /* high mark, room */
+	size_t n_made;          /* blocks allocated now */
+	size_t top;             /* the next position */
+	size_t live;            /* bytes of queued items */
+	/* the places of the last items pulled, the latest last: a new
+	 * item that fits takes one (its bytes are then in cache) */
+	struct { uint32_t pos, size; } recent[RECENT];
+	int n_recent;
 };
 
 struct fq_imp {             /* importance mode */
@@ -104,12 +142,28 @@ struct fq_set {
 	size_t cap, count;
 };
 
-/* Interned strings: names[id - 1], found through a small hash index. */
-struct fq_names {
-	char **names;
+/* Interned values, ids 1..n (16-bit), found by their 64-bit hashes
+ * through open addressing at load <= 1/2. The values themselves are the
+ * owner's, in an array it grows with the index (cap). */
+struct fq_index {
+	uint64_t *hash;         /* hash[id - 1] */
 	size_t n, cap;
-	uint16_t *index;        /* ids; 0 = empty; power-of-two size */
-	size_t index_cap;
+	uint16_t *slot;         /* ids; 0 = empty; power-of-two size */
+	size_t slots;
+};
+
+/* Interned strings: names[id - 1]. */
+struct fq_names {
+	struct fq_index ix;
+	char **names;
+	size_t vcap;            /* names' room */
+};
+
+/* Interned (type, method) pairs of name ids: pairs[id - 1]. */
+struct fq_pairs {
+	struct fq_index ix;
+	uint32_t *pairs;        /* type id << 16 | method id */
+	size_t vcap;            /* pairs' room */
 };
 
 struct ct_fq {
@@ -123,6 +177,8 @@ struct ct_fq {
 	uint32_t used;          /* records ever handed out (high mark) */
 	uint32_t free_head;     /* free list, NO_INDEX when empty */
 	struct fq_names names;  /* types and methods */
+	struct fq_pairs pairs;
+	struct fq_arena arena;
 	const char *sources[MAX_SOURCES]; /* static priority sources */
 	int n_sources;
 	uint64_t next_seq;
@@ -166,9 +222,41 @@ static inline bool key_differs(const struct fq_rec *r)
 	return (r->seqbits >> 1) & 1;
 }
 
-static inline const char *key_of_rec(const struct fq_rec *r)
+static inline bool depth_in_arena(const struct fq_rec *r)
 {
-	return key_differs(r) ? r->str + strlen(r->str) + 1 : r->str;
+	return (r->seqbits >> 7) & 1;
+}
+
+static inline const char *url_of_rec(const struct ct_fq *q,
+				     const struct fq_rec *r)
+{
+	return q->arena.blocks[r->off >> BLOCK_BITS] + (r->off & (BLOCK - 1));
+}
+
+static inline const char *key_of_rec(const struct ct_fq *q,
+				     const struct fq_rec *r)
+{
+	const char *u = url_of_rec(q, r);
+	return key_differs(r) ? u + strlen(u) + 1 : u;
+}
+
+/* The bytes of record r in the arena. */
+static size_t rec_bytes(const struct ct_fq *q, const struct fq_rec *r)
+{
+	const char *u = url_of_rec(q, r);
+	size_t n = strlen(u) + 1;
+	if (key_differs(r))
+		n += strlen(u + n) + 1;
+	return n + (depth_in_arena(r) ? sizeof(int32_t) : 0);
+}
+
+static int depth_of_rec(const struct ct_fq *q, const struct fq_rec *r)
+{
+	if (!depth_in_arena(r))
+		return r->depth;
+	int32_t d;
+	memcpy(&d, url_of_rec(q, r) + rec_bytes(q, r) - sizeof(d), sizeof(d));
+	return d;
 }
 
 /* ---- URL normalisation ---------------------------------------------- */
@@ -469,7 +557,7 @@ static size_t set_find(const struct ct_fq *q, uint32_t tag, const char *key)
 		if (!sl->idx1)
 			return SIZE_MAX;
 		if (sl->tag == tag &&
-		    strcmp(key_of_rec(rec_at(q, sl->idx1 - 1)), key) == 0)
+		    strcmp(key_of_rec(q, rec_at(q, sl->idx1 - 1)), key) == 0)
 			return i;
 		if (++i == set->cap)
 			i = 0;
@@ -553,6 +641,117 @@ static void set_remove_at(struct fq_set *set, size_t i)
 
 /* ---- interned names ---------------------------------------------------- */
 
+/* The id whose value same() says is the one sought (by hash h), or 0;
+ * *at is its slot, or the empty slot where it would go. */
+static uint16_t index_find(const struct fq_index *x, uint64_t h,
+			   bool (*same)(const void *ctx, uint16_t id),
+			   const void *ctx, size_t *at)
+{
+	size_t mask = x->slots - 1, i;
+
+	*at = 0;
+	if (!x->slots)
+		return 0;
+	for (i = (size_t)h & mask; x->slot[i]; i = (i + 1) & mask)
+		if (x->hash[x->slot[i] - 1] == h && same(ctx, x->slot[i])) {
+			*at = i;
+			return x->slot[i];
+		}
+	*at = i;
+	return 0;
+}
+
+/* Makes room for one more id (the owner's values array then grows to
+ * x->cap: values_fit). CT_ERANGE at limit ids, CT_ENOMEM when
+ * allocation fails (nothing changed but the room). */
+static ct_status index_reserve(struct fq_index *x, size_t limit)
+{
+	if (x->n >= limit)
+		return CT_ERANGE;
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? x->cap * 2 : 8;
+		uint64_t *v = realloc(x->hash, cap * sizeof(*v));
+		if (!v)
+			return CT_ENOMEM;
+		x->hash = v;
+		x->cap = cap;
+	}
+	if ((x->n + 1) * 2 > x->slots) {
+		size_t slots = x->slots ? x->slots * 2 : 16;
+		uint16_t *ix = calloc(slots, sizeof(*ix));
+		if (!ix)
+			return CT_ENOMEM;
+		for (size_t k = 0; k < x->n; k++) {
+			size_t j = (size_t)x->hash[k] & (slots - 1);
+			while (ix[j])
+				j = (j + 1) & (slots - 1);
+			ix[j] = (uint16_t)(k + 1);
+		}
+		free(x->slot);
+		x->slot = ix;
+		x->slots = slots;
+	}
+	return CT_OK;
+}
+
+/* Gives hash h the next id (room reserved; not there). */
+static uint16_t index_add(struct fq_index *x, uint64_t h)
+{
+	size_t mask = x->slots - 1, i;
+
+	for (i = (size_t)h & mask; x->slot[i]; i = (i + 1) & mask)
+		;
+	x->hash[x->n++] = h;
+	x->slot[i] = (uint16_t)x->n;
+	return (uint16_t)x->n;
+}
+
+/* Removes the ids after the first `before` (a refused enqueue's), the
+ * latest first: with linear probing no entry has probed past the latest
+ * one, so emptying its slot hides nothing. */
+static void index_rollback(struct fq_index *x, size_t before)
+{
+	while (x->n > before) {
+		uint16_t id = (uint16_t)x->n;
+		size_t mask = x->slots - 1, i = (size_t)x->hash[id - 1] & mask;
+		while (x->slot[i] != id)
+			i = (i + 1) & mask;
+		x->slot[i] = 0;
+		x->n--;
+	}
+}
+
+static void index_free(struct fq_index *x)
+{
+	free(x->hash);
+	free(x->slot);
+}
+
+/* values (elements of size; room for *vcap) grown to x's cap when it
+ * must: the array to use, or NULL when allocation fails (values stays
+ * valid). */
+static void *values_fit(const struct fq_index *x, void *values, size_t *vcap,
+			size_t size)
+{
+	if (*vcap >= x->cap)
+		return values;
+	void *v = realloc(values, x->cap * size);
+	if (v)
+		*vcap = x->cap;
+	return v;
+}
+
+struct name_probe {
+	const struct fq_names *t;
+	const char *name;
+};
+
+static bool same_name(const void *ctx, uint16_t id)
+{
+	const struct name_probe *p = ctx;
+	return strcmp(p->t->names[id - 1], p->name) == 0;
+}
+
 /* The id of name into *id (NULL or "" is 0), added when new: CT_ENOMEM
  * when allocation fails, CT_ERANGE when the table holds MAX_NAMES. */
 static ct_status name_id(struct fq_names *t, const char *name, uint16_t *id)
@@ -560,78 +759,88 @@ static ct_status name_id(struct fq_names *t, const char *name, uint16_t *id)
 	*id = 0;
 	if (!name || !name[0])
 		return CT_OK;
-	size_t len = strlen(name);
+	size_t len = strlen(name), at;
 	uint64_t h = hash_bytes(name, len);
-	size_t mask = t->index_cap - 1, i = 0;
-	if (t->index_cap) {
-		for (i = (size_t)h & mask; t->index[i]; i = (i + 1) & mask)
-			if (strcmp(t->names[t->index[i] - 1], name) == 0) {
-				*id = t->index[i];
-				return CT_OK;
-			}
-	}
-	/* new: room in the list and in the index (load <= 1/2) first */
-	if (t->n >= MAX_NAMES)
-		return CT_ERANGE;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 8;
-		char **v = realloc(t->names, cap * sizeof(*v));
-		if (!v)
-			goto fail;
-		t->names = v;
-		t->cap = cap;
-	}
-	if ((t->n + 1) * 2 > t->index_cap) {
-		size_t cap = t->index_cap ? t->index_cap * 2 : 16;
-		uint16_t *ix = calloc(cap, sizeof(*ix));
-		if (!ix)
-			goto fail;
-		for (size_t k = 0; k < t->n; k++) {
-			const char *s = t->names[k];
-			size_t j = (size_t)hash_bytes(s, strlen(s)) & (cap - 1);
-			while (ix[j])
-				j = (j + 1) & (cap - 1);
-			ix[j] = (uint16_t)(k + 1);
-		}
-		free(t->index);
-		t->index = ix;
-		t->index_cap = cap;
-		mask = cap - 1;
-		for (i = (size_t)h & mask; t->index[i]; i = (i + 1) & mask)
-			;
-	}
+	struct name_probe probe = {t, name};
+	if ((*id = index_find(&t->ix, h, same_name, &probe, &at)))
+		return CT_OK;
+	ct_status st = index_reserve(&t->ix, MAX_NAMES);
+	if (st != CT_OK)
+		return st;
 	char *copy = malloc(len + 1);
-	if (!copy)
-		goto fail;
+	char **names = copy ? values_fit(&t->ix, t->names, &t->vcap,
+					 sizeof(*t->names)) : NULL;
+	if (!names) {
+		free(copy);
+		return CT_ENOMEM;
+	}
+	t->names = names;
 	memcpy(copy, name, len + 1);
-	t->names[t->n++] = copy;
-	t->index[i] = (uint16_t)t->n;
-	*id = (uint16_t)t->n;
+	*id = index_add(&t->ix, h);
+	t->names[*id - 1] = copy;
 	return CT_OK;
-fail:
-	return CT_ENOMEM;
 }
 
-/* Removes the names added after the first `before` (a refused enqueue's),
- * the latest first: with linear probing no entry has probed past the
- * latest one, so emptying its slot hides nothing. */
 static void names_rollback(struct fq_names *t, size_t before)
 {
-	while (t->n > before) {
-		uint16_t id = (uint16_t)t->n;
-		const char *s = t->names[id - 1];
-		size_t mask = t->index_cap - 1;
-		size_t i = (size_t)hash_bytes(s, strlen(s)) & mask;
-		while (t->index[i] != id)
-			i = (i + 1) & mask;
-		t->index[i] = 0;
-		free(t->names[--t->n]);
-	}
+	for (size_t k = before; k < t->ix.n; k++)
+		free(t->names[k]);
+	index_rollback(&t->ix, before);
 }
 
 static const char *name_of(const struct fq_names *t, uint16_t id)
 {
 	return id ? t->names[id - 1] : NULL;
+}
+
+struct pair_probe {
+	const struct fq_pairs *t;
+	uint32_t v;
+};
+
+static bool same_pair(const void *ctx, uint16_t id)
+{
+	const struct pair_probe *p = ctx;
+	return p->t->pairs[id - 1] == p->v;
+}
+
+/* The id of the pair (type id, method id) into *id (0 for neither),
+ * added when new: CT_ENOMEM when allocation fails, CT_ERANGE when the
+ * table holds MAX_PAIRS. */
+static ct_status pair_id(struct fq_pairs *t, uint16_t type, uint16_t method,
+			 uint16_t *id)
+{
+	uint32_t v = (uint32_t)type << 16 | method;
+	uint64_t h = (uint64_t)v * 0x9e3779b97f4a7c15ULL;
+	size_t at;
+
+	*id = 0;
+	if (v == 0)
+		return CT_OK;
+	h ^= h >> 32;
+	struct pair_probe probe = {t, v};
+	if ((*id = index_find(&t->ix, h, same_pair, &probe, &at)))
+		return CT_OK;
+	ct_status st = index_reserve(&t->ix, MAX_PAIRS);
+	if (st != CT_OK)
+		return st;
+	uint32_t *pairs = values_fit(&t->ix, t->pairs, &t->vcap,
+				     sizeof(*t->pairs));
+	if (!pairs)
+		return CT_ENOMEM;
+	t->pairs = pairs;
+	*id = index_add(&t->ix, h);
+	t->pairs[*id - 1] = v;
+	return CT_OK;
+}
+
+/* The type and method names of record r (NULL for none). */
+static void names_of_rec(const struct ct_fq *q, const struct fq_rec *r,
+			 const char **type, const char **method)
+{
+	uint32_t v = r->pair ? q->pairs.pairs[r->pair - 1] : 0;
+	*type = name_of(&q->names, (uint16_t)(v >> 16));
+	*method = name_of(&q->names, (uint16_t)(v & 0xffff));
 }
 
 /* The id of a static priority source (its pointer), added when new. */
@@ -829,15 +1038,197 @@ static uint32_t rec_take(struct ct_fq *q)
 	return i;
 }
 
-/* Frees record i and its strings. */
-static void rec_free(struct ct_fq *q, uint32_t i)
+/* ---- the string arena ---------------------------------------------- */
+
+/* The block position p lies in. */
+static inline char *arena_at(const struct fq_arena *a, size_t p)
+{
+	return a->blocks[p >> BLOCK_BITS] + (p & (BLOCK - 1));
+}
+
+/* The place of n bytes (at most a block) at the top: the rest of the
+ * block at top when they fit, else the next block. */
+static inline size_t arena_top_for(const struct fq_arena *a, size_t n)
+{
+	size_t p = a->top;
+	return n > BLOCK - (p & (BLOCK - 1)) ? (p + BLOCK - 1) & ~(BLOCK - 1) : p;
+}
+
+/* True when n more bytes need a block that is not made. */
+static bool arena_grows(const struct fq_arena *a, size_t n)
+{
+	size_t b = arena_top_for(a, n) >> BLOCK_BITS;
+	return b >= a->n_blocks || !a->blocks[b];
+}
+
+/* Where n bytes (at most a block) go in a: the place of a pulled item
+ * they fit, else arena_top_for, its block made when it is not: *pos.
+ * CT_ERANGE past 4 GiB of positions, CT_ENOMEM when allocation fails;
+ * the arena's contents as they were then (a block made stays for
+ * later). */
+static ct_status arena_place(struct fq_arena *a, size_t n, size_t *pos)
+{
+	for (int k = a->n_recent - 1; k >= 0; k--)
+		if (a->recent[k].size >= n) {
+			*pos = a->recent[k].pos;
+			return CT_OK;
+		}
+	size_t p = arena_top_for(a, n);
+	size_t b = p >> BLOCK_BITS;
+	/* FREE_OFF, the last position, is never an item's */
+	if (b >= MAX_BLOCKS || (b == MAX_BLOCKS - 1 && p + n > FREE_OFF))
+		return CT_ERANGE;
+	if (b >= a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 16;
+		char **v = realloc(a->blocks, cap * sizeof(*v));
+		if (!v)
+			return CT_ENOMEM;
+		memset(v + a->cap, 0, (cap - a->cap) * sizeof(*v));
+		a->blocks = v;
+		uint32_t *w = realloc(a->live_in, cap * sizeof(*w));
+		if (!w)
+			return CT_ENOMEM; /* blocks is larger: harmless */
+		memset(w + a->cap, 0, (cap - a->cap) * sizeof(*w));
+		a->live_in = w;
+		a->cap = cap;
+	}
+	if (!a->blocks[b]) {
+		if (!(a->blocks[b] = malloc(BLOCK)))
+			return CT_ENOMEM;
+		a->n_made++;
+		a->live_in[b] = 0;
+		if (a->n_blocks <= b)
+			a->n_blocks = b + 1;
+	}
+	*pos = p;
+	return CT_OK;
+}
+
+/* Takes the n bytes placed at pos (a pulled item's place, the rest of it
+ * unused, or the top) and returns them. */
+static char *arena_take(struct fq_arena *a, size_t pos, size_t n)
+{
+	int k = a->n_recent - 1;
+
+	while (k >= 0 && a->recent[k].pos != pos)
+		k--;
+	if (k >= 0) {
+		memmove(a->recent + k, a->recent + k + 1,
+			(size_t)(a->n_recent - k - 1) * sizeof(a->recent[0]));
+		a->n_recent--;
+	} else {
+		a->top = pos + n;
+	}
+	a->live += n;
+	a->live_in[pos >> BLOCK_BITS] += (uint32_t)n;
+	return arena_at(a, pos);
+}
+
+/* Gives back the n bytes at pos (a pulled item's): a block left with no
+ * live bytes is freed, but the one at the top. */
+static void arena_give(struct fq_arena *a, size_t pos, size_t n)
+{
+	size_t b = pos >> BLOCK_BITS;
+
+	a->live -= n;
+	a->live_in[b] -= (uint32_t)n;
+	if (a->live_in[b] == 0 && b != a->top >> BLOCK_BITS) {
+		free(a->blocks[b]);
+		a->blocks[b] = NULL;
+		a->n_made--;
+		int m = 0; /* its places go */
+		for (int k = 0; k < a->n_recent; k++)
+			if (a->recent[k].pos >> BLOCK_BITS != b)
+				a->recent[m++] = a->recent[k];
+		a->n_recent = m;
+		return;
+	}
+	if (a->n_recent == RECENT)
+		memmove(a->recent, a->recent + 1,
+			(RECENT - 1) * sizeof(a->recent[0]));
+	else
+		a->n_recent++;
+	a->recent[a->n_recent - 1].pos = (uint32_t)pos;
+	a->recent[a->n_recent - 1].size = (uint32_t)n;
+}
+
+static void arena_free(struct fq_arena *a)
+{
+	for (size_t i = 0; i < a->n_blocks; i++)
+		free(a->blocks[i]);
+	free(a->blocks);
+	free(a->live_in);
+	*a = (struct fq_arena){0};
+}
+
+/* Copies the live items' bytes to new blocks, in record order (the
+ * records are read in their chunks' order); when an allocation fails
+ * every record gets its old position back and the arena stays as it
+ * is. */
+static void arena_compact(struct ct_fq *q)
+{
+	struct fq_arena fresh = {0};
+	uint32_t *old = malloc((size_t)q->used * sizeof(*old));
+
+	if (!old)
+		return;
+	for (uint32_t i = 0; i < q->used; i++) {
+		struct fq_rec *r = rec_at(q, i);
+		old[i] = r->off;
+		if (r->off == FREE_OFF)
+			continue;
+		size_t n = rec_bytes(q, r), pos;
+		if (arena_place(&fresh, n, &pos) != CT_OK) {
+			for (uint32_t j = 0; j < i; j++)
+				rec_at(q, j)->off = old[j];
+			arena_free(&fresh);
+			free(old);
+			return;
+		}
+		memcpy(arena_take(&fresh, pos, n), url_of_rec(q, r), n);
+		r->off = (uint32_t)pos;
+	}
+	free(old);
+	arena_free(&q->arena);
+	q->arena = fresh;
+}
+
+/* Before n bytes of a new item: when they need a new block while more
+ * than a fifth of the blocks' bytes are not an item's, the live items'
+ * bytes are compacted first (about four bytes copied for each byte
+ * given back). */
+static void arena_room(struct ct_fq *q, size_t n)
+{
+	struct fq_arena *a = &q->arena;
+
+	if (a->n_made > 1 && arena_grows(a, n) &&
+	    (a->n_made * BLOCK - a->live) * 5 > a->n_made * BLOCK)
+		arena_compact(q);
+}
+
+/* Frees record i, whose n bytes (rec_bytes) go back to the arena. */
+static void rec_free(struct ct_fq *q, uint32_t i, size_t n)
 {
 	struct fq_rec *r = rec_at(q, i);
+	struct fq_arena *a = &q->arena;
 
-	free(r->str);
-	r->str = NULL;
+	arena_give(a, r->off, n);
+	r->off = FREE_OFF;
 	r->seqbits = q->free_head;
 	q->free_head = i;
+	if (ct_fq_size(q) == 0) {
+		/* nothing live: start again in the first block */
+		for (size_t b = 1; b < a->n_blocks; b++) {
+			free(a->blocks[b]);
+			a->blocks[b] = NULL;
+		}
+		a->n_blocks = a->n_blocks && a->blocks[0] ? 1 : 0;
+		a->n_made = a->n_blocks;
+		a->top = a->live = 0;
+		if (a->n_blocks)
+			a->live_in[0] = 0;
+		a->n_recent = 0;
+	}
 }
 
 /* ---- the queue ------------------------------------------------------- */
@@ -877,21 +1268,22 @@ void ct_fq_destroy(struct ct_fq *q)
 	if (!q)
 		return;
 	for (int t = 0; t < 2; t++) {
-		for (size_t i = 0; i < q->heap[t].n; i++)
-			free(rec_at(q, q->heap[t].ix[i])->str);
 		free(q->heap[t].k);
 		free(q->heap[t].ix);
 	}
+	arena_free(&q->arena);
+	free(q->pairs.pairs);
+	index_free(&q->pairs.ix);
 	for (size_t c = 0; c < q->n_chunks; c++) {
 		free(q->chunks[c]->imp);
 		free(q->chunks[c]->deferred);
 		free(q->chunks[c]);
 	}
 	free(q->chunks);
-	for (size_t i = 0; i < q->names.n; i++)
+	for (size_t i = 0; i < q->names.ix.n; i++)
 		free(q->names.names[i]);
 	free(q->names.names);
-	free(q->names.index);
+	index_free(&q->names.ix);
 	free(q->set.slots);
 	free(q);
 }
@@ -1045,6 +1437,28 @@ static void raise_item(struct ct_fq *q, uint32_t i, double links, double cash)
 	sift_up(q, h, m->pos, true);
 }
 
+/* What an enqueue's last step interned: the names and pairs held
+ * before it. */
+struct undo {
+	size_t names, pairs;
+};
+
+/* A refusal after scoring: the names and pairs interned for it go again,
+ * the lookup is done, and, with a reason, the decision is told (without
+ * one: out of memory, no decision). */
+static void refused_late(struct ct_fq *q, const struct undo *u,
+			 const char *url, struct ct_fq_enqueue_result *res,
+			 struct lookup *l, const char *why)
+{
+	index_rollback(&q->pairs.ix, u->pairs);
+	names_rollback(&q->names, u->names);
+	lookup_done(l);
+	if (res)
+		res->scored = false;
+	if (why)
+		decide(q, url, res, false, why, NULL);
+}
+
 /* Enqueue: the seed's checks in the seed's order, then scoring, then
  * reservation of all memory, then the change; links and cash are an
  * importance queue's (0 otherwise). */
@@ -1140,46 +1554,71 @@ static ct_status enqueue(struct ct_fq *q, const struct ct_frontier_input *in,
 	struct fq_heap *h = &q->heap[r->queue];
 	size_t ul = strlen(in->url);
 	bool differs = l.len != ul || memcmp(l.key, in->url, ul) != 0;
-	uint16_t type, method = 0;
-	size_t names_before = q->names.n;
+	uint16_t type, method = 0, pair = 0;
+	struct undo u7 = { q->names.ix.n, q->pairs.ix.n };
 	ct_status named = name_id(&q->names, in->type, &type);
 	if (named == CT_OK)
 		named = name_id(&q->names, in->discovery_method, &method);
 	if (named == CT_ERANGE) {
-		names_rollback(&q->names, names_before);
-		lookup_done(&l);
-		if (res)
-			res->scored = false;
-		decide(q, in->url, res, false, R_INVALID_INPUT, NULL);
+		refused_late(q, &u7, in->url, res, &l, R_INVALID_INPUT);
 		return ct_error_set(err, CT_ERANGE, "enqueue %s: the queue knows "
 				    "%d distinct types and discovery methods, "
 				    "its most (a name stays for the queue's life)",
 				    in->url, MAX_NAMES);
 	}
+	if (named == CT_OK)
+		named = pair_id(&q->pairs, type, method, &pair);
+	if (named == CT_ERANGE) {
+		refused_late(q, &u7, in->url, res, &l, R_INVALID_INPUT);
+		return ct_error_set(err, CT_ERANGE, "enqueue %s: the queue knows "
+				    "%d distinct pairs of type and discovery "
+				    "method, its most (a pair stays for the "
+				    "queue's life)", in->url, MAX_PAIRS);
+	}
+	bool big = in->depth >= DEPTH_IN_ARENA;
+	size_t bytes = ul + 1 + (differs ? l.len + 1 : 0) +
+		       (big ? sizeof(int32_t) : 0);
+	if (named == CT_OK && bytes > BLOCK) {
+		refused_late(q, &u7, in->url, res, &l, R_INVALID_INPUT);
+		return ct_error_set(err, CT_ERANGE, "enqueue: a URL of %zu bytes "
+				    "(with its key, %zu): the queue keeps at most "
+				    "%zu bytes an item", ul, bytes, BLOCK);
+	}
 	int src = source_id(q, r->priority_source);
-	char *str = NULL;
-	if (named != CT_OK || src < 0 || heap_reserve(h) != CT_OK ||
-	    set_reserve(&q->set) != CT_OK || rec_reserve(q) != CT_OK ||
-	    !(str = malloc(ul + 1 + (differs ? l.len + 1 : 0)))) {
-		names_rollback(&q->names, names_before);
-		lookup_done(&l);
-		if (res)
-			res->scored = false;
+	size_t pos = 0;
+	if (named == CT_OK)
+		arena_room(q, bytes);
+	ct_status room = named == CT_OK ? arena_place(&q->arena, bytes, &pos)
+					: named;
+	if (room == CT_ERANGE) {
+		refused_late(q, &u7, in->url, res, &l, R_QUEUE_FULL);
+		return CT_OK;
+	}
+	if (room != CT_OK || src < 0 || heap_reserve(h) != CT_OK ||
+	    set_reserve(&q->set) != CT_OK || rec_reserve(q) != CT_OK) {
+		refused_late(q, &u7, in->url, res, &l, NULL);
 		return ct_error_set(err, CT_ENOMEM, "out of memory enqueueing %s", in->url);
 	}
+	char *str = arena_take(&q->arena, pos, bytes);
 	memcpy(str, in->url, ul + 1);
 	if (differs)
 		memcpy(str + ul + 1, l.key, l.len + 1);
+	if (big) {
+		int32_t d = in->depth;
+		memcpy(str + bytes - sizeof(d), &d, sizeof(d));
+	}
 	uint32_t i = rec_take(q);
 	struct fq_rec *rec = rec_at(q, i);
 	uint64_t seq = q->next_seq++;
 	*rec = (struct fq_rec){
-		.str = str, .priority = r->priority,
+		.off = (uint32_t)pos, .pair = pair,
+		.depth = big ? DEPTH_IN_ARENA : (uint16_t)in->depth,
+		.priority = r->priority,
 		.discovered_ms = discovered_ms,
-		.seqbits = seq << 8 | (uint64_t)src << 4 |
+		.seqbits = seq << 8 | (uint64_t)big << 7 |
+			   (uint64_t)src << 4 |
 			   (uint64_t)(r->tp & 3) << 2 | (uint64_t)differs << 1 |
 			   (uint64_t)(r->queue & 1),
-		.depth = in->depth, .type = type, .method = method,
 	};
 	if (q->cb.host_resume_ms)
 		chunk_of(q, i)->deferred[i & (CHUNK - 1)] = 0;
@@ -1362,10 +1801,11 @@ static bool item_make(const struct ct_fq *q, uint32_t i, uint64_t k,
 		      struct ct_fq_item *it)
 {
 	const struct fq_rec *r = rec_at(q, i);
-	const char *type = name_of(&q->names, r->type);
-	const char *method = name_of(&q->names, r->method);
-	const char *key = key_of_rec(r);
-	size_t ul = strlen(r->str), kl = key_differs(r) ? strlen(key) : 0;
+	const char *type, *method;
+	names_of_rec(q, r, &type, &method);
+	const char *url = url_of_rec(q, r);
+	const char *key = key_of_rec(q, r);
+	size_t ul = strlen(url), kl = key_differs(r) ? strlen(key) : 0;
 	size_t hs, hl, tl = type ? strlen(type) : 0, ml = method ? strlen(method) : 0;
 	key_host(key, &hs, &hl);
 	char *b = malloc(ul + 1 + (kl ? kl + 1 : 0) + hl + 1 +
@@ -1373,12 +1813,12 @@ static bool item_make(const struct ct_fq *q, uint32_t i, uint64_t k,
 	if (!b)
 		return false;
 	char *cur = b;
-	it->url = stash(&cur, r->str, ul);
+	it->url = stash(&cur, url, ul);
 	it->key = kl ? stash(&cur, key, kl) : it->url;
 	it->host = stash(&cur, key + hs, hl);
 	it->type = type ? stash(&cur, type, tl) : NULL;
 	it->discovery_method = method ? stash(&cur, method, ml) : NULL;
-	it->depth = r->depth;
+	it->depth = depth_of_rec(q, r);
 	it->priority = r->priority;
 	it->score = score_of_key(k);
 	it->cls = ct_class_of(it->score, &q->bounds);
@@ -1401,7 +1841,7 @@ static bool item_make(const struct ct_fq *q, uint32_t i, uint64_t k,
  * fails. */
 static char *host_into(const struct ct_fq *q, uint32_t i, char *buf, size_t n)
 {
-	const char *key = key_of_rec(rec_at(q, i));
+	const char *key = key_of_rec(q, rec_at(q, i));
 	size_t hs, hl;
 
 	key_host(key, &hs, &hl);
@@ -1449,7 +1889,8 @@ static ct_status scan_heap(struct ct_fq *q, struct fq_heap *h, int64_t now,
 				chunk_of(q, i)->deferred[i & (CHUNK - 1)] = t;
 				struct ct_fq_event ev = {
 					.kind = CT_FQ_EV_DEFERRED,
-					.url = r->str, .priority = r->priority,
+					.url = url_of_rec(q, r),
+					.priority = r->priority,
 					.score = score_of_key(h->k[0]),
 					.until_ms = t,
 				};
@@ -1518,7 +1959,10 @@ ct_status ct_fq_pull(struct ct_fq *q, int64_t now_ms,
 			continue;
 		struct ct_fq_item *it = &res->item;
 		set_remove_at(&q->set, set_find_index(&q->set, tag, i));
-		rec_free(q, i);
+		/* its bytes: the item's block begins with the same URL and
+		 * key (item_make), the host next */
+		rec_free(q, i, (size_t)(it->host - it->url) +
+			 (depth_in_arena(rec_at(q, i)) ? sizeof(int32_t) : 0));
 		if (t != q->turn) {
 			q->turn = t;
 			q->turn_pulls = 0;
@@ -1598,12 +2042,12 @@ ct_status ct_fq_heatmap(const struct ct_fq *q, struct ct_fq_heatmap *out)
 	for (int t = 0; t < 2; t++)
 		for (size_t i = 0; i < q->heap[t].n; i++) {
 			const struct fq_rec *r = rec_at(q, q->heap[t].ix[i]);
-			int d = r->depth;
+			int d = depth_of_rec(q, r);
+			const char *type, *method;
+			names_of_rec(q, r, &type, &method);
 			out->depth[d < 0 ? CT_FQ_DEPTH_UNKNOWN :
 				   d >= 3 ? CT_FQ_DEPTH_3_PLUS : d]++;
-			v[k++] = (struct cell_key){
-				label(name_of(&q->names, r->method)),
-				label(name_of(&q->names, r->type)) };
+			v[k++] = (struct cell_key){ label(method), label(type) };
 		}
 	qsort(v, n, sizeof(*v), cell_cmp);
 	for (size_t i = 0; i < n; i++) {

@@ -252,6 +252,153 @@ static void queue_survives_each_allocation_failing(void **state)
 	print_message("# queue: %ld allocations, each failed in turn\n", total);
 }
 
+/* ---- the frontier queue's string arena ------------------------------- */
+
+#define BIG_URL 20000  /* bytes: 52 items fill a 1 MiB block */
+#define CHURN_ITEMS 104 /* two blocks */
+#define CHURN_ROUNDS 2
+#define CHURN_EACH 40
+#define CHURN_LAST 20
+
+/* The URL of churn item k: its number, then letters to BIG_URL bytes. */
+static void big_url(int k, char *buf)
+{
+	int w = snprintf(buf, BIG_URL + 1, "https://big.example/%d/", k);
+	for (; w < BIG_URL; w++)
+		buf[w] = (char)('a' + (k + w) % 26);
+	buf[BIG_URL] = '\0';
+}
+
+struct churn_run {
+	ct_status create;
+	size_t visible;   /* refused enqueues and pulls retried */
+	size_t pulled;
+};
+
+/* Enqueues item k; false when that was refused for memory (the queue
+ * unchanged). */
+static bool churn_enqueue(struct ct_fq *q, int k, char *url, size_t *visible)
+{
+	struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+	struct ct_fq_enqueue_result res;
+	struct ct_error err = {{0}};
+	big_url(k, url);
+	in.url = url;
+	in.type = "article";
+	size_t before = ct_fq_size(q);
+	ct_status st = ct_fq_enqueue(q, &in, k, &res, &err);
+	if (st == CT_ENOMEM) {
+		assert_int_equal(ct_fq_size(q), before);
+		assert_false(ct_fq_contains(q, url));
+		(*visible)++;
+		return false;
+	}
+	assert_int_equal(st, CT_OK);
+	assert_true(res.enqueued);
+	return true;
+}
+
+/* Pulls n items, each checked whole against its URL; a pull refused for
+ * memory is retried. */
+static void churn_pull(struct ct_fq *q, size_t n, char *url,
+		       struct churn_run *r)
+{
+	for (size_t got = 0; got < n;) {
+		struct ct_fq_pull_result pr;
+		size_t before = ct_fq_size(q);
+		ct_status st = ct_fq_pull(q, 0, &pr);
+		if (st == CT_ENOMEM) {
+			assert_false(pr.has_item);
+			assert_int_equal(ct_fq_size(q), before);
+			r->visible++;
+			continue;
+		}
+		assert_int_equal(st, CT_OK);
+		assert_true(pr.has_item);
+		big_url(atoi(pr.item.url + strlen("https://big.example/")), url);
+		assert_string_equal(pr.item.url, url);
+		ct_fq_item_release(&pr.item);
+		r->pulled++;
+		got++;
+	}
+}
+
+/* Fill a queue with two blocks of URLs, pull and enqueue 40 twice (the
+ * places of pulled items are taken again, the arena is compacted before
+ * it grows), then pull the 20 oldest: every item comes out whole, and
+ * every one left is found by its URL. */
+static struct churn_run churn_scenario(void)
+{
+	struct churn_run r = {0};
+	struct ct_frontier_params p;
+	struct ct_fq *q = NULL;
+	struct ct_error err = {{0}};
+	static char url[BIG_URL + 1];
+	ct_frontier_params_default(&p);
+	r.create = ct_fq_create(&p, NULL, NULL, &q, &err);
+	if (r.create != CT_OK) {
+		assert_int_equal(r.create, CT_ENOMEM);
+		return r;
+	}
+	int k = 0;
+	for (; k < CHURN_ITEMS; k++)
+		churn_enqueue(q, k, url, &r.visible);
+	for (int round = 0; round < CHURN_ROUNDS; round++) {
+		churn_pull(q, CHURN_EACH, url, &r);
+		for (int i = 0; i < CHURN_EACH; i++, k++)
+			churn_enqueue(q, k, url, &r.visible);
+	}
+	churn_pull(q, CHURN_LAST, url, &r);
+	/* every item still queued is found by its URL (its bytes, wherever
+	 * the compactions moved them, are its own) */
+	size_t found = 0;
+	int was = counting; /* a lookup that cannot allocate finds nothing */
+	counting = 0;
+	/* the pulls took the oldest (one more when an enqueue was refused) */
+	for (int j = CHURN_ROUNDS * CHURN_EACH + CHURN_LAST - 1; j < k; j++) {
+		big_url(j, url);
+		found += ct_fq_contains(q, url);
+	}
+	counting = was;
+	assert_int_equal(found, ct_fq_size(q));
+	ct_fq_destroy(q);
+	return r;
+}
+
+/* Each allocation failing in turn, the arena's among them (a compaction
+ * that cannot get its blocks leaves the arena as it was: nothing seen
+ * outside), costs at most one refused enqueue or one retried pull, and
+ * every item pulled is whole. */
+static void arena_survives_each_allocation_failing(void **state)
+{
+	(void)state;
+	start(-1);
+	struct churn_run clean = churn_scenario();
+	stop();
+	long total = calls;
+	assert_int_equal(live, 0);
+	assert_int_equal(clean.visible, 0);
+	assert_int_equal(clean.pulled, CHURN_ROUNDS * CHURN_EACH + CHURN_LAST);
+	long runs = 0, unseen = 0;
+	for (long k = 0;; k++) {
+		start(k);
+		struct churn_run r = churn_scenario();
+		stop();
+		if (!injected(k, total))
+			break;
+		runs++;
+		if (r.create == CT_OK) {
+			assert_true(r.visible <= 1);
+			unseen += r.visible == 0;
+		}
+	}
+	assert_int_equal(runs, total);
+	/* the compactions' allocations fail unseen */
+	assert_true(unseen > 0);
+	print_message("# arena: %ld allocations, each failed in turn, %ld "
+		      "unseen (compaction)\n", total, unseen);
+}
+
 /* ---- the configuration loader ---------------------------------------- */
 
 static char dir[64];
@@ -340,6 +487,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(queue_survives_each_allocation_failing),
+		cmocka_unit_test(arena_survives_each_allocation_failing),
 		cmocka_unit_test_setup_teardown(config_survives_each_allocation_failing,
 						make_files, remove_files),
 	};

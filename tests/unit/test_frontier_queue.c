@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1517,6 +1518,205 @@ static void name_limit_and_long_host(void **state)
 	ct_fq_destroy(q);
 }
 
+/* ---- the string arena -------------------------------------------------- */
+
+/* A queue without callbacks, default parameters but these two. */
+static struct ct_fq *bare_queue(size_t max_queue, int max_depth)
+{
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	p.max_queue = max_queue;
+	p.max_depth = max_depth;
+	struct ct_fq *q = NULL;
+	struct ct_error err = {{0}};
+	if (ct_fq_create(&p, NULL, NULL, &q, &err) != CT_OK)
+		fail_msg("ct_fq_create: %s", err.msg);
+	return q;
+}
+
+/* The URL of churn item k: its host written in capitals for one in three
+ * (so its key differs), a path of 30 to 400 bytes. */
+static void churn_url(unsigned k, char *buf, size_t n)
+{
+	int pad = 30 + (int)((k * 2654435761u) % 371);
+	int w = snprintf(buf, n, "https://%s%u.example/i/%u/", k % 3 == 0 ? "H" : "h",
+			 k % 50, k);
+	for (int i = 0; i < pad && (size_t)w + 1 < n; i++)
+		buf[w++] = (char)('a' + (k + (unsigned)i) % 26);
+	buf[w] = '\0';
+}
+
+/* Item k's depth: most small, one in seven past 65,534 (kept beside its
+ * strings). */
+static int churn_depth(unsigned k)
+{
+	return k % 7 == 0 ? 65535 + (int)(k % 100000) : (int)(k % 9);
+}
+
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 m = mallinfo2();
+	return m.uordblks + m.hblkhd;
+}
+
+static unsigned churn_push(struct ct_fq *q, unsigned k)
+{
+	static const char *const types[] = {"article", "nav", "page"};
+	static const char *const methods[] = {"link", "sitemap", NULL};
+	char url[512];
+	churn_url(k, url, sizeof url);
+	assert_null(enq(q, url, types[k % 3], churn_depth(k), methods[k % 3 ? 1 : 2],
+			(int64_t)k));
+	return (unsigned)strlen(url);
+}
+
+/* Pulls n items and checks each whole against what went in; returns the
+ * sum of their URL lengths. */
+static size_t churn_pull(struct ct_fq *q, size_t n)
+{
+	static const char *const types[] = {"article", "nav", "page"};
+	size_t bytes = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct ct_fq_item it = pull_item(q, 0);
+		unsigned k = 0;
+		const char *p = strstr(it.url, "/i/");
+		assert_non_null(p);
+		k = (unsigned)strtoul(p + 3, NULL, 10);
+		char url[512], key[512];
+		churn_url(k, url, sizeof url);
+		assert_string_equal(it.url, url);
+		assert_true(ct_fq_normalise_url(url, key, sizeof key) > 0);
+		assert_string_equal(it.key, key);
+		assert_int_equal(it.depth, churn_depth(k));
+		assert_string_equal(it.type, types[k % 3]);
+		if (k % 3)
+			assert_string_equal(it.discovery_method, "sitemap");
+		else
+			assert_null(it.discovery_method);
+		assert_int_equal(it.discovered_ms, (int64_t)k);
+		bytes += strlen(it.url);
+		ct_fq_item_release(&it);
+	}
+	return bytes;
+}
+
+/* Items' strings live in an arena whose places are taken again, whose
+ * empty blocks are freed and which is compacted before it grows: through
+ * twenty rounds of pulling and pushing 12,000 of 40,000 queued items
+ * (about 9 MB of URLs; keys that differ, depths kept beside the strings)
+ * every pulled item comes out whole, and the queue's memory stays what
+ * it was after the first fill (it grew by 50 MB with the places never
+ * reused); draining it gives the blocks back. */
+static void arena_churn(void **state)
+{
+	(void)state;
+	size_t before = heap_in_use();
+	struct ct_fq *q = bare_queue(100000, 200000);
+	unsigned next = 0;
+	for (; next < 40000; next++)
+		churn_push(q, next);
+	size_t filled = heap_in_use();
+	for (int round = 0; round < 20; round++) {
+		churn_pull(q, 12000);
+		for (int i = 0; i < 12000; i++)
+			churn_push(q, next++);
+		assert_int_equal(ct_fq_size(q), 40000);
+	}
+	size_t churned = heap_in_use();
+	/* a sanitizer's allocator leaves glibc's counts where they were */
+	if (filled > before + 4000000) {
+		size_t grown = filled - before;
+		if (churned > filled + grown / 2)
+			fail_msg("in use: %zu after the first fill, %zu after 240,000 "
+				 "pulls and pushes", grown, churned - before);
+	}
+	churn_pull(q, 40000);
+	assert_int_equal(ct_fq_size(q), 0);
+	if (filled > before + 4000000 && heap_in_use() > before + 2 * (1 << 20) +
+	    (filled - before) / 2)
+		fail_msg("in use after draining: %zu", heap_in_use() - before);
+	/* and it fills again from its first block */
+	for (unsigned k = 0; k < 100; k++)
+		churn_push(q, next + k);
+	assert_int_equal(churn_pull(q, 100) > 0, 1);
+	ct_fq_destroy(q);
+}
+
+/* An item's bytes (its URL, and its key when that differs) are at most
+ * 1 MiB: past that the URL is refused ("invalid-input", CT_ERANGE) and
+ * the queue is unchanged; just under it the URL goes in and comes out
+ * whole. */
+static void url_size_limit(void **state)
+{
+	(void)state;
+	struct ct_fq *q = bare_queue(10000, 10);
+	struct ct_error err = {{0}};
+	size_t n = 600 * 1024;
+	char *url = malloc(n + 1);
+	assert_non_null(url);
+	memcpy(url, "https://BIG.example/", 20);
+	memset(url + 20, 'x', n - 20);
+	url[n] = '\0';
+	struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+	struct ct_fq_enqueue_result res;
+	in.url = url;
+	in.type = "new-type";
+	in.discovery_method = "new-method";
+	/* its key differs (the host's case): 1.2 MB in all */
+	assert_int_equal(ct_fq_enqueue(q, &in, 0, &res, &err), CT_ERANGE);
+	assert_false(res.enqueued);
+	assert_string_equal(res.reason, "invalid-input");
+	assert_non_null(strstr(err.msg, "at most 1048576 bytes"));
+	assert_int_equal(ct_fq_size(q), 0);
+	assert_false(ct_fq_contains(q, url));
+	/* its own key: 600 KiB and a NUL */
+	memcpy(url, "https://big.example/", 20);
+	assert_null(enq(q, url, "article", 0, NULL, 0));
+	assert_null(enq(q, "https://small.example/", "article", 0, NULL, 1));
+	struct ct_fq_item it = pull_item(q, 0);
+	assert_string_equal(it.url, url);
+	assert_ptr_equal(it.key, it.url);
+	ct_fq_item_release(&it);
+	it = pull_item(q, 0);
+	assert_string_equal(it.url, "https://small.example/");
+	ct_fq_item_release(&it);
+	free(url);
+	ct_fq_destroy(q);
+}
+
+/* A queue keeps at most 65,535 distinct pairs of type and discovery
+ * method: the next pair is refused (CT_ERANGE, "invalid-input", the
+ * queue unchanged) although both its names are known, and a known pair
+ * still goes in. */
+static void pair_limit(void **state)
+{
+	(void)state;
+	struct ct_fq *q = bare_queue(100000, 10);
+	struct ct_error err = {{0}};
+	char url[64], type[16], method[16];
+	for (int i = 0; i < 65535; i++) {
+		snprintf(url, sizeof url, "https://p.example/%d", i);
+		snprintf(type, sizeof type, "t%d", i / 256);
+		snprintf(method, sizeof method, "m%d", i % 256);
+		assert_null(enq(q, url, type, 0, method, i));
+	}
+	struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+	struct ct_fq_enqueue_result res;
+	in.url = "https://p.example/last";
+	in.type = "t255";
+	in.discovery_method = "m255";
+	assert_int_equal(ct_fq_enqueue(q, &in, 0, &res, &err), CT_ERANGE);
+	assert_false(res.enqueued);
+	assert_string_equal(res.reason, "invalid-input");
+	assert_non_null(strstr(err.msg, "65535 distinct pairs"));
+	assert_int_equal(ct_fq_size(q), 65535);
+	assert_false(ct_fq_contains(q, in.url));
+	in.discovery_method = "m254";
+	assert_int_equal(ct_fq_enqueue(q, &in, 0, &res, &err), CT_OK);
+	assert_true(res.enqueued);
+	ct_fq_destroy(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1551,6 +1751,9 @@ int main(void)
 		cmocka_unit_test(interleaved_against_reference),
 		cmocka_unit_test(dedup_against_reference),
 		cmocka_unit_test(name_limit_and_long_host),
+		cmocka_unit_test(arena_churn),
+		cmocka_unit_test(url_size_limit),
+		cmocka_unit_test(pair_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
