@@ -119,6 +119,29 @@ static int injected(long k, long total)
 	return 1;
 }
 
+/* Runs scenario(ctx, k): once with no allocation failing (k = -1), then
+ * with each of its allocations failing in turn (k = 0, 1, ...) until a
+ * run reaches none, each run checking itself. Returns the number of
+ * allocations of the first run; every one of them was failed once. */
+static long each_failing(void (*scenario)(void *ctx, long k), void *ctx)
+{
+	start(-1);
+	scenario(ctx, -1);
+	stop();
+	long total = calls, runs = 0;
+	assert_int_equal(live, 0);
+	for (long k = 0;; k++) {
+		start(k);
+		scenario(ctx, k);
+		stop();
+		if (!injected(k, total))
+			break;
+		runs++;
+	}
+	assert_int_equal(runs, total);
+	return total;
+}
+
 /* ---- the frontier queue ---------------------------------------------- */
 
 #define N_URLS 48
@@ -215,40 +238,37 @@ static struct queue_run queue_scenario(void)
 	return r;
 }
 
+/* The clean run's figures, and each failing run checked against them. */
+static void queue_check(void *ctx, long k)
+{
+	struct queue_run *clean = ctx, r = queue_scenario();
+	if (k < 0) {
+		*clean = r;
+		assert_int_equal(r.create, CT_OK);
+		assert_int_equal(r.refused_nomem, 0);
+		assert_int_equal(r.pull_nomem, 0);
+		assert_int_equal(r.heatmaps, 2);
+		assert_int_equal(r.pulled, r.accepted);
+		assert_true(r.accepted >= N_URLS - N_URLS / 6);
+		return;
+	}
+	/* each failure costs at most what it touched: one URL, one heatmap
+	 * or one pull (retried), or the queue itself (a run that reached
+	 * no allocation is the clean one) */
+	if (r.create == CT_OK && failed) {
+		assert_int_equal(r.refused_nomem + (2 - r.heatmaps) +
+				 r.pull_nomem, 1);
+		assert_int_equal(r.accepted + r.refused_nomem, clean->accepted);
+		assert_int_equal(r.pulled, r.accepted);
+	}
+}
+
 static void queue_survives_each_allocation_failing(void **state)
 {
 	(void)state;
-	start(-1);
-	struct queue_run clean = queue_scenario();
-	stop();
-	long total = calls;
-	assert_int_equal(live, 0);
-	assert_int_equal(clean.create, CT_OK);
-	assert_int_equal(clean.refused_nomem, 0);
-	assert_int_equal(clean.pull_nomem, 0);
-	assert_int_equal(clean.heatmaps, 2);
-	assert_int_equal(clean.pulled, clean.accepted);
-	assert_true(clean.accepted >= N_URLS - N_URLS / 6);
+	struct queue_run clean;
+	long total = each_failing(queue_check, &clean);
 	assert_true(total >= (long)clean.accepted);
-	long runs = 0;
-	for (long k = 0;; k++) {
-		start(k);
-		struct queue_run r = queue_scenario();
-		stop();
-		if (!injected(k, total))
-			break;
-		runs++;
-		/* each failure costs at most what it touched: one URL,
-		 * one heatmap or one pull (retried), or the queue itself */
-		if (r.create == CT_OK) {
-			assert_int_equal(r.refused_nomem + (2 - r.heatmaps) +
-					 r.pull_nomem, 1);
-			assert_int_equal(r.accepted + r.refused_nomem,
-					 clean.accepted);
-			assert_int_equal(r.pulled, r.accepted);
-		}
-	}
-	assert_int_equal(runs, total);
 	print_message("# queue: %ld allocations, each failed in turn\n", total);
 }
 
@@ -369,30 +389,23 @@ static struct churn_run churn_scenario(void)
  * that cannot get its blocks leaves the arena as it was: nothing seen
  * outside), costs at most one refused enqueue or one retried pull, and
  * every item pulled is whole. */
+static void churn_check(void *ctx, long k)
+{
+	long *unseen = ctx;
+	struct churn_run r = churn_scenario();
+	if (k < 0) {
+		assert_int_equal(r.visible, 0);
+		assert_int_equal(r.pulled, CHURN_ROUNDS * CHURN_EACH + CHURN_LAST);
+	} else if (r.create == CT_OK && failed) {
+		assert_true(r.visible <= 1);
+		*unseen += r.visible == 0;
+	}
+}
+
 static void arena_survives_each_allocation_failing(void **state)
 {
 	(void)state;
-	start(-1);
-	struct churn_run clean = churn_scenario();
-	stop();
-	long total = calls;
-	assert_int_equal(live, 0);
-	assert_int_equal(clean.visible, 0);
-	assert_int_equal(clean.pulled, CHURN_ROUNDS * CHURN_EACH + CHURN_LAST);
-	long runs = 0, unseen = 0;
-	for (long k = 0;; k++) {
-		start(k);
-		struct churn_run r = churn_scenario();
-		stop();
-		if (!injected(k, total))
-			break;
-		runs++;
-		if (r.create == CT_OK) {
-			assert_true(r.visible <= 1);
-			unseen += r.visible == 0;
-		}
-	}
-	assert_int_equal(runs, total);
+	long unseen = 0, total = each_failing(churn_check, &unseen);
 	/* the compactions' allocations fail unseen */
 	assert_true(unseen > 0);
 	print_message("# arena: %ld allocations, each failed in turn, %ld "
@@ -443,44 +456,43 @@ static int remove_files(void **state)
 	return 0;
 }
 
+struct config_runs {
+	struct ct_settings want;
+	long refused;
+};
+
+static void config_check(void *ctx, long k)
+{
+	struct config_runs *c = ctx;
+	struct ct_settings got;
+	struct ct_error err = {{0}};
+	memset(&got, 0, sizeof got);
+	ct_status st = ct_config_load_file(main_file, &got, &err);
+	if (k < 0) {
+		if (st != CT_OK)
+			fail_msg("%s", err.msg);
+		c->want = got;
+		assert_true(got.classes.p0 == 85.0 && got.hierarchy.decay == 0.75);
+	} else if (st == CT_OK) {
+		/* the memory was optional: the same settings */
+		assert_true(memcmp(&got, &c->want, sizeof got) == 0);
+	} else {
+		assert_int_equal(st, CT_ENOMEM);
+		assert_non_null(strstr(err.msg, "out of memory"));
+		c->refused++;
+	}
+}
+
 static void config_survives_each_allocation_failing(void **state)
 {
 	(void)state;
-	struct ct_settings want, got;
-	struct ct_error err = {{0}};
-	memset(&want, 0, sizeof want);
-	start(-1);
-	ct_status st = ct_config_load_file(main_file, &want, &err);
-	stop();
-	long total = calls;
-	if (st != CT_OK)
-		fail_msg("%s", err.msg);
-	assert_int_equal(live, 0);
-	assert_true(want.classes.p0 == 85.0 && want.hierarchy.decay == 0.75);
+	struct config_runs c;
+	memset(&c, 0, sizeof c);
+	long total = each_failing(config_check, &c);
 	assert_true(total >= 1);
-	long runs = 0, refused = 0;
-	for (long k = 0;; k++) {
-		memset(&got, 0, sizeof got);
-		memset(&err, 0, sizeof err);
-		start(k);
-		st = ct_config_load_file(main_file, &got, &err);
-		stop();
-		if (!injected(k, total))
-			break;
-		runs++;
-		if (st == CT_OK) {
-			/* the memory was optional: the same settings */
-			assert_true(memcmp(&got, &want, sizeof got) == 0);
-		} else {
-			assert_int_equal(st, CT_ENOMEM);
-			assert_non_null(strstr(err.msg, "out of memory"));
-			refused++;
-		}
-	}
-	assert_int_equal(runs, total);
-	assert_true(refused >= 1);
+	assert_true(c.refused >= 1);
 	print_message("# config: %ld allocations, each failed in turn, "
-		      "%ld refused\n", total, refused);
+		      "%ld refused\n", total, c.refused);
 }
 
 int main(void)
