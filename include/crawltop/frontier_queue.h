@@ -165,10 +165,11 @@ struct ct_fq_enqueue_result {
  * for a type or discovery method new to a queue that has kept 65,535
  * distinct ones, or a pair of type and discovery method new to one that
  * has kept 65,535 pairs (names and pairs stay for the queue's life), and
- * for a URL whose bytes (with its normalised key when that differs) pass
- * 1 MiB; reason "queue-full" when the queue's strings have reached 4
- * GiB; CT_ENOMEM when allocation failed, and then the queue is
- * unchanged. res and err may be NULL. */
+ * for an item of more than 1 MiB (its URL and a NUL, its normalised key
+ * and a NUL when that differs, 4 bytes more for a depth past 65,534);
+ * reason "queue-full" when the queue's strings take 4 GiB of blocks;
+ * CT_ENOMEM when allocation failed, and then the queue is unchanged. res
+ * and err may be NULL. */
 CT_API ct_status ct_fq_enqueue(struct ct_fq *q,
 			       const struct ct_frontier_input *in,
 			       int64_t discovered_ms,

@@ -102,6 +102,7 @@ struct fq_arena {
 	size_t n_made;          /* blocks allocated now */
 	size_t top;             /* the next position */
 	size_t live;            /* bytes of queued items */
+	size_t useless_at;      /* blocks after a compaction that freed none */
 	/* the places of the last items pulled, the latest last: a new
 	 * item that fits takes one (its bytes are then in cache) */
 	struct { uint32_t pos, size; } recent[RECENT];
@@ -1046,18 +1047,38 @@ static inline char *arena_at(const struct fq_arena *a, size_t p)
 	return a->blocks[p >> BLOCK_BITS] + (p & (BLOCK - 1));
 }
 
-/* The place of n bytes (at most a block) at the top: the rest of the
- * block at top when they fit, else the next block. */
-static inline size_t arena_top_for(const struct fq_arena *a, size_t n)
+/* The latest pulled item's place that n bytes fit, or -1. */
+static int recent_fit(const struct fq_arena *a, size_t n)
 {
-	size_t p = a->top;
-	return n > BLOCK - (p & (BLOCK - 1)) ? (p + BLOCK - 1) & ~(BLOCK - 1) : p;
+	for (int k = a->n_recent - 1; k >= 0; k--)
+		if (a->recent[k].size >= n)
+			return k;
+	return -1;
+}
+
+/* The place of n bytes (at most a block) at the top: the rest of the
+ * block at top when it is made and they fit, else the start of the
+ * first block not made (one freed when it emptied, or the next past the
+ * last): positions stay below the most blocks the arena ever held at
+ * once, so the 32-bit positions run out only with 4 GiB of blocks. */
+static uint64_t arena_top_for(const struct fq_arena *a, size_t n)
+{
+	size_t b = a->top >> BLOCK_BITS;
+
+	if (b < a->n_blocks && a->blocks[b] &&
+	    n <= BLOCK - (a->top & (BLOCK - 1)))
+		return a->top;
+	for (b = 0; b < a->n_blocks && a->blocks[b]; b++)
+		;
+	return (uint64_t)b << BLOCK_BITS;
 }
 
 /* True when n more bytes need a block that is not made. */
 static bool arena_grows(const struct fq_arena *a, size_t n)
 {
-	size_t b = arena_top_for(a, n) >> BLOCK_BITS;
+	if (recent_fit(a, n) >= 0)
+		return false;
+	uint64_t b = arena_top_for(a, n) >> BLOCK_BITS;
 	return b >= a->n_blocks || !a->blocks[b];
 }
 
@@ -1068,15 +1089,15 @@ static bool arena_grows(const struct fq_arena *a, size_t n)
  * later). */
 static ct_status arena_place(struct fq_arena *a, size_t n, size_t *pos)
 {
-	for (int k = a->n_recent - 1; k >= 0; k--)
-		if (a->recent[k].size >= n) {
-			*pos = a->recent[k].pos;
-			return CT_OK;
-		}
-	size_t p = arena_top_for(a, n);
-	size_t b = p >> BLOCK_BITS;
+	int k = recent_fit(a, n);
+	if (k >= 0) {
+		*pos = a->recent[k].pos;
+		return CT_OK;
+	}
+	uint64_t p = arena_top_for(a, n);
+	uint64_t b = p >> BLOCK_BITS;
 	/* FREE_OFF, the last position, is never an item's */
-	if (b >= MAX_BLOCKS || (b == MAX_BLOCKS - 1 && p + n > FREE_OFF))
+	if (b >= MAX_BLOCKS || p + n > FREE_OFF)
 		return CT_ERANGE;
 	if (b >= a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 16;
@@ -1100,7 +1121,7 @@ static ct_status arena_place(struct fq_arena *a, size_t n, size_t *pos)
 		if (a->n_blocks <= b)
 			a->n_blocks = b + 1;
 	}
-	*pos = p;
+	*pos = (size_t)p;
 	return CT_OK;
 }
 
@@ -1189,6 +1210,11 @@ static void arena_compact(struct ct_fq *q)
 		r->off = (uint32_t)pos;
 	}
 	free(old);
+	/* items too large to pack well (a block's end a fifth of it) do not
+	 * shrink: the next compaction waits until the arena grew by a
+	 * quarter, so each byte is copied a bounded number of times */
+	if (fresh.n_made >= q->arena.n_made)
+		fresh.useless_at = fresh.n_made;
 	arena_free(&q->arena);
 	q->arena = fresh;
 }
@@ -1202,7 +1228,8 @@ static void arena_room(struct ct_fq *q, size_t n)
 	struct fq_arena *a = &q->arena;
 
 	if (a->n_made > 1 && arena_grows(a, n) &&
-	    (a->n_made * BLOCK - a->live) * 5 > a->n_made * BLOCK)
+	    (a->n_made * BLOCK - a->live) * 5 > a->n_made * BLOCK &&
+	    a->n_made * 4 >= a->useless_at * 5)
 		arena_compact(q);
 }
 

@@ -106,6 +106,15 @@ static void stop(void)
 	counting = 0;
 }
 
+/* After a test: a check that failed inside a scenario left the wrappers
+ * counting (and maybe failing) for what runs next. */
+static int stopped(void **state)
+{
+	(void)state;
+	stop();
+	return 0;
+}
+
 /* After the run with allocation k of total failing: 0 when no allocation
  * failed (k is past the last: every one has been tried), else 1, with no
  * block left allocated. */
@@ -447,7 +456,7 @@ static int make_files(void **state)
 
 static int remove_files(void **state)
 {
-	(void)state;
+	stopped(state);
 	char path[128];
 	snprintf(path, sizeof path, "%s/more.conf", dir);
 	unlink(path);
@@ -498,8 +507,10 @@ static void config_survives_each_allocation_failing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(queue_survives_each_allocation_failing),
-		cmocka_unit_test(arena_survives_each_allocation_failing),
+		cmocka_unit_test_teardown(queue_survives_each_allocation_failing,
+					  stopped),
+		cmocka_unit_test_teardown(arena_survives_each_allocation_failing,
+					  stopped),
 		cmocka_unit_test_setup_teardown(config_survives_each_allocation_failing,
 						make_files, remove_files),
 	};
