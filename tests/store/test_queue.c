@@ -9,7 +9,7 @@
  * tasks other than claim and complete pins crawltop.inline; claim and
  * complete update the task's row in place (HOT); the counters read with
  * the deltas not folded yet equal a count over tasks, before and after
- * fold_counts(). */
+ * fold_counts(), also after rescores and rankings. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,7 +20,9 @@
 
 #include <cmocka.h>
 
+#include "crawltop/settings.h"
 #include "pgtest.h"
+#include "rank_ops.h"
 
 static int fresh(void **state)
 {
@@ -299,6 +301,69 @@ static void claim_next_completes_then_claims(void **state)
 	ct_claim_free(&k2);
 }
 
+/* A rescore and a ranking write many tasks in one statement each batch:
+ * a discovery job of pending tasks with sub-scores, a few without and
+ * three running, ranked, then switched through every mode and rescored,
+ * each step leaves queue, leases and every counter cell equal to tasks;
+ * so does a rescore after the class bounds move. */
+static void rescores_and_rankings_keep_queue(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t j = pgt_job(s, "qr", "qr.example", 4, "discovery");
+	const char *p[] = {"/", "/r/a", "/r/b", "/r/c", "/r/d", "/r/e",
+			   "/s/a", "/s/b", "/s/c", "/s/d", "/t", "/u"};
+	pgt_enqueue(s, j, p, 12, NULL);
+	char id[24];
+	snprintf(id, sizeof id, "%lld", (long long)j);
+	for (int i = 0; i < 9; i++) {
+		char json[400], x[16];
+		snprintf(x, sizeof x, "0.%d", 1 + i);
+		snprintf(json, sizeof json, "{\"subscores\": {\"unseen_likelihood\": %s, "
+			 "\"host_novelty\": %s, \"content_readiness\": 0.5, "
+			 "\"link_yield\": %s, \"source_reliability\": 0.5, "
+			 "\"freshness\": 0.5, \"quality_safety\": 1, "
+			 "\"topic_boost\": 0}}", x, x, x);
+		const char *a[] = {id, p[i], json};
+		free(pgt_text(s, "SELECT crawltop.set_score_inputs($1::bigint, "
+			      "ARRAY[$2], ARRAY[$3::jsonb])", 3, a));
+	}
+	struct ct_claim k = pgt_claim(s, "w5", j, 3, 600);
+	assert_int_equal(k.n, 3);
+	check(s, "claims");
+	struct ct_settings set;
+	ct_settings_default(&set);
+	struct ct_error err = {{0}};
+	struct ct_rank_opts ro = {.settings = &set, .job_id = j, .batch = 5};
+	struct ct_rank_result rr;
+	if (ct_store_rank(s, &ro, &rr, &err) != CT_OK)
+		fail_msg("rank: %s", err.msg);
+	assert_true(pgt_int(s, "SELECT count(*) FROM crawltop.tasks WHERE "
+			    "ranked_at IS NOT NULL") >= 6);
+	check(s, "a ranking");
+	static const char *const modes[] = {"frontier", "hierarchy", "fifo",
+		"freshness", "importance", "discovery"};
+	struct ct_rescore_opts o = {.settings = &set, .batch = 4};
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		struct ct_rescore_result r;
+		if (ct_store_job_set_mode(s, j, modes[i], &o, &r, &err) != CT_OK)
+			fail_msg("set mode %s: %s", modes[i], err.msg);
+		char when[64];
+		snprintf(when, sizeof when, "a rescore for %s", modes[i]);
+		check(s, when);
+	}
+	set.classes.p0 = 90;
+	set.classes.p1 = 70;
+	set.classes.p2 = 20;
+	struct ct_rescore_result r;
+	if (ct_store_job_rescore(s, j, &o, &r, &err) != CT_OK)
+		fail_msg("rescore: %s", err.msg);
+	assert_true(r.changed > 0);
+	check(s, "a rescore with new class bounds");
+	assert_true(pgt_int(s, "SELECT crawltop.fold_counts()") >= 0);
+	check(s, "fold_counts");
+	ct_claim_free(&k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +374,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(claim_next_completes_then_claims,
 						fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(claim_and_complete_update_in_place,
+						fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(rescores_and_rankings_keep_queue,
 						fresh, pgt_close),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
