@@ -12,7 +12,6 @@
  * the threads never wait for each other's rows. */
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -497,17 +496,7 @@ static void *stripe_run(void *arg)
 static ct_status rank_stripes(struct stripe *w, size_t n,
 			      struct ct_rank_result *out, struct ct_error *err)
 {
-	pthread_t th[CT_RANK_MAX_CONNS];
-	bool started[CT_RANK_MAX_CONNS] = {false};
-	for (size_t i = 1; i < n; i++)
-		started[i] = pthread_create(&th[i], NULL, stripe_run, &w[i]) == 0;
-	for (size_t i = 1; i < n; i++)
-		if (!started[i])
-			stripe_run(&w[i]); /* no thread: run it here, in turn */
-	stripe_run(&w[0]);
-	for (size_t i = 1; i < n; i++)
-		if (started[i])
-			pthread_join(th[i], NULL);
+	st_parallel(w, n, sizeof *w, stripe_run);
 	ct_status st = CT_OK;
 	for (size_t i = 0; i < n; i++) {
 		out->ranked += w[i].res.ranked;
@@ -533,23 +522,12 @@ ct_status ct_store_rank(struct ct_store *s, const struct ct_rank_opts *o,
 		return ct_error_set(err, CT_ERANGE, "rank: batch size %zu is "
 				    "outside 1..%d", o->batch, RANK_BATCH_MAX);
 	size_t nconn = 1 + o->n_extra;
-	if (nconn > CT_RANK_MAX_CONNS)
-		return ct_error_set(err, CT_ERANGE, "rank: %zu connections, at "
-				    "most %d", nconn, CT_RANK_MAX_CONNS);
-	for (size_t i = 0; i < o->n_extra; i++)
-		if (!o->extra || !o->extra[i] || o->extra[i] == s)
-			return ct_error_set(err, CT_EINVAL, "rank: extra "
-					    "connection %zu is missing or is "
-					    "the main one", i + 1);
-	ct_status st = ct_settings_check(o->settings, err);
+	ct_status st = st_conns_check(s, o->extra, o->n_extra,
+				      CT_RANK_MAX_CONNS, "rank", err);
 	if (st != CT_OK)
 		return st;
-	for (size_t i = 0; i < nconn; i++)
-		if (PQtransactionStatus((i ? o->extra[i - 1] : s)->conn) !=
-		    PQTRANS_IDLE)
-			return ct_error_set(err, CT_EINVAL, "rank: the connection "
-					    "is inside a transaction: a ranking "
-					    "run commits batch by batch");
+	if ((st = ct_settings_check(o->settings, err)) != CT_OK)
+		return st;
 	char jobs[65536];
 	if ((st = rank_jobs(s, o->job_id, jobs, sizeof jobs, err)) != CT_OK)
 		return st;

@@ -10,6 +10,8 @@
  * cancel flag is read between batches, never inside one. */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +72,7 @@ static const char *const col_names[C_COUNT] = {
 
 static const char fetch_sql[] =
 	"SELECT * FROM crawltop.rescore_fetch($1::bigint, $2, $3::bigint, "
-	"$4::integer)";
+	"$4::integer, $5::bigint)";
 static const char importance_sql[] =
 	"SELECT task_id, inlinks, cash, discovered, seed FROM "
 	"crawltop.importance_inputs($1::bigint, $2::bigint[])";
@@ -325,28 +327,61 @@ static void rollback(struct ct_store *s)
 	PQclear(PQexec(s->conn, "ROLLBACK"));
 }
 
-/* One batch, in its own transaction: fetch up to n tasks of job after
- * page *after, score them, apply. *rows receives the tasks fetched (0:
- * nothing left), *after the highest page id among them, *changed and
- * *unranked add up. On failure the batch is rolled back. */
-static ct_status run_batch(struct ct_store *s, const char *job, enum mode m,
-			   const struct ct_rescore_opts *o, int64_t now_ms,
-			   size_t n, int64_t *after, int batch_no,
-			   int settings_version, const char *cause,
-			   size_t *rows, size_t *changed, size_t *unranked,
-			   struct ct_error *err)
+/* What every stripe of one rescore shares (one stripe: the whole job). */
+struct rescore_run {
+	const char *job;
+	enum mode m;
+	const struct ct_rescore_opts *o;
+	int64_t now_ms;
+	size_t n;                /* tasks a batch */
+	int settings_version;
+	const char *cause;
+	pthread_mutex_t lock;    /* done, total, batch_no; the progress calls */
+	size_t done, total;
+	int batch_no;
+	atomic_int failed;       /* a stripe failed: the others stop */
+};
+
+/* One stripe: the job's unfinished tasks of page ids in (lo, hi] (hi
+ * INT64_MAX: no end), rescored batch by batch on one connection. */
+struct rstripe {
+	struct ct_store *s;
+	struct rescore_run *run;
+	int64_t lo, hi;
+	size_t done, changed, unranked, batches;
+	bool cancelled;
+	ct_status st;
+	struct ct_error err;
+};
+
+/* One batch of stripe sw, in its own transaction: fetch up to n tasks of
+ * the job after page *after (and up to sw->hi), score them, apply.
+ * *rows receives the tasks fetched (0: nothing left), *after the highest
+ * page id among them; sw's counts add up. On failure the batch is rolled
+ * back. */
+static ct_status run_batch(struct rstripe *sw, int64_t *after, int batch_no,
+			   size_t *rows, struct ct_error *err)
 {
-	char after_s[24], n_s[24];
+	struct ct_store *s = sw->s;
+	const struct rescore_run *x = sw->run;
+	const char *job = x->job, *cause = x->cause;
+	enum mode m = x->m;
+	const struct ct_rescore_opts *o = x->o;
+	int64_t now_ms = x->now_ms;
+	int settings_version = x->settings_version;
+	char after_s[24], n_s[24], upto_s[24];
 	snprintf(after_s, sizeof after_s, "%" PRId64, *after);
-	snprintf(n_s, sizeof n_s, "%zu", n);
-	const char *fp[] = {job, mode_names[m], after_s, n_s};
+	snprintf(n_s, sizeof n_s, "%zu", x->n);
+	snprintf(upto_s, sizeof upto_s, "%" PRId64, sw->hi);
+	const char *fp[] = {job, mode_names[m], after_s, n_s,
+			    sw->hi == INT64_MAX ? NULL : upto_s};
 	PGresult *r = NULL, *imp = NULL;
 	struct st_buf ids = {0}, scores = {0}, classes = {0};
 	*rows = 0;
 	ct_status st = st_exec(s, "rescore", "BEGIN", 0, NULL, NULL, err);
 	if (st != CT_OK)
 		return st;
-	if ((st = st_exec(s, "rescore", fetch_sql, 4, fp, &r, err)) != CT_OK)
+	if ((st = st_exec(s, "rescore", fetch_sql, 5, fp, &r, err)) != CT_OK)
 		goto fail;
 	if ((st = check_columns(r, err)) != CT_OK)
 		goto fail;
@@ -429,8 +464,8 @@ static ct_status run_batch(struct ct_store *s, const char *job, enum mode m,
 		goto out;
 	*rows = (size_t)count;
 	*after = max_page;
-	*changed += ch;
-	*unranked += unr;
+	sw->changed += ch;
+	sw->unranked += unr;
 	goto out;
 fail:
 	PQclear(r);
@@ -450,8 +485,46 @@ static void report(const struct ct_rescore_opts *o, size_t done, size_t total)
 		o->progress(o->progress_ctx, done, total);
 }
 
+/* Stripe w's batches until none is left, a cancel, an error, or
+ * another stripe's error. */
+static void *stripe_run(void *arg)
+{
+	struct rstripe *w = arg;
+	struct rescore_run *x = w->run;
+	int64_t after = w->lo;
+	w->st = CT_OK;
+	for (;;) {
+		if (x->o->cancel && atomic_load(x->o->cancel)) {
+			w->cancelled = true;
+			break;
+		}
+		if (atomic_load(&x->failed))
+			break;
+		pthread_mutex_lock(&x->lock);
+		int batch_no = ++x->batch_no;
+		pthread_mutex_unlock(&x->lock);
+		size_t rows;
+		w->st = run_batch(w, &after, batch_no, &rows, &w->err);
+		if (w->st != CT_OK) {
+			atomic_store(&x->failed, 1);
+			break;
+		}
+		if (rows == 0)
+			break;
+		w->done += rows;
+		w->batches++;
+		pthread_mutex_lock(&x->lock);
+		x->done += rows;
+		report(x->o, x->done, x->done > x->total ? x->done : x->total);
+		pthread_mutex_unlock(&x->lock);
+	}
+	return NULL;
+}
+
 /* The rescore loop shared by ct_store_job_rescore and
- * ct_store_job_set_mode; cause names it in the audit rows. */
+ * ct_store_job_set_mode; cause names it in the audit rows. With extra
+ * connections the job's page ids are cut into stripes, one a
+ * connection, each on its own thread (st_parallel). */
 static ct_status rescore(struct ct_store *s, int64_t job_id,
 			 const struct ct_rescore_opts *o, const char *cause,
 			 struct ct_rescore_result *res, struct ct_error *err)
@@ -466,10 +539,10 @@ static ct_status rescore(struct ct_store *s, int64_t job_id,
 	if (n > RESCORE_BATCH_MAX)
 		return ct_error_set(err, CT_ERANGE, "rescore: batch size %zu is "
 				    "outside 1..%d", n, RESCORE_BATCH_MAX);
-	if (PQtransactionStatus(s->conn) != PQTRANS_IDLE)
-		return ct_error_set(err, CT_EINVAL, "rescore: the connection is "
-				    "inside a transaction; a rescore commits "
-				    "batch by batch on its own");
+	ct_status st = st_conns_check(s, o->extra, o->n_extra,
+				      CT_RESCORE_MAX_CONNS, "rescore", err);
+	if (st != CT_OK)
+		return st;
 	int64_t now_ms = o->now_ms ? o->now_ms : wall_ms();
 
 	char job[24];
@@ -477,10 +550,9 @@ static ct_status rescore(struct ct_store *s, int64_t job_id,
 	const char *sp[] = {job};
 	PGresult *r;
 	/* now(): when it began, for rescore_finish (0027) */
-	ct_status st = st_exec(s, "rescore", "SELECT mode, total, "
-			       "settings_version, now()::text FROM "
-			       "crawltop.rescore_start($1::bigint)", 1, sp, &r,
-			       err);
+	st = st_exec(s, "rescore", "SELECT mode, total, settings_version, "
+		     "now()::text FROM crawltop.rescore_start($1::bigint)", 1,
+		     sp, &r, err);
 	if (st != CT_OK)
 		return st;
 	enum mode m = M_COUNT;
@@ -498,26 +570,51 @@ static ct_status rescore(struct ct_store *s, int64_t job_id,
 				    "'%s', which this library does not know",
 				    job, res->mode);
 
-	report(o, 0, res->total);
-	int64_t after = 0;
-	for (int batch_no = 1;; batch_no++) {
-		if (o->cancel && atomic_load(o->cancel)) {
-			res->cancelled = true;
-			return CT_OK;
-		}
-		size_t rows;
-		st = run_batch(s, job, m, o, now_ms, n, &after, batch_no,
-			       res->settings_version, cause, &rows,
-			       &res->changed, &res->unranked, err);
+	/* the stripes: the job's unfinished page ids (the ends of its
+	 * (job_id, page_id) range) cut into equal parts; the last one has
+	 * no end, for pages added meanwhile */
+	size_t nconn = 1 + o->n_extra;
+	int64_t lo = 0, hi = 0;
+	if (nconn > 1) {
+		st = st_exec(s, "rescore", "SELECT coalesce(min(page_id), 1) - 1, "
+			     "coalesce(max(page_id), 0) FROM crawltop.tasks "
+			     "WHERE job_id = $1::bigint AND status IN "
+			     "('pending', 'running')", 1, sp, &r, err);
 		if (st != CT_OK)
 			return st;
-		if (rows == 0)
-			break;
-		res->done += rows;
-		res->batches++;
-		report(o, res->done, res->done > res->total ? res->done
-							     : res->total);
+		lo = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+		hi = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+		PQclear(r);
 	}
+	struct rescore_run x = {.job = job, .m = m, .o = o, .now_ms = now_ms,
+				.n = n, .settings_version = res->settings_version,
+				.cause = cause, .total = res->total};
+	pthread_mutex_init(&x.lock, NULL);
+	atomic_init(&x.failed, 0);
+	struct rstripe w[CT_RESCORE_MAX_CONNS];
+	int64_t span = nconn > 1 ? (hi - lo) / (int64_t)nconn + 1 : 0;
+	for (size_t i = 0; i < nconn; i++) {
+		w[i] = (struct rstripe){.s = i ? o->extra[i - 1] : s, .run = &x};
+		w[i].lo = i == 0 ? 0 : lo + (int64_t)i * span;
+		w[i].hi = i == nconn - 1 ? INT64_MAX : lo + (int64_t)(i + 1) * span;
+	}
+	report(o, 0, res->total);
+	st_parallel(w, nconn, sizeof w[0], stripe_run);
+	pthread_mutex_destroy(&x.lock);
+	for (size_t i = 0; i < nconn; i++) {
+		res->done += w[i].done;
+		res->changed += w[i].changed;
+		res->unranked += w[i].unranked;
+		res->batches += w[i].batches;
+		res->cancelled |= w[i].cancelled;
+		if (st == CT_OK && w[i].st != CT_OK) {
+			st = w[i].st;
+			if (err)
+				*err = w[i].err;
+		}
+	}
+	if (st != CT_OK || res->cancelled)
+		return st;
 	if (res->done < res->total) /* tasks finished meanwhile */
 		report(o, res->done, res->done);
 	/* every unfinished task went through: the job's mark goes, unless

@@ -6,6 +6,7 @@
  * travel as parameters (PQexecParams), never inside SQL text. */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +138,47 @@ void st_retry_pause(int tries)
 	struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
+}
+
+#define ST_PARALLEL_MAX 16
+
+void st_parallel(void *items, size_t n, size_t size, void *(*fn)(void *))
+{
+	char *it = items;
+	pthread_t th[ST_PARALLEL_MAX];
+	bool started[ST_PARALLEL_MAX] = {false};
+	for (size_t i = 1; i < n && i < ST_PARALLEL_MAX; i++)
+		started[i] = pthread_create(&th[i], NULL, fn, it + i * size) == 0;
+	for (size_t i = 1; i < n; i++)
+		if (i >= ST_PARALLEL_MAX || !started[i])
+			fn(it + i * size); /* no thread: here, in turn */
+	if (n > 0)
+		fn(it);
+	for (size_t i = 1; i < n && i < ST_PARALLEL_MAX; i++)
+		if (started[i])
+			pthread_join(th[i], NULL);
+}
+
+ct_status st_conns_check(struct ct_store *s, struct ct_store *const *extra,
+			 size_t n_extra, size_t max, const char *what,
+			 struct ct_error *err)
+{
+	if (n_extra + 1 > max)
+		return ct_error_set(err, CT_ERANGE, "%s: %zu connections, at "
+				    "most %zu", what, n_extra + 1, max);
+	for (size_t i = 0; i < n_extra; i++)
+		if (!extra || !extra[i] || extra[i] == s)
+			return ct_error_set(err, CT_EINVAL, "%s: extra connection "
+					    "%zu is missing or is the main one",
+					    what, i + 1);
+	for (size_t i = 0; i <= n_extra; i++)
+		if (PQtransactionStatus((i ? extra[i - 1] : s)->conn) !=
+		    PQTRANS_IDLE)
+			return ct_error_set(err, CT_EINVAL, "%s: the connection "
+					    "is inside a transaction; a %s "
+					    "commits batch by batch on its own",
+					    what, what);
+	return CT_OK;
 }
 
 struct ct_store_canceller *ct_store_canceller_new(struct ct_store *s)

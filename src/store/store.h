@@ -358,7 +358,18 @@ struct ct_rescore_opts {
 	 * stays marked after a rescore that names no version or an older
 	 * one (0030) */
 	int settings_version;
+	/* More connections to rescore with in parallel (n_extra of them,
+	 * each its own ct_store, none the main one; borrowed): the job's
+	 * page ids are cut into 1 + n_extra stripes, each rescored batch by
+	 * batch on its own thread and connection (0036). The progress
+	 * callback is then called from those threads too, one call at a
+	 * time. */
+	struct ct_store *const *extra;
+	size_t n_extra;
 };
+
+/* At most this many connections (the main one included) rescore at once. */
+#define CT_RESCORE_MAX_CONNS 16
 
 struct ct_rescore_result {
 	char mode[16];     /* the mode the tasks were scored for */

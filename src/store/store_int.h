@@ -60,6 +60,20 @@ ct_status st_exec(struct ct_store *s, const char *what, const char *sql,
  * deadlocked with (woken by the rollback) takes it, and deadlocks anew. */
 void st_retry_pause(int tries);
 
+/* Runs fn on each of the n items (each `size` bytes, in one array): item
+ * 0 on this thread, the others on threads of their own (in turn on this
+ * one when a thread cannot start); returns when all are done. The work
+ * of a run on several connections (rank's and rescore's stripes). */
+void st_parallel(void *items, size_t n, size_t size, void *(*fn)(void *));
+
+/* Checks the extra connections of a run on several (rank, rescore): at
+ * most max - 1 of them, each given, none the main one s, and all of them
+ * and s outside a transaction (a run commits batch by batch). what names
+ * the run in the message. */
+ct_status st_conns_check(struct ct_store *s, struct ct_store *const *extra,
+			 size_t n_extra, size_t max, const char *what,
+			 struct ct_error *err);
+
 /* Growable string for building parameter VALUES (never SQL text). */
 struct st_buf {
 	char *p;

@@ -10,8 +10,9 @@
  * change rescored with the same machinery moves scores and classes; an
  * operator's boost or demotion outlives every rescore (a settings change,
  * a mode change, a ranking run) and a duplicate's raise at enqueue; a
- * rescore runs beside claiming workers; bad input is refused with a clear
- * message and nothing changed. */
+ * rescore runs beside claiming workers; several connections rescore each
+ * task once, as one does; bad input is refused with a clear message and
+ * nothing changed. */
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -960,11 +961,99 @@ static void bad_inputs_refused(void **state)
 	free(t);
 }
 
+/* With three connections (0036: the job's page ids in three stripes, each
+ * on its own thread) a rescore gives every task the score one connection
+ * gives, fetches each unfinished task exactly once (the audit rows of its
+ * batches count 300, the running ones among them), reports progress that
+ * never goes back and ends at the total; a cancel stops every stripe
+ * between batches, leaving whole batches rescored and the rest as they
+ * were; extra connections that are the main one or inside a transaction
+ * are refused before anything is written. */
+static void stripes_rescore_each_task_once(void **state)
+{
+	struct ct_store *s = *state, *x[2];
+	struct ct_error err = {{0}};
+	struct fixture f;
+	make_job(s, &f, "stripes", 300);
+	struct ct_claim c;
+	assert_int_equal(ct_store_claim(s, "w", f.job, 2, 0, &c, &err), CT_OK);
+	assert_int_equal(c.n, 2);
+	mark_ranked(s, f.job, NULL);
+	for (int i = 0; i < 2; i++)
+		if (ct_store_open(pgt_dsn("ct_rescore"), &x[i], &err) != CT_OK)
+			fail_msg("%s", err.msg);
+	static const char *const modes[] = {"hierarchy", "frontier",
+		"discovery", "freshness", "fifo"};
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		struct progress p = {.n = 0};
+		struct ct_rescore_opts o = opts(&f, 7, &p);
+		o.extra = x;
+		o.n_extra = 2;
+		struct ct_rescore_result r;
+		long long last = pgt_int(s, "SELECT coalesce(max(id), 0) FROM "
+					 "crawltop.audit_log");
+		if (ct_store_job_set_mode(s, f.job, modes[i], &o, &r, &err) != CT_OK)
+			fail_msg("%s: %s", modes[i], err.msg);
+		assert_int_equal(r.total, 300);
+		assert_int_equal(r.done, 300);
+		assert_true(r.batches >= 300 / 7);
+		assert_false(r.cancelled);
+		check_scores(s, &f, modes[i], 300);
+		check_progress(&p, 300, p.n);
+		char sql[256];
+		snprintf(sql, sizeof sql, "SELECT sum((after->>'tasks')::int) FROM "
+			 "crawltop.audit_log WHERE action = 'tasks.rescore' AND "
+			 "id > %lld", last);
+		assert_int_equal(pgt_int(s, sql), 300);
+		/* the mark of the mode change is gone (rescore_finish) */
+		const char *pj[] = {num(f.job)};
+		char *t = pgt_text(s, "SELECT rescore_needed_at IS NULL FROM "
+				   "crawltop.jobs WHERE id = $1", 1, pj);
+		assert_string_equal(t, "t");
+		free(t);
+	}
+	/* a cancel after 60 tasks: the stripes stop between batches */
+	atomic_int cancel = 0;
+	struct progress p = {.n = 0, .cancel = &cancel, .cancel_at = 60};
+	struct ct_rescore_opts o = opts(&f, 10, &p);
+	o.extra = x;
+	o.n_extra = 2;
+	struct ct_rescore_result r;
+	assert_int_equal(ct_store_job_set_mode(s, f.job, "hierarchy", &o, &r,
+					       &err), CT_OK);
+	assert_true(r.cancelled);
+	assert_true(r.done >= 60 && r.done < 300 && r.done % 10 == 0);
+	const char *pj[] = {num(f.job)};
+	char *t = pgt_text(s, "SELECT count(*) FILTER (WHERE score = 50) || '/' "
+			   "|| count(*) FILTER (WHERE score = 0) FROM "
+			   "crawltop.tasks WHERE job_id = $1", 1, pj);
+	char want[32];
+	snprintf(want, sizeof want, "%zu/%zu", r.done, 300 - r.done);
+	assert_string_equal(t, want);
+	free(t);
+	/* refused before anything is written */
+	struct ct_store *bad[2] = {x[0], s};
+	o = opts(&f, 10, NULL);
+	o.extra = bad;
+	o.n_extra = 2;
+	assert_int_equal(ct_store_job_rescore(s, f.job, &o, &r, &err), CT_EINVAL);
+	assert_non_null(strstr(err.msg, "is missing or is the main one"));
+	pgt_exec(x[1], "BEGIN");
+	o.extra = x;
+	assert_int_equal(ct_store_job_rescore(s, f.job, &o, &r, &err), CT_EINVAL);
+	assert_non_null(strstr(err.msg, "inside a transaction"));
+	pgt_exec(x[1], "ROLLBACK");
+	ct_claim_free(&c);
+	for (int i = 0; i < 2; i++)
+		ct_store_close(x[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(modes_switched_and_rescored, fresh, close_store),
 		cmocka_unit_test_setup_teardown(cancel_between_batches, fresh, close_store),
+		cmocka_unit_test_setup_teardown(stripes_rescore_each_task_once, fresh, close_store),
 		cmocka_unit_test_setup_teardown(settings_change_rescore, fresh, close_store),
 		cmocka_unit_test_setup_teardown(adjustments_survive_rescores, fresh, close_store),
 		cmocka_unit_test_setup_teardown(duplicate_raise_keeps_adjustment, fresh, close_store),
