@@ -32,7 +32,7 @@ static const struct job_sub {
 	{"create", 1, "NAME", JOB_OPT_DOMAIN | JOB_OPT_PRIORITY | JOB_OPT_MODE,
 	 job_create},
 	{"set-priority", 2, "JOB PRIORITY", 0, job_set_priority},
-	{"set-mode", 2, "JOB MODE", 0, job_set_mode},
+	{"set-mode", 2, "JOB MODE", JOB_OPT_CONNECTIONS, job_set_mode},
 	{"pause", 1, "JOB", 0, job_pause},
 	{"resume", 1, "JOB", 0, job_resume},
 	{"cancel", 1, "JOB", JOB_OPT_YES, job_cancel},
@@ -45,7 +45,8 @@ static const struct job_sub {
 /* The long names of the options, in enum job_opt bit order. */
 static const char *const opt_names[] = {"--domain", "--priority", "--mode",
 					"--yes", "--prefix", "--by",
-					"--demote", "--pattern", "--dry-run"};
+					"--demote", "--pattern", "--dry-run",
+					"--connections"};
 
 /* `job list`: one line per job with its task counts. */
 static int job_list(const struct job_args *a)
@@ -194,6 +195,7 @@ static int parse(int argc, char **argv, struct job_args *a)
 		{"demote", no_argument, NULL, 'x'},
 		{"pattern", required_argument, NULL, 'G'},
 		{"dry-run", no_argument, NULL, 'n'},
+		{"connections", required_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -211,6 +213,7 @@ static int parse(int argc, char **argv, struct job_args *a)
 		case 'x': a->demote = 1; a->given |= JOB_OPT_DEMOTE; break;
 		case 'G': a->pattern = optarg; a->given |= JOB_OPT_PATTERN; break;
 		case 'n': a->dry_run = 1; a->given |= JOB_OPT_DRY_RUN; break;
+		case 'c': a->connections = optarg; a->given |= JOB_OPT_CONNECTIONS; break;
 		default:
 			return -1;
 		}
@@ -307,14 +310,18 @@ const struct cli_cmd cli_cmd_job = {
 		"                             freshness, importance (default)\n"
 		"  job set-priority JOB P     1..10, 1 the most urgent; 0 and 11\n"
 		"                             are refused, never clamped\n"
-		"  job set-mode JOB MODE      change how its tasks are scored and\n"
+		"  job set-mode JOB MODE [--connections N]\n"
+		"                             change how its tasks are scored and\n"
 		"                             rescore the unfinished ones with the\n"
 		"                             store's current engine settings\n"
 		"                             (crawltop settings get), as the\n"
-		"                             console does; its running crawlers\n"
-		"                             keep enqueueing and claiming (with\n"
-		"                             or without scores), and it says\n"
-		"                             what the new mode makes of them\n"
+		"                             console does, on N connections in\n"
+		"                             parallel (1..16, default 2), each a\n"
+		"                             stripe of the job's pages; its\n"
+		"                             running crawlers keep enqueueing and\n"
+		"                             claiming (with or without scores),\n"
+		"                             and it says what the new mode makes\n"
+		"                             of them\n"
 		"  job pause JOB              hold its pending tasks back\n"
 		"  job resume JOB             hand them out again\n"
 		"  job cancel JOB --yes       skip its pending tasks for good;\n"

@@ -15,6 +15,7 @@ enum job_opt {
 	JOB_OPT_DEMOTE = 1u << 6,
 	JOB_OPT_PATTERN = 1u << 7,
 	JOB_OPT_DRY_RUN = 1u << 8,
+	JOB_OPT_CONNECTIONS = 1u << 9,
 };
 
 /* The parsed command line: option values (NULL when absent) and the
@@ -22,6 +23,7 @@ enum job_opt {
 struct job_args {
 	const char *dsn;
 	const char *domain, *priority, *mode, *prefix, *by, *pattern;
+	const char *connections;
 	int yes, demote, dry_run;
 	unsigned given;       /* enum job_opt bits seen */
 	char **pos;

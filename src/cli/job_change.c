@@ -100,7 +100,11 @@ int job_set_mode(const struct job_args *a)
 	struct ct_settings set;
 	int version;
 	const char *mode = a->pos[1];
-	if (db_parse_mode("job", mode) != 0)
+	long nconn = 2;
+	if (db_parse_mode("job", mode) != 0 ||
+	    (a->connections && db_parse_long("job", "--connections",
+					     a->connections, 1,
+					     CT_RESCORE_MAX_CONNS, &nconn) != 0))
 		return DB_EXIT_USAGE;
 	struct ct_store *s;
 	struct ct_job_info j;
@@ -115,7 +119,20 @@ int job_set_mode(const struct job_args *a)
 		return DB_EXIT_FAIL;
 	}
 	o.settings_version = version;
+	struct ct_store *extra[CT_RESCORE_MAX_CONNS];
+	size_t n_extra = 0;
+	for (; n_extra + 1 < (size_t)nconn; n_extra++)
+		if (db_open("job", a->dsn, &extra[n_extra]) != 0) {
+			while (n_extra > 0)
+				ct_store_close(extra[--n_extra]);
+			ct_store_close(s);
+			return DB_EXIT_FAIL;
+		}
+	o.extra = extra;
+	o.n_extra = n_extra;
 	ct_status st = ct_store_job_set_mode(s, j.id, mode, &o, &r, &err);
+	while (n_extra > 0)
+		ct_store_close(extra[--n_extra]);
 	ct_store_close(s);
 	if (st != CT_OK) {
 		if (strcmp(r.mode, mode) == 0)

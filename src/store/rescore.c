@@ -571,9 +571,13 @@ static ct_status rescore(struct ct_store *s, int64_t job_id,
 				    job, res->mode);
 
 	/* the stripes: the job's unfinished page ids (the ends of its
-	 * (job_id, page_id) range) cut into equal parts; the last one has
-	 * no end, for pages added meanwhile */
+	 * (job_id, page_id) range) cut into equal parts, each of at least
+	 * stripe_min tasks; the last one has no end, for pages added
+	 * meanwhile */
 	size_t nconn = 1 + o->n_extra;
+	size_t least = o->stripe_min ? o->stripe_min : CT_RESCORE_STRIPE_MIN;
+	if (res->total / least < nconn)
+		nconn = res->total / least > 1 ? res->total / least : 1;
 	int64_t lo = 0, hi = 0;
 	if (nconn > 1) {
 		st = st_exec(s, "rescore", "SELECT coalesce(min(page_id), 1) - 1, "

@@ -366,10 +366,18 @@ struct ct_rescore_opts {
 	 * time. */
 	struct ct_store *const *extra;
 	size_t n_extra;
+	/* Tasks a stripe at least (0: CT_RESCORE_STRIPE_MIN): a job with
+	 * fewer unfinished tasks than this many for each connection is
+	 * rescored on fewer connections (one below it), whose batches are
+	 * then those of one connection. */
+	size_t stripe_min;
 };
 
 /* At most this many connections (the main one included) rescore at once. */
 #define CT_RESCORE_MAX_CONNS 16
+/* A second connection pays for its connect and its thread from about
+ * this many tasks on (doc/PERFORMANCE.md, "Rescore"). */
+#define CT_RESCORE_STRIPE_MIN 50000
 
 struct ct_rescore_result {
 	char mode[16];     /* the mode the tasks were scored for */

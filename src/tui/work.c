@@ -32,8 +32,13 @@ struct tw {
 	struct tw_progress prog;
 	struct tw_result res;
 	int finished;             /* res is complete */
-	/* stops the thread's statement; tw_cancel takes it (once) */
-	struct ct_store_canceller *canceller;
+	/* stop the thread's statements (its connection's, and the second
+	 * connection's of a rescore); tw_cancel takes them (once) */
+	struct ct_store_canceller *canceller, *canceller2;
+	/* the thread's second connection for rescores (ct_rescore_opts.extra:
+	 * a rescore in two stripes), NULL when it could not be opened; the
+	 * thread's own */
+	struct ct_store *x;
 };
 
 static double mono(void)
@@ -97,26 +102,30 @@ void tw_cancel(struct tw *w)
 	atomic_store(&w->cancel, 1);
 	pthread_mutex_lock(&w->lock);
 	w->prog.cancelling = true;
-	struct ct_store_canceller *c = w->canceller;
-	w->canceller = NULL;
+	struct ct_store_canceller *cs[2] = {w->canceller, w->canceller2};
+	w->canceller = w->canceller2 = NULL;
 	pthread_mutex_unlock(&w->lock);
 	/* the flag stops the work between statements; the request stops the
 	 * statement running now (a lock wait, a batch): it is rolled back */
-	pthread_t th;
-	pthread_attr_t a;
-	if (c && pthread_attr_init(&a) == 0) {
-		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		if (pthread_create(&th, &a, send_cancel, c) == 0)
-			c = NULL;
-		pthread_attr_destroy(&a);
+	for (int i = 0; i < 2; i++) {
+		pthread_t th;
+		pthread_attr_t a;
+		if (cs[i] && pthread_attr_init(&a) == 0) {
+			pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+			if (pthread_create(&th, &a, send_cancel, cs[i]) == 0)
+				cs[i] = NULL;
+			pthread_attr_destroy(&a);
+		}
+		ct_store_canceller_free(cs[i]);
 	}
-	ct_store_canceller_free(c);
 }
 
-/* Whether the thread's last call failed because x stopped it. */
+/* Whether the thread's last call failed because x stopped it (on its
+ * connection, or a rescore's second). */
 static bool stopped_by_x(struct tw *w, struct ct_store *s)
 {
-	return atomic_load(&w->cancel) && ct_store_cancelled(s);
+	return atomic_load(&w->cancel) &&
+	       (ct_store_cancelled(s) || (w->x && ct_store_cancelled(w->x)));
 }
 
 /* ---- the thread ------------------------------------------------------- */
@@ -162,6 +171,7 @@ static ct_status rescore_one(struct tw *w, struct ct_store *s, int64_t job,
 		.settings = set, .settings_version = version,
 		.batch = TW_RESCORE_BATCH,
 		.progress = on_progress, .progress_ctx = w, .cancel = &w->cancel,
+		.extra = &w->x, .n_extra = w->x ? 1 : 0,
 	};
 	memset(rr, 0, sizeof *rr);
 	ct_status st = mode ? ct_store_job_set_mode(s, job, mode, &o, rr, err)
@@ -170,6 +180,26 @@ static ct_status rescore_one(struct tw *w, struct ct_store *s, int64_t job,
 	res->changed += rr->changed;
 	res->cancelled |= rr->cancelled;
 	return st;
+}
+
+/* A second connection for a rescore's second stripe, with the worker's
+ * statement timeout and a canceller x also uses; none (one stripe) when
+ * it cannot be opened: the rescore then runs on one connection. */
+static void open_second(struct tw *w)
+{
+	struct ct_error err;
+	char sql[64];
+	snprintf(sql, sizeof sql, "SET statement_timeout = %d", w->timeout_ms);
+	if (ct_store_open_as(w->dsn, TUI_APP_NAME, &w->x, &err) != CT_OK ||
+	    ct_store_exec(w->x, "worker session", sql, &err) != CT_OK) {
+		ct_store_close(w->x);
+		w->x = NULL;
+		return;
+	}
+	struct ct_store_canceller *c = ct_store_canceller_new(w->x);
+	pthread_mutex_lock(&w->lock);
+	w->canceller2 = c;
+	pthread_mutex_unlock(&w->lock);
 }
 
 static void run_preview(struct tw *w, struct ct_store *s, struct tw_result *res)
@@ -330,6 +360,8 @@ static void *run(void *arg)
 		snprintf(res->msg, sizeof res->msg, "stopped before it began; "
 			 "nothing changed");
 	} else {
+		if (w->req.kind == TW_MODE || w->req.kind == TW_APPLY)
+			open_second(w);
 		switch (w->req.kind) {
 		case TW_PREVIEW: run_preview(w, s, res); break;
 		case TW_MODE: run_mode(w, s, res); break;
@@ -338,10 +370,13 @@ static void *run(void *arg)
 		}
 	}
 	pthread_mutex_lock(&w->lock);
-	struct ct_store_canceller *c = w->canceller;
-	w->canceller = NULL;
+	struct ct_store_canceller *c = w->canceller, *c2 = w->canceller2;
+	w->canceller = w->canceller2 = NULL;
 	pthread_mutex_unlock(&w->lock);
 	ct_store_canceller_free(c);
+	ct_store_canceller_free(c2);
+	ct_store_close(w->x);
+	w->x = NULL;
 	ct_store_close(s);
 	res->secs = mono() - t0;
 out:

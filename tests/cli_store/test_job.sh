@@ -166,6 +166,13 @@ run job create other
 ok_eq "create without --domain: exit 2" "$RC" 2
 run job set-mode news bogus
 ok_eq "set-mode bogus: exit 2" "$RC" 2
+for n in 0 x 17; do
+	run job set-mode news fifo --connections $n
+	ok_eq "set-mode --connections $n: exit 2" "$RC" 2
+done
+ok_match "set-mode --connections 17: the range" "$OUT" '1\.\.16'
+run job pause news --connections 2
+ok_match "--connections belongs to set-mode only" "$OUT" '--connections does not apply to job pause'
 run job resume news
 ok_eq "resume a running job: exit 1" "$RC" 1
 ok_match "resume a running job: the transition is named" "$OUT" 'is not paused: cannot resume'
@@ -397,14 +404,14 @@ ok_eq "adjust: boosted to 93, demoted to 63" "$(scores fresh)" \
 	"/library/a 93.0000 P0; /library/b 93.0000 P0; /news 63.0000 P1"
 run settings set frontier.types.nav 11
 ok_eq "adjust: a settings change (not of freshness): exit 0" "$RC" 0
-run job set-mode fresh freshness
-ok_match "adjust: the rescore changes no task" "$OUT" \
+run job set-mode fresh freshness --connections 3
+ok_match "adjust: the rescore changes no task (three connections)" "$OUT" \
 	'mode freshness -> freshness; 3 unfinished tasks rescored with settings v[0-9]+, 0 changed$'
 ok_eq "adjust: the boost and the demotion outlive it" "$(scores fresh)" \
 	"/library/a 93.0000 P0; /library/b 93.0000 P0; /news 63.0000 P1"
 run settings set freshness.never 5
-run job set-mode fresh freshness
-ok_match "adjust: a freshness change rescores every task" "$OUT" '3 changed$'
+run job set-mode fresh freshness --connections 1
+ok_match "adjust: a freshness change rescores every task (one connection)" "$OUT" '3 changed$'
 ok_eq "adjust: the new mode score plus the points (50 + 5 + 8 = 63)" \
 	"$(scores fresh)" "/library/a 83.0000 P0; /library/b 83.0000 P0; /news 53.0000 P2"
 run explain /library/a --job fresh

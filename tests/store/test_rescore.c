@@ -962,7 +962,8 @@ static void bad_inputs_refused(void **state)
 }
 
 /* With three connections (0036: the job's page ids in three stripes, each
- * on its own thread) a rescore gives every task the score one connection
+ * on its own thread, at least stripe_min tasks each; fewer connections
+ * below that) a rescore gives every task the score one connection
  * gives, fetches each unfinished task exactly once (the audit rows of its
  * batches count 300, the running ones among them), reports progress that
  * never goes back and ends at the total; a cancel stops every stripe
@@ -989,6 +990,7 @@ static void stripes_rescore_each_task_once(void **state)
 		struct ct_rescore_opts o = opts(&f, 7, &p);
 		o.extra = x;
 		o.n_extra = 2;
+		o.stripe_min = 100;
 		struct ct_rescore_result r;
 		long long last = pgt_int(s, "SELECT coalesce(max(id), 0) FROM "
 					 "crawltop.audit_log");
@@ -996,7 +998,8 @@ static void stripes_rescore_each_task_once(void **state)
 			fail_msg("%s: %s", modes[i], err.msg);
 		assert_int_equal(r.total, 300);
 		assert_int_equal(r.done, 300);
-		assert_true(r.batches >= 300 / 7);
+		/* one connection takes ceil(300 / 7) = 43 batches */
+		assert_true(r.batches >= 44);
 		assert_false(r.cancelled);
 		check_scores(s, &f, modes[i], 300);
 		check_progress(&p, 300, p.n);
@@ -1012,12 +1015,23 @@ static void stripes_rescore_each_task_once(void **state)
 		assert_string_equal(t, "t");
 		free(t);
 	}
+	/* below stripe_min tasks a connection, one connection does it all */
+	struct ct_rescore_opts o1 = opts(&f, 7, NULL);
+	o1.extra = x;
+	o1.n_extra = 2;
+	o1.stripe_min = 1000;
+	struct ct_rescore_result r1;
+	if (ct_store_job_set_mode(s, f.job, "frontier", &o1, &r1, &err) != CT_OK)
+		fail_msg("frontier: %s", err.msg);
+	assert_int_equal(r1.done, 300);
+	assert_int_equal(r1.batches, 43);
 	/* a cancel after 60 tasks: the stripes stop between batches */
 	atomic_int cancel = 0;
 	struct progress p = {.n = 0, .cancel = &cancel, .cancel_at = 60};
 	struct ct_rescore_opts o = opts(&f, 10, &p);
 	o.extra = x;
 	o.n_extra = 2;
+	o.stripe_min = 100;
 	struct ct_rescore_result r;
 	assert_int_equal(ct_store_job_set_mode(s, f.job, "hierarchy", &o, &r,
 					       &err), CT_OK);
@@ -1025,7 +1039,7 @@ static void stripes_rescore_each_task_once(void **state)
 	assert_true(r.done >= 60 && r.done < 300 && r.done % 10 == 0);
 	const char *pj[] = {num(f.job)};
 	char *t = pgt_text(s, "SELECT count(*) FILTER (WHERE score = 50) || '/' "
-			   "|| count(*) FILTER (WHERE score = 0) FROM "
+			   "|| count(*) FILTER (WHERE score <> 50) FROM "
 			   "crawltop.tasks WHERE job_id = $1", 1, pj);
 	char want[32];
 	snprintf(want, sizeof want, "%zu/%zu", r.done, 300 - r.done);
