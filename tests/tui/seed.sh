@@ -9,6 +9,10 @@
 #                   (its connection string) for the test.
 #   sql SQL         run SQL in $DB, print the rows unaligned
 #   ok_sql NAME SQL WANT [SECS]   TAP: poll until SQL returns WANT
+#   lock_rows NAME SELECT   a session (application ct_locker) runs SELECT
+#                   (rows FOR UPDATE) and holds them for 60 s or until
+#                   unlock; TAP: NAME once it holds them
+#   unlock          end that session (its locks go)
 . "$(dirname "${BASH_SOURCE[0]}")/../cli/pgq.sh"
 
 seed_db() {
@@ -58,4 +62,16 @@ ok_sql() { # NAME SQL WANT [SECS]
 		nap
 	done
 	ok_eq "$1" "$got" "$3"
+}
+
+lock_rows() { # NAME SELECT
+	PGAPPNAME=ct_locker psql -qAtd "$DB" -c "BEGIN" -c "$2" \
+		-c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
+	LOCKER=$!
+	ok_sql "$1" "SELECT count(*) FROM pg_stat_activity WHERE \
+application_name = 'ct_locker' AND query LIKE '%pg_sleep%'" 1
+}
+unlock() {
+	sql "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'ct_locker'" >/dev/null
+	wait "$LOCKER" 2>/dev/null
 }

@@ -20,18 +20,10 @@ ok_sql "a job of 100,000 pending tasks" "SELECT count(*) FROM crawltop.tasks WHE
 # one task in each stripe's first batch (the stripes cut the job's page
 # ids in two), locked by another session
 lock_both() {
-	PGAPPNAME=ct_locker psql -qAtd "$DB" -c "BEGIN" -c "SELECT id FROM \
+	lock_rows "a task of each stripe is locked" "SELECT id FROM \
 crawltop.tasks WHERE id IN (SELECT id FROM crawltop.tasks WHERE job_id = 4 \
 ORDER BY page_id OFFSET 100 LIMIT 1) OR id IN (SELECT id FROM crawltop.tasks \
-WHERE job_id = 4 ORDER BY page_id OFFSET 50100 LIMIT 1) FOR UPDATE" \
-		-c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
-	LOCKER=$!
-	ok_sql "a task of each stripe is locked" "SELECT count(*) FROM \
-pg_stat_activity WHERE application_name = 'ct_locker' AND query LIKE '%pg_sleep%'" 1
-}
-unlock() {
-	sql "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'ct_locker'" >/dev/null
-	wait "$LOCKER" 2>/dev/null
+WHERE job_id = 4 ORDER BY page_id OFFSET 50100 LIMIT 1) FOR UPDATE"
 }
 WAITING="SELECT count(*) FROM pg_stat_activity WHERE application_name = \
 'crawltop console' AND wait_event_type = 'Lock'"

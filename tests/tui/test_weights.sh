@@ -27,17 +27,9 @@ sql "SELECT crawltop.enqueue(4, (SELECT array_agg('/d/' || i) FROM generate_seri
 # (batches are page-id ranges of 5,000) until unlock; the rescore waits
 # there, its first batch committed.
 lock_batch2() {
-	PGAPPNAME=ct_locker psql -qAtd "$DB" -c "BEGIN" -c "SELECT 1 FROM \
+	lock_rows "a row of the second batch is locked" "SELECT 1 FROM \
 crawltop.tasks WHERE id = (SELECT id FROM crawltop.tasks WHERE job_id = 4 \
-ORDER BY page_id OFFSET 7500 LIMIT 1) FOR UPDATE" -c "SELECT pg_sleep(60)" \
-		>/dev/null 2>&1 &
-	LOCKER=$!
-	ok_sql "a row of the second batch is locked" "SELECT count(*) FROM \
-pg_stat_activity WHERE application_name = 'ct_locker' AND query LIKE '%pg_sleep%'" 1
-}
-unlock() {
-	sql "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'ct_locker'" >/dev/null
-	wait "$LOCKER" 2>/dev/null
+ORDER BY page_id OFFSET 7500 LIMIT 1) FOR UPDATE"
 }
 
 tm_start 100 30
