@@ -39,6 +39,17 @@ for c in 1 2; do
 		"crawltop rank --connections $c over 500 discovered URLs: median of 1 = $num s"
 done
 
+out=$(RESCORE_N=300 RESCORE_CONNS="1 2" "$here/bench_rescore.sh" "$build" 2>&1)
+ok_eq "bench_rescore: exit status" "$?" 0
+for c in 1 2; do
+	for m in hierarchy frontier; do
+		ok_match "bench_rescore: $c connection(s), $m: every task rescored" "$out" \
+			"run 1, $c connection\(s\), set-mode $m: $num s: .*300 unfinished tasks rescored"
+	done
+	ok_match "bench_rescore: median with $c connection(s)" "$out" \
+		"crawltop job set-mode --connections $c over 300 pending tasks: median of 2 = $num s"
+done
+
 out=$(URLS=500 RUNS=1 BASE_TASKS=500 "$here/bench_enqueue.sh" "$build" 2>&1)
 ok_eq "bench_enqueue: exit status" "$?" 0
 ok_match "bench_enqueue: every URL of the sitemap is a new task" "$out" \
