@@ -10,6 +10,38 @@
 -- p_upto_page ends a stripe, so no two connections fetch (and lock) the
 -- same task. NULL, the default, keeps 0021's function: callers that pass
 -- four arguments are unchanged. Everything else is 0021's text.
+--
+-- A batch holds its job's row for its transaction (rescore_lock_job,
+-- 0006: the mode cannot change under it). It took it FOR SHARE, which
+-- also kept out enqueue (FOR NO KEY UPDATE): with one connection an
+-- enqueue waited for a batch, but the batches of several stripes overlap,
+-- and share locks granted one after another, each compatible with the
+-- last, kept a waiting enqueue out until the whole rescore ended. Now
+-- FOR KEY SHARE: it still conflicts with lock_job's FOR UPDATE (mode,
+-- priority, state changes, boosts), so the mode stays fixed under a
+-- batch, and enqueues go on beside it (an enqueue that raises a task of
+-- a batch waits for that task's row, as before; a rescore in importance
+-- mode counts the job's pages as they stand). The operators' changes get
+-- their turn between the stripes' rounds of batches (rescore.c).
+CREATE OR REPLACE FUNCTION crawltop.rescore_lock_job(p_job_id bigint,
+		p_mode text)
+	RETURNS void LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	v_mode text;
+BEGIN
+	SELECT j.prioritization_mode INTO v_mode FROM crawltop.jobs j
+	WHERE j.id = p_job_id FOR KEY SHARE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'job % does not exist', coalesce(p_job_id::text, 'NULL')
+			USING ERRCODE = 'P0002';
+	END IF;
+	IF v_mode IS DISTINCT FROM p_mode THEN
+		RAISE EXCEPTION 'job % is now in % mode, not %: this rescore stops (the mode change runs its own)',
+			p_job_id, v_mode, crawltop.shown(p_mode) USING ERRCODE = '55000';
+	END IF;
+END $$;
+
 DROP FUNCTION crawltop.rescore_fetch(bigint, text, bigint, integer);
 
 CREATE FUNCTION crawltop.rescore_fetch(p_job_id bigint, p_mode text,
@@ -33,7 +65,8 @@ BEGIN
 	SELECT coalesce(array_agg(b.id), '{}') INTO v_ids FROM (
 		SELECT b.id FROM crawltop.tasks b
 		WHERE b.job_id = p_job_id AND b.page_id > coalesce(p_after_page, 0)
-		  AND (p_upto_page IS NULL OR b.page_id <= p_upto_page)
+		  -- one range of the index, also in a generic plan
+		  AND b.page_id <= coalesce(p_upto_page, 9223372036854775807)
 		  AND b.status IN ('pending', 'running')
 		ORDER BY b.page_id
 		LIMIT p_n) b;

@@ -336,11 +336,61 @@ struct rescore_run {
 	size_t n;                /* tasks a batch */
 	int settings_version;
 	const char *cause;
-	pthread_mutex_t lock;    /* done, total, batch_no; the progress calls */
+	pthread_mutex_t lock;    /* what follows; the progress calls */
 	size_t done, total;
 	int batch_no;
+	/* rounds: with several stripes, each runs one batch a round and the
+	 * next round begins when every stripe still working has committed
+	 * (round_end) */
+	pthread_cond_t round_end;
+	size_t active, arrived;
+	unsigned long round;
 	atomic_int failed;       /* a stripe failed: the others stop */
 };
+
+/* Between two rounds no stripe holds the job's row: a change waiting
+ * for it (lock_job's FOR UPDATE: a pause, a priority) gets it here. The
+ * stripes' batches overlap, and their locks, each compatible with the
+ * one before, would otherwise keep it out until the last batch. */
+#define ROUND_GAP_NS 2000000L
+
+/* A stripe waits at most this long for the others to end a round (one
+ * held up by a worker's row lock, or run in turn where a thread could
+ * not start): then it goes on alone. */
+#define ROUND_WAIT_S 1
+
+/* Stripe w is done with its round's batch: the last of the round to be
+ * (or a stripe leaving, done for good) begins the next round after the
+ * gap; the others wait for it, ROUND_WAIT_S at most. */
+static void round_done(struct rescore_run *x, bool leaving)
+{
+	pthread_mutex_lock(&x->lock);
+	if (leaving)
+		x->active--;
+	else
+		x->arrived++;
+	unsigned long round = x->round;
+	if (x->arrived >= x->active) {
+		pthread_mutex_unlock(&x->lock);
+		struct timespec gap = {0, ROUND_GAP_NS};
+		nanosleep(&gap, NULL);
+		pthread_mutex_lock(&x->lock);
+		x->arrived = 0;
+		x->round++;
+		pthread_cond_broadcast(&x->round_end);
+	} else if (!leaving) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += ROUND_WAIT_S;
+		int rc = 0;
+		while (x->round == round && rc == 0)
+			rc = pthread_cond_timedwait(&x->round_end, &x->lock,
+						    &until);
+		if (x->round == round) /* waited enough: not in this round */
+			x->arrived--;
+	}
+	pthread_mutex_unlock(&x->lock);
+}
 
 /* One stripe: the job's unfinished tasks of page ids in (lo, hi] (hi
  * INT64_MAX: no end), rescored batch by batch on one connection. */
@@ -492,6 +542,7 @@ static void *stripe_run(void *arg)
 	struct rstripe *w = arg;
 	struct rescore_run *x = w->run;
 	int64_t after = w->lo;
+	bool rounds = x->active > 1;
 	w->st = CT_OK;
 	for (;;) {
 		if (x->o->cancel && atomic_load(x->o->cancel)) {
@@ -517,7 +568,11 @@ static void *stripe_run(void *arg)
 		x->done += rows;
 		report(x->o, x->done, x->done > x->total ? x->done : x->total);
 		pthread_mutex_unlock(&x->lock);
+		if (rounds)
+			round_done(x, false);
 	}
+	if (rounds)
+		round_done(x, true);
 	return NULL;
 }
 
@@ -592,8 +647,15 @@ static ct_status rescore(struct ct_store *s, int64_t job_id,
 	}
 	struct rescore_run x = {.job = job, .m = m, .o = o, .now_ms = now_ms,
 				.n = n, .settings_version = res->settings_version,
-				.cause = cause, .total = res->total};
-	pthread_mutex_init(&x.lock, NULL);
+				.cause = cause, .total = res->total,
+				.active = nconn};
+	if (pthread_mutex_init(&x.lock, NULL) != 0)
+		return ct_error_set(err, CT_ENOMEM, "rescore: no mutex");
+	if (pthread_cond_init(&x.round_end, NULL) != 0) {
+		pthread_mutex_destroy(&x.lock);
+		return ct_error_set(err, CT_ENOMEM, "rescore: no condition "
+				    "variable");
+	}
 	atomic_init(&x.failed, 0);
 	struct rstripe w[CT_RESCORE_MAX_CONNS];
 	int64_t span = nconn > 1 ? (hi - lo) / (int64_t)nconn + 1 : 0;
@@ -604,6 +666,7 @@ static ct_status rescore(struct ct_store *s, int64_t job_id,
 	}
 	report(o, 0, res->total);
 	st_parallel(w, nconn, sizeof w[0], stripe_run);
+	pthread_cond_destroy(&x.round_end);
 	pthread_mutex_destroy(&x.lock);
 	for (size_t i = 0; i < nconn; i++) {
 		res->done += w[i].done;
@@ -657,10 +720,17 @@ ct_status ct_store_job_set_mode(struct ct_store *s, int64_t job_id,
 	if (!res)
 		res = &local;
 	memset(res, 0, sizeof *res);
+	/* extra connections the rescore would refuse: before the mode
+	 * changes */
+	ct_status st = o ? st_conns_check(s, o->extra, o->n_extra,
+					  CT_RESCORE_MAX_CONNS, "rescore", err)
+			 : CT_OK;
+	if (st != CT_OK)
+		return st;
 	char job[24];
 	snprintf(job, sizeof job, "%" PRId64, job_id);
 	const char *params[] = {job, mode};
-	ct_status st = st_exec(s, "set job mode",
+	st = st_exec(s, "set job mode",
 			       "SELECT crawltop.set_job_mode($1::bigint, $2)", 2,
 			       params, NULL, err);
 	if (st != CT_OK || !o)

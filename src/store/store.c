@@ -166,11 +166,22 @@ ct_status st_conns_check(struct ct_store *s, struct ct_store *const *extra,
 	if (n_extra + 1 > max)
 		return ct_error_set(err, CT_ERANGE, "%s: %zu connections, at "
 				    "most %zu", what, n_extra + 1, max);
-	for (size_t i = 0; i < n_extra; i++)
+	for (size_t i = 0; i < n_extra; i++) {
 		if (!extra || !extra[i] || extra[i] == s)
 			return ct_error_set(err, CT_EINVAL, "%s: extra connection "
 					    "%zu is missing or is the main one",
 					    what, i + 1);
+		for (size_t k = 0; k < i; k++)
+			if (extra[k] == extra[i])
+				return ct_error_set(err, CT_EINVAL, "%s: extra "
+						    "connections %zu and %zu are "
+						    "one", what, k + 1, i + 1);
+	}
+	for (size_t i = 0; i <= n_extra; i++)
+		if (PQstatus((i ? extra[i - 1] : s)->conn) != CONNECTION_OK)
+			return ct_error_set(err, CT_EIO, "%s: %s connection "
+					    "is lost", what, i ? "an extra" :
+					    "the");
 	for (size_t i = 0; i <= n_extra; i++)
 		if (PQtransactionStatus((i ? extra[i - 1] : s)->conn) !=
 		    PQTRANS_IDLE)

@@ -167,6 +167,10 @@ static ct_status rescore_one(struct tw *w, struct ct_store *s, int64_t job,
 			     int version, struct tw_result *res,
 			     struct ct_rescore_result *rr, struct ct_error *err)
 {
+	if (w->x && ct_store_lost(w->x)) { /* one connection from here on */
+		ct_store_close(w->x);
+		w->x = NULL;
+	}
 	struct ct_rescore_opts o = {
 		.settings = set, .settings_version = version,
 		.batch = TW_RESCORE_BATCH,
@@ -350,18 +354,20 @@ static void *run(void *arg)
 		w->canceller = c;
 		pthread_mutex_unlock(&w->lock);
 	}
+	/* a rescore's second connection (a failure to open it leaves one) */
+	if (res->st == CT_OK && !atomic_load(&w->cancel) &&
+	    (w->req.kind == TW_MODE || w->req.kind == TW_APPLY))
+		open_second(w);
 	if (res->st != CT_OK) {
 		snprintf(res->msg, sizeof res->msg, "%s", err.msg);
 	} else if (atomic_load(&w->cancel)) {
 		/* x while connecting (a server that does not answer): checked
-		 * after the canceller is in place, so an x from now on cancels
-		 * the statement and an earlier one is seen here */
+		 * after the cancellers are in place, so an x from now on
+		 * cancels the statements and an earlier one is seen here */
 		res->cancelled = true;
 		snprintf(res->msg, sizeof res->msg, "stopped before it began; "
 			 "nothing changed");
 	} else {
-		if (w->req.kind == TW_MODE || w->req.kind == TW_APPLY)
-			open_second(w);
 		switch (w->req.kind) {
 		case TW_PREVIEW: run_preview(w, s, res); break;
 		case TW_MODE: run_mode(w, s, res); break;

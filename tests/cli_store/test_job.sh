@@ -405,7 +405,7 @@ ok_eq "adjust: boosted to 93, demoted to 63" "$(scores fresh)" \
 run settings set frontier.types.nav 11
 ok_eq "adjust: a settings change (not of freshness): exit 0" "$RC" 0
 run job set-mode fresh freshness --connections 3
-ok_match "adjust: the rescore changes no task (three connections)" "$OUT" \
+ok_match "adjust: the rescore changes no task (--connections 3: one, below 50,000 tasks a connection)" "$OUT" \
 	'mode freshness -> freshness; 3 unfinished tasks rescored with settings v[0-9]+, 0 changed$'
 ok_eq "adjust: the boost and the demotion outlive it" "$(scores fresh)" \
 	"/library/a 93.0000 P0; /library/b 93.0000 P0; /news 63.0000 P1"

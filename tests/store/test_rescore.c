@@ -1002,7 +1002,8 @@ static void stripes_rescore_each_task_once(void **state)
 		assert_true(r.batches >= 44);
 		assert_false(r.cancelled);
 		check_scores(s, &f, modes[i], 300);
-		check_progress(&p, 300, p.n);
+		/* 0 first, then once a batch */
+		check_progress(&p, 300, 1 + (int)r.batches);
 		char sql[256];
 		snprintf(sql, sizeof sql, "SELECT sum((after->>'tasks')::int) FROM "
 			 "crawltop.audit_log WHERE action = 'tasks.rescore' AND "
@@ -1062,12 +1063,103 @@ static void stripes_rescore_each_task_once(void **state)
 		ct_store_close(x[i]);
 }
 
+/* A rescore in stripes while an operator and a crawler work on the job:
+ * each batch holds the job's row (its mode cannot change under it), and
+ * the stripes' batches overlap. An enqueue into the job goes through
+ * beside them (they hold the row FOR KEY SHARE, 0036), and a priority
+ * change (FOR UPDATE) gets its turn between two rounds of batches: both
+ * return while the rescore still has batches to run. */
+struct beside {
+	struct ct_store *s;
+	const struct fixture *f;
+	struct ct_store *const *x;
+	atomic_int go;              /* the rescore is under way */
+	atomic_int enqueued, moved; /* the crawler's and the operator's calls
+				     * returned */
+	size_t done_enqueued, done_moved; /* the rescore's progress then */
+	size_t done;
+	struct ct_rescore_result r;
+	ct_status st;
+	struct ct_error err;
+};
+
+static void beside_progress(void *ctx, size_t done, size_t total)
+{
+	struct beside *b = ctx;
+	(void)total;
+	b->done = done;
+	if (done >= 60)
+		atomic_store(&b->go, 1);
+	if (atomic_load(&b->enqueued) && !b->done_enqueued)
+		b->done_enqueued = done;
+	if (atomic_load(&b->moved) && !b->done_moved)
+		b->done_moved = done;
+}
+
+static void *beside_rescore(void *arg)
+{
+	struct beside *b = arg;
+	struct ct_rescore_opts o = opts(b->f, 40, NULL);
+	o.progress = beside_progress;
+	o.progress_ctx = b;
+	o.extra = b->x;
+	o.n_extra = 2;
+	o.stripe_min = 100;
+	b->st = ct_store_job_set_mode(b->s, b->f->job, "hierarchy", &o, &b->r,
+				      &b->err);
+	atomic_store(&b->go, 1);
+	return NULL;
+}
+
+static void stripes_leave_room_for_changes(void **state)
+{
+	struct ct_store *s = *state, *x[2], *e;
+	struct ct_error err = {{0}};
+	struct fixture f;
+	make_job(s, &f, "beside", 1000);
+	for (int i = 0; i < 2; i++)
+		if (ct_store_open(pgt_dsn("ct_rescore"), &x[i], &err) != CT_OK)
+			fail_msg("%s", err.msg);
+	if (ct_store_open(pgt_dsn("ct_rescore"), &e, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+	pgt_exec(e, "SET lock_timeout = '20s'");
+	struct beside b = {.s = s, .f = &f, .x = x};
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, beside_rescore, &b), 0);
+	while (!atomic_load(&b.go)) {
+		struct timespec t = {0, 1000000};
+		nanosleep(&t, NULL);
+	}
+	const char *p[] = {"/beside/new"};
+	pgt_enqueue(e, f.job, p, 1, NULL);
+	atomic_store(&b.enqueued, 1);
+	char sql[128];
+	snprintf(sql, sizeof sql, "SELECT crawltop.set_job_priority(%" PRId64
+		 ", 3)", f.job);
+	pgt_exec(e, sql);
+	atomic_store(&b.moved, 1);
+	pthread_join(th, NULL);
+	if (b.st != CT_OK)
+		fail_msg("rescore: %s", b.err.msg);
+	assert_true(b.r.done >= 1000);
+	/* both came back while batches were left to run */
+	if (!b.done_enqueued || b.done_enqueued >= b.r.done ||
+	    !b.done_moved || b.done_moved >= b.r.done)
+		fail_msg("the enqueue returned at %zu and the priority change at "
+			 "%zu tasks of %zu (0: after the last batch)",
+			 b.done_enqueued, b.done_moved, b.r.done);
+	for (int i = 0; i < 2; i++)
+		ct_store_close(x[i]);
+	ct_store_close(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(modes_switched_and_rescored, fresh, close_store),
 		cmocka_unit_test_setup_teardown(cancel_between_batches, fresh, close_store),
 		cmocka_unit_test_setup_teardown(stripes_rescore_each_task_once, fresh, close_store),
+		cmocka_unit_test_setup_teardown(stripes_leave_room_for_changes, fresh, close_store),
 		cmocka_unit_test_setup_teardown(settings_change_rescore, fresh, close_store),
 		cmocka_unit_test_setup_teardown(adjustments_survive_rescores, fresh, close_store),
 		cmocka_unit_test_setup_teardown(duplicate_raise_keeps_adjustment, fresh, close_store),

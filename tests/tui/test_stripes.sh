@@ -39,7 +39,9 @@ ok_sql "... on both of the console's connections at once" "$WAITING" 2
 tm_keys x
 ok_screen "x: stopped at once, nothing rescored" \
 	'job big: mode fifo; rescored 0 of 100000 tasks, stopped \(m, fifo again: the rest\)' 10
-ok_sql "... both statements cancelled, the locks still held" "$WAITING" 0
+ok_sql "... both statements cancelled" "$WAITING" 0
+ok_sql "... the locks still held" "SELECT count(*) FROM pg_stat_activity WHERE \
+application_name = 'ct_locker' AND query LIKE '%pg_sleep%'" 1
 ok_sql "... and no batch committed" "SELECT count(*) FROM crawltop.audit_log \
 WHERE action = 'tasks.rescore' AND job_id = 4" 0
 unlock
