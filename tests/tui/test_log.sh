@@ -85,7 +85,7 @@ tm_keys q
 ok_screen "any other key closes it" '^─ Jobs 3 of 3'
 
 # ---- scrolling: more messages than lines -------------------------------------
-for i in $(seq 1 14); do tm_keys ']' '['; done
+for i in $(seq 1 30); do tm_keys ']' '['; done
 # (each press says something: the change sent and done, or "still being
 # made" while the one before is in flight)
 ok_screen "the last change answered" 'job beta: .*(done|still being made)' 30
