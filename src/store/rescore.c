@@ -346,6 +346,12 @@ struct rescore_run {
 	size_t active, arrived;
 	unsigned long round;
 	atomic_int failed;       /* a stripe failed: the others stop */
+	int first_failed;        /* its index, -1 */
+	/* with several stripes, each stripe's canceller: the first failure
+	 * cancels the others' statements (one may wait on a row a worker
+	 * or an operator holds) */
+	struct ct_store_canceller *canceller[CT_RESCORE_MAX_CONNS];
+	size_t nconn;
 };
 
 /* Between two rounds no stripe holds the job's row: a change waiting
@@ -397,6 +403,7 @@ static void round_done(struct rescore_run *x, bool leaving)
 struct rstripe {
 	struct ct_store *s;
 	struct rescore_run *run;
+	size_t index;
 	int64_t lo, hi;
 	size_t done, changed, unranked, batches;
 	bool cancelled;
@@ -557,7 +564,15 @@ static void *stripe_run(void *arg)
 		size_t rows;
 		w->st = run_batch(w, &after, batch_no, &rows, &w->err);
 		if (w->st != CT_OK) {
+			pthread_mutex_lock(&x->lock);
+			bool first = x->first_failed < 0;
+			if (first)
+				x->first_failed = (int)w->index;
 			atomic_store(&x->failed, 1);
+			pthread_mutex_unlock(&x->lock);
+			for (size_t i = 0; first && i < x->nconn; i++)
+				if (i != w->index && x->canceller[i])
+					ct_store_canceller_send(x->canceller[i]);
 			break;
 		}
 		if (rows == 0)
@@ -648,7 +663,8 @@ static ct_status rescore(struct ct_store *s, int64_t job_id,
 	struct rescore_run x = {.job = job, .m = m, .o = o, .now_ms = now_ms,
 				.n = n, .settings_version = res->settings_version,
 				.cause = cause, .total = res->total,
-				.active = nconn};
+				.active = nconn, .first_failed = -1,
+				.nconn = nconn};
 	if (pthread_mutex_init(&x.lock, NULL) != 0)
 		return ct_error_set(err, CT_ENOMEM, "rescore: no mutex");
 	if (pthread_cond_init(&x.round_end, NULL) != 0) {
@@ -660,7 +676,10 @@ static ct_status rescore(struct ct_store *s, int64_t job_id,
 	struct rstripe w[CT_RESCORE_MAX_CONNS];
 	int64_t span = nconn > 1 ? (hi - lo) / (int64_t)nconn + 1 : 0;
 	for (size_t i = 0; i < nconn; i++) {
-		w[i] = (struct rstripe){.s = i ? o->extra[i - 1] : s, .run = &x};
+		w[i] = (struct rstripe){.s = i ? o->extra[i - 1] : s, .run = &x,
+					.index = i};
+		if (nconn > 1)
+			x.canceller[i] = ct_store_canceller_new(w[i].s);
 		w[i].lo = i == 0 ? 0 : lo + (int64_t)i * span;
 		w[i].hi = i == nconn - 1 ? INT64_MAX : lo + (int64_t)(i + 1) * span;
 	}
@@ -669,16 +688,18 @@ static ct_status rescore(struct ct_store *s, int64_t job_id,
 	pthread_cond_destroy(&x.round_end);
 	pthread_mutex_destroy(&x.lock);
 	for (size_t i = 0; i < nconn; i++) {
+		ct_store_canceller_free(x.canceller[i]);
 		res->done += w[i].done;
 		res->changed += w[i].changed;
 		res->unranked += w[i].unranked;
 		res->batches += w[i].batches;
 		res->cancelled |= w[i].cancelled;
-		if (st == CT_OK && w[i].st != CT_OK) {
-			st = w[i].st;
-			if (err)
-				*err = w[i].err;
-		}
+	}
+	/* the failure that came first (the others' may be its cancels) */
+	if (x.first_failed >= 0) {
+		st = w[x.first_failed].st;
+		if (err)
+			*err = w[x.first_failed].err;
 	}
 	if (st != CT_OK || res->cancelled)
 		return st;

@@ -1153,6 +1153,50 @@ static void stripes_leave_room_for_changes(void **state)
 	ct_store_close(e);
 }
 
+/* The first stripe to fail stops the others at once: an operator's
+ * transaction holds a task of the first stripe's first batch and one of
+ * the last's; the last stripe's connection gives up waiting after 1 s,
+ * the first's would wait 20 s: the rescore fails with the last stripe's
+ * lock timeout, and the first's statement was cancelled then (57014),
+ * not left to its own timeout (55P03). */
+static void stripes_stop_each_other(void **state)
+{
+	struct ct_store *s = *state, *x[2], *h;
+	struct ct_error err = {{0}};
+	struct fixture f;
+	make_job(s, &f, "stop", 300);
+	for (int i = 0; i < 2; i++)
+		if (ct_store_open(pgt_dsn("ct_rescore"), &x[i], &err) != CT_OK)
+			fail_msg("%s", err.msg);
+	if (ct_store_open(pgt_dsn("ct_rescore"), &h, &err) != CT_OK)
+		fail_msg("%s", err.msg);
+	const char *pj[] = {num(f.job)};
+	pgt_exec(h, "BEGIN");
+	char *held = pgt_text(h, "SELECT count(*) FROM (SELECT id FROM "
+			      "crawltop.tasks WHERE id IN (SELECT id FROM "
+			      "crawltop.tasks WHERE job_id = $1 ORDER BY page_id "
+			      "OFFSET 5 LIMIT 1) OR id IN (SELECT id FROM "
+			      "crawltop.tasks WHERE job_id = $1 ORDER BY page_id "
+			      "OFFSET 205 LIMIT 1) FOR UPDATE) l", 1, pj);
+	assert_string_equal(held, "2");
+	free(held);
+	pgt_exec(s, "SET lock_timeout = '20s'");
+	pgt_exec(x[1], "SET lock_timeout = '1s'");
+	struct ct_rescore_opts o = opts(&f, 10, NULL);
+	o.extra = x;
+	o.n_extra = 2;
+	o.stripe_min = 100;
+	struct ct_rescore_result r;
+	assert_int_not_equal(ct_store_job_rescore(s, f.job, &o, &r, &err), CT_OK);
+	assert_non_null(strstr(err.msg, "lock timeout"));
+	assert_string_equal(ct_store_sqlstate(x[1]), "55P03");
+	assert_string_equal(ct_store_sqlstate(s), "57014");
+	pgt_exec(h, "ROLLBACK");
+	for (int i = 0; i < 2; i++)
+		ct_store_close(x[i]);
+	ct_store_close(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1160,6 +1204,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(cancel_between_batches, fresh, close_store),
 		cmocka_unit_test_setup_teardown(stripes_rescore_each_task_once, fresh, close_store),
 		cmocka_unit_test_setup_teardown(stripes_leave_room_for_changes, fresh, close_store),
+		cmocka_unit_test_setup_teardown(stripes_stop_each_other, fresh, close_store),
 		cmocka_unit_test_setup_teardown(settings_change_rescore, fresh, close_store),
 		cmocka_unit_test_setup_teardown(adjustments_survive_rescores, fresh, close_store),
 		cmocka_unit_test_setup_teardown(duplicate_raise_keeps_adjustment, fresh, close_store),
