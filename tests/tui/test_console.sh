@@ -19,6 +19,16 @@ seed_db tui_console
 
 tm_start 100 30
 tm_run "stty -g > $TM_HOME/stty.before"
+# the shell's terminal modes now, in stty.after, once the shell wrote them
+# (the prompt is on the screen before the command has run)
+stty_after() {
+	rm -f "$TM_HOME/stty.after"
+	tm_run "stty -g > $TM_HOME/stty.tmp && mv $TM_HOME/stty.tmp $TM_HOME/stty.after"
+	for _ in $(seq 1 100); do
+		[ -s "$TM_HOME/stty.after" ] && return 0
+		sleep 0.1
+	done
+}
 # the password must never reach the screen (trust auth ignores it)
 tm_run "crawltop() { '$CT' \"\$@\"; }; clear"
 tm_run "CRAWLTOP_KEYLOG=$TM_HOME/keylog crawltop -d '$DSN password=s3cr3t' -i 1 --timeout 20000; echo exit=\$?"
@@ -397,8 +407,7 @@ tm_keys q
 ok_screen "q: the shell prompt is back" '^\$ ?$'
 ok_match "q: exit status 0 (and no sanitizer report)" "$SCREEN" '^exit=0$'
 ok_eq "q: the alternate screen is off" "$(tm display -p -t ct '#{alternate_on}')" 0
-tm_run "stty -g > $TM_HOME/stty.after"
-tm_wait '^\$ ?$' 5
+stty_after
 ok_eq "q: terminal modes restored (stty -g)" \
 	"$(cat "$TM_HOME/stty.after" 2>&1)" "$(cat "$TM_HOME/stty.before")"
 ok_match "settings saved next to the config (XDG)" \
@@ -477,8 +486,7 @@ if ! ldd "$CT" 2>/dev/null | grep -q libasan; then
 		ok_screen "SIG$sig: the shell prompt is back" '^\$ ?$'
 		ok_match "SIG$sig: exit status $code (died of it)" "$SCREEN" "^exit=$code\$"
 		ok_eq "SIG$sig: the alternate screen is off" "$(tm display -p -t ct '#{alternate_on}')" 0
-		tm_run "stty -g > $TM_HOME/stty.after"
-		tm_wait '^\$ ?$' 5
+		stty_after
 		ok_eq "SIG$sig: terminal modes restored (stty -g)" \
 			"$(cat "$TM_HOME/stty.after" 2>&1)" "$(cat "$TM_HOME/stty.before")"
 	done
