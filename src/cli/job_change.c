@@ -119,12 +119,10 @@ int job_set_mode(const struct job_args *a)
 		return DB_EXIT_FAIL;
 	}
 	o.settings_version = version;
-	/* the connections the job's stripes use: one for each
-	 * CT_RESCORE_STRIPE_MIN unfinished tasks, up to nconn */
+	/* only the connections the job's stripes will use */
 	int64_t unfinished = j.pending + j.running + j.retrying;
-	if (unfinished / CT_RESCORE_STRIPE_MIN < nconn)
-		nconn = unfinished / CT_RESCORE_STRIPE_MIN > 1 ?
-			(long)(unfinished / CT_RESCORE_STRIPE_MIN) : 1;
+	nconn = (long)ct_rescore_conns(unfinished > 0 ? (size_t)unfinished : 0,
+				       (size_t)nconn, 0);
 	struct ct_store *extra[CT_RESCORE_MAX_CONNS];
 	size_t n_extra = 0;
 	for (; n_extra + 1 < (size_t)nconn; n_extra++)

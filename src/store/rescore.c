@@ -542,6 +542,13 @@ static void report(const struct ct_rescore_opts *o, size_t done, size_t total)
 		o->progress(o->progress_ctx, done, total);
 }
 
+size_t ct_rescore_conns(size_t unfinished, size_t conns, size_t stripe_min)
+{
+	size_t least = stripe_min ? stripe_min : CT_RESCORE_STRIPE_MIN;
+	size_t n = unfinished / least;
+	return n < 1 ? 1 : n < conns ? n : conns;
+}
+
 /* Stripe w's batches until none is left, a cancel, an error, or
  * another stripe's error. */
 static void *stripe_run(void *arg)
@@ -644,10 +651,8 @@ static ct_status rescore(struct ct_store *s, int64_t job_id,
 	 * (job_id, page_id) range) cut into equal parts, each of at least
 	 * stripe_min tasks; the last one has no end, for pages added
 	 * meanwhile */
-	size_t nconn = 1 + o->n_extra;
-	size_t least = o->stripe_min ? o->stripe_min : CT_RESCORE_STRIPE_MIN;
-	if (res->total / least < nconn)
-		nconn = res->total / least > 1 ? res->total / least : 1;
+	size_t nconn = ct_rescore_conns(res->total, 1 + o->n_extra,
+					o->stripe_min);
 	int64_t lo = 0, hi = 0;
 	if (nconn > 1) {
 		st = st_exec(s, "rescore", "SELECT coalesce(min(page_id), 1) - 1, "

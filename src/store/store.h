@@ -379,6 +379,11 @@ struct ct_rescore_opts {
  * this many tasks on (doc/PERFORMANCE.md, "Rescore"). */
 #define CT_RESCORE_STRIPE_MIN 50000
 
+/* The connections a rescore of `unfinished` tasks uses when given
+ * `conns`: one for each stripe_min tasks (0: CT_RESCORE_STRIPE_MIN), at
+ * least one, at most conns. */
+size_t ct_rescore_conns(size_t unfinished, size_t conns, size_t stripe_min);
+
 struct ct_rescore_result {
 	char mode[16];     /* the mode the tasks were scored for */
 	size_t total;      /* unfinished tasks when the rescore started */
