@@ -17,10 +17,7 @@ fi
 build=$2
 CT="$build/src/cli/crawltop"
 n=${RANK_N:-1000000}
-psql -qAtc "CREATE DATABASE bench_rank" >/dev/null
-export CRAWLTOP_DSN="$CT_TEST_DSN dbname=bench_rank"
-q() { psql -qAtd bench_rank -c "$1"; }
-"$CT" migrate >/dev/null
+bench_db bench_rank
 "$CT" job create disc --domain bench.example --mode discovery >/dev/null
 echo "machine: $(nproc) cores; load $(uptime | sed 's/.*load average: //'); server: shared_buffers=$(q 'SHOW shared_buffers'), huge_pages=$(q 'SHOW huge_pages') (kernel: $(kernel_huge_pages)), wal_compression=$(q 'SHOW wal_compression')"
 echo "loading $n discovery tasks ..."
@@ -67,7 +64,7 @@ done
 sed 1d "/tmp/bench_rank.$$"
 rm -f "/tmp/bench_rank.$$"
 for c in $conns_list; do
-	median=$(printf '%s\n' ${times[$c]} | sort -n | sed -n "$(((runs + 1) / 2))p")
+	median=$(median ${times[$c]})
 	echo "crawltop rank --connections $c over $n discovered URLs: median of $runs = $median s (target < 20 s)"
 done
 echo "load at end: $(uptime | sed 's/.*load average/load average/')"

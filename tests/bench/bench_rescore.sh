@@ -16,10 +16,7 @@ fi
 build=$2
 CT="$build/src/cli/crawltop"
 n=${RESCORE_N:-1000000}
-psql -qAtc "CREATE DATABASE bench_rescore" >/dev/null
-export CRAWLTOP_DSN="$CT_TEST_DSN dbname=bench_rescore"
-q() { psql -qAtd bench_rescore -c "$1"; }
-"$CT" migrate >/dev/null
+bench_db bench_rescore
 "$CT" job create fr --domain bench.example --mode frontier >/dev/null
 echo "machine: $(nproc) cores; load $(uptime | sed 's/.*load average: //'); commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo "loading $n pending tasks ..."
@@ -52,7 +49,7 @@ for r in $(seq 1 "${RESCORE_RUNS:-1}"); do
 	done
 done
 for c in ${RESCORE_CONNS:-1 2}; do
-	median=$(printf '%s\n' ${times[$c]} | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+	median=$(median ${times[$c]})
 	echo "crawltop job set-mode --connections $c over $n pending tasks: median of $(wc -w <<<"${times[$c]}") = $median s (target < 10 s at 1,000,000)"
 done
 echo "load at end: $(uptime | sed 's/.*load average/load average/')"

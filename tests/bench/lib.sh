@@ -9,3 +9,18 @@ since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'; 
 # huge_pages = on (or try, when enough are free); doc/PERFORMANCE.md,
 # "Huge pages".
 kernel_huge_pages() { awk '/^HugePages_Total:/ { print $2 " reserved" }' /proc/meminfo; }
+
+# bench_db NAME: inside a throwaway cluster (pg-cluster.sh run), a new
+# database NAME migrated by $CT; exports CRAWLTOP_DSN for it, and q SQL
+# runs SQL there (unaligned rows).
+bench_db() {
+	BENCH_DB=$1
+	psql -qAtc "CREATE DATABASE $BENCH_DB" >/dev/null
+	export CRAWLTOP_DSN="$CT_TEST_DSN dbname=$BENCH_DB"
+	"$CT" migrate >/dev/null
+}
+q() { psql -qAtd "$BENCH_DB" -c "$1"; }
+
+# median V...: the middle of the values (the lower middle of an even
+# count).
+median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
