@@ -351,7 +351,7 @@ struct rescore_run {
 	 * cancels the others' statements (one may wait on a row a worker
 	 * or an operator holds) */
 	struct ct_store_canceller *canceller[CT_RESCORE_MAX_CONNS];
-	size_t nconn;
+	size_t nconn;            /* stripes; rounds when more than one */
 };
 
 /* Between two rounds no stripe holds the job's row: a change waiting
@@ -556,7 +556,7 @@ static void *stripe_run(void *arg)
 	struct rstripe *w = arg;
 	struct rescore_run *x = w->run;
 	int64_t after = w->lo;
-	bool rounds = x->active > 1;
+	bool rounds = x->nconn > 1; /* set before the threads, never changed */
 	w->st = CT_OK;
 	for (;;) {
 		if (x->o->cancel && atomic_load(x->o->cancel)) {
