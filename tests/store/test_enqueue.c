@@ -897,6 +897,56 @@ static void column_types_hold(void **state)
 	assert_int_equal(pgt_int(s, sql), 2);
 }
 
+/* The rules a task row keeps across its columns (one CHECK since 0037,
+ * tasks_row_ok, whose function names the rule that broke): each broken by
+ * a direct UPDATE is refused with 23514 and the rule's name, nothing
+ * changed; writes that keep them pass. */
+static void task_rules_hold(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t job = pgt_job(s, "rules", "rules.example", 5, "hierarchy");
+	const char *paths[] = {"/", "/a"};
+	pgt_enqueue(s, job, paths, 2, NULL);
+	static const struct { const char *set, *rule; } bad[] = {
+		{"status = 'paused'", "tasks_status_check"},
+		{"status = NULL", "status"},
+		{"score = score + 1", "tasks_score_derived"},
+		{"score = 'NaN'", "tasks_score_derived"},
+		{"lease_owner = 'w1'", "tasks_lease_only_running"},
+		{"lease_expires_at = now()", "tasks_lease_only_running"},
+		{"status = 'completed', lease_owner = 'w1'", "tasks_lease_only_running"},
+		{"status = 'running'", "tasks_running_has_lease"},
+		{"status = 'running', lease_owner = 'w1'", "tasks_running_has_lease"},
+		{"ranked_at = now()", "tasks_ranked_has_score"},
+		{"discovery_score = 50", "tasks_ranked_has_score"},
+	};
+	char sql[300];
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET %s WHERE "
+			 "job_id = %" PRId64, bad[i].set, job);
+		direct_refused(s, sql, i == 1 ? "23502" : "23514", bad[i].rule);
+	}
+	snprintf(sql, sizeof sql, "INSERT INTO crawltop.tasks (job_id, page_id, "
+		 "job_priority, score, base_score) SELECT job_id, page_id, 5, 10, 20 "
+		 "FROM crawltop.tasks WHERE job_id = %" PRId64 " LIMIT 1", job);
+	direct_refused(s, sql, "23514", "tasks_score_derived");
+	const char *good[] = {
+		"status = 'running', lease_owner = 'w1', lease_expires_at = now() + interval '1 hour'",
+		"status = 'completed', lease_owner = NULL, lease_expires_at = NULL",
+		"ranked_at = now(), discovery_score = 50",
+		"adjustment = 30, score = least(100, base_score + 30)",
+	};
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+		snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET %s WHERE "
+			 "job_id = %" PRId64, good[i], job);
+		pgt_exec(s, sql);
+	}
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM crawltop.tasks WHERE "
+		 "job_id = %" PRId64 " AND status = 'completed' AND discovery_score "
+		 "= 50 AND adjustment = 30", job);
+	assert_int_equal(pgt_int(s, sql), 2);
+}
+
 /* A crawler's session that begins on a small job and sees it grow keeps
  * its cached plans: set_score_inputs' statements must stay index probes
  * of tasks and pages however small the store was when they were planned
@@ -983,6 +1033,7 @@ int main(void)
 		cmocka_unit_test(references_hold),
 		cmocka_unit_test(deleting_a_small_job_reads_only_its_tasks),
 		cmocka_unit_test(column_types_hold),
+		cmocka_unit_test(task_rules_hold),
 		cmocka_unit_test(score_inputs_plans_stay_probes),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
