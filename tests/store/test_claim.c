@@ -223,6 +223,41 @@ static void explain_shows_index_scan_no_sort(void **state)
 	pgt_plans_free(&p);
 }
 
+/* A claim reads the store settings from store_settings (0037), which a
+ * trigger on settings keeps at the newest version over the defaults: a
+ * new version's lease_seconds is the next claim's lease, and a version
+ * that leaves it out goes back to the default (30 s). */
+static void lease_follows_settings(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t job = pgt_job(s, "leases", "leases.example", 5, "fifo");
+	const char *p[] = {"/one", "/two", "/three"};
+	enq(s, job, p, 3, NULL);
+	const char *with = "INSERT INTO crawltop.settings (value, note) SELECT "
+		"jsonb_set(value, '{store,lease_seconds}', '500'), 'test' FROM "
+		"crawltop.settings ORDER BY version DESC LIMIT 1 RETURNING version";
+	const char *without = "INSERT INTO crawltop.settings (value, note) SELECT "
+		"value #- '{store,lease_seconds}', 'test' FROM crawltop.settings "
+		"ORDER BY version DESC LIMIT 1 RETURNING version";
+	const struct { const char *sql; int64_t lo, hi; } steps[] = {
+		{with, 498, 501}, {without, 28, 31},
+	};
+	for (size_t i = 0; i < 2; i++) {
+		char *v = pgt_text(s, steps[i].sql, 0, NULL);
+		char *cached = pgt_text(s, "SELECT version FROM "
+					"crawltop.store_settings", 0, NULL);
+		assert_string_equal(cached, v);
+		free(cached);
+		free(v);
+		struct ct_claim k = pgt_claim(s, "w1", job, 1, 0);
+		assert_int_equal(k.n, 1);
+		int64_t lease = k.tasks[0].lease_expires_us / 1000000 - (int64_t)time(NULL);
+		if (lease < steps[i].lo || lease > steps[i].hi)
+			fail_msg("step %zu: lease of %lld s", i, (long long)lease);
+		ct_claim_free(&k);
+	}
+}
+
 static void lease_expiry_reclaim(void **state)
 {
 	struct ct_store *s = *state;
@@ -554,6 +589,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(claim_order_across_jobs, fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(explain_shows_index_scan_no_sort, fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(lease_expiry_reclaim, fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(lease_follows_settings, fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(complete_twice_refused, fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(fail_retries_then_failed, fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(release_returns_task, fresh, pgt_close),
