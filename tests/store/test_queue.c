@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "crawltop/settings.h"
+#include "counts.h"
 #include "pgtest.h"
 #include "rank_ops.h"
 
@@ -229,6 +230,93 @@ static void claim_and_complete_update_in_place(void **state)
 	check(s, "a committed claim and completion");
 }
 
+/* claim_next appends one counter delta for a completion and a claim of
+ * the same job (0037: pending -> completed), two otherwise; the cells and
+ * the claims and completions per second come out the same either way:
+ * each case below, one after the other, then the totals. */
+static void claim_next_counts_each_case(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t a = pgt_job(s, "ca", "ca.example", 3, "hierarchy");
+	int64_t b = pgt_job(s, "cb", "cb.example", 3, "hierarchy");
+	const char *p[] = {"/", "/a", "/b", "/c", "/d", "/e"};
+	pgt_enqueue(s, a, p, 6, NULL);
+	pgt_enqueue(s, b, p, 2, NULL);
+	struct ct_error err = {{0}};
+	struct ct_claim k;
+	long claims = 0, completions = 0;
+	/* the first claim: nothing to complete */
+	assert_int_equal(ct_store_claim_next(s, "w1", NULL, 0, a, 1, 60, &k,
+					     &err), CT_OK);
+	claims += (long)k.n;
+	check(s, "a first claim");
+	static const struct { const char *what; int job; size_t n; } steps[] = {
+		{"one of the same job (one delta)", 'a', 1},
+		{"one of another job", 'b', 1},
+		{"two", 'a', 2},
+		{"two completed, one claimed by all jobs' order", 0, 1},
+		{"one and one by all jobs' order", 0, 1},
+		{"a job that is paused (nothing claimed)", 'p', 1},
+	};
+	for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+		int64_t *held = ids_of(&k);
+		size_t n_held = k.n;
+		int64_t job = steps[i].job == 'a' ? a : steps[i].job == 'b' ? b :
+			steps[i].job == 'p' ? b : 0;
+		if (steps[i].job == 'p') {
+			char sql[160];
+			snprintf(sql, sizeof sql, "SELECT crawltop.set_job_state(%lld, "
+				 "'pause')", (long long)b);
+			pgt_exec(s, sql);
+		}
+		struct ct_claim next;
+		if (ct_store_claim_next(s, "w1", held, n_held, job, steps[i].n, 60,
+					&next, &err) != CT_OK)
+			fail_msg("%s: %s", steps[i].what, err.msg);
+		completions += (long)n_held;
+		claims += (long)next.n;
+		if (steps[i].job == 'p')
+			assert_int_equal(next.n, 0);
+		else
+			assert_int_equal(next.n, steps[i].n);
+		check(s, steps[i].what);
+		pgt_assert_counts_exact(s, steps[i].what);
+		free(held);
+		ct_claim_free(&k);
+		k = next;
+	}
+	/* an empty queue: the last task completed, nothing claimed */
+	ct_claim_free(&k);
+	char resume[160];
+	snprintf(resume, sizeof resume, "SELECT crawltop.set_job_state(%lld, "
+		 "'resume')", (long long)b);
+	pgt_exec(s, resume);
+	assert_int_equal(ct_store_claim_next(s, "w1", NULL, 0, 0, 1, 60, &k,
+					     &err), CT_OK);
+	assert_int_equal(k.n, 1);
+	claims += 1;
+	int64_t *held = ids_of(&k);
+	size_t n_held = k.n;
+	pgt_exec(s, "UPDATE crawltop.tasks SET status = 'skipped' WHERE status "
+		 "= 'pending'");
+	struct ct_claim last;
+	assert_int_equal(ct_store_claim_next(s, "w1", held, n_held, 0, 1, 60,
+					     &last, &err), CT_OK);
+	completions += (long)n_held;
+	assert_int_equal(last.n, 0);
+	check(s, "the last completion, an empty queue");
+	pgt_assert_counts_exact(s, "the last completion, an empty queue");
+	free(held);
+	ct_claim_free(&k);
+	ct_claim_free(&last);
+	pgt_exec(s, "SELECT crawltop.fold_counts()");
+	assert_int_equal(pgt_int(s, "SELECT sum(claims) FROM crawltop.rate_ticks"),
+			 claims);
+	assert_int_equal(pgt_int(s, "SELECT sum(completions) FROM "
+				 "crawltop.rate_ticks"), completions);
+	assert_int_equal(claims, 8);
+}
+
 /* claim_next (0022) completes what the worker holds and claims the next
  * tasks in SPEC.md's order in one transaction; a task it does not hold
  * under a live lease makes the call fail (55000) and change nothing. */
@@ -370,6 +458,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(every_write_keeps_queue_and_leases,
 						fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(session_setting_skips_nothing,
+						fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(claim_next_counts_each_case,
 						fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(claim_next_completes_then_claims,
 						fresh, pgt_close),
