@@ -30,11 +30,7 @@
 --     statement); claim_next completes one task by its UPDATE alone
 --     (several are first locked in id order, as before: that lock was a
 --     WAL record a task) and looks for tasks it could not complete only
---     when it completed fewer than it was given; and when it completes
---     one task and claims one of the same job, it appends one counter
---     delta for both, pending -> completed (the claimed task leaves its
---     pending cells, a task enters completed, and the worker's running
---     count is what it was: task_cells, 0007), where it appended two.
+--     when it completed fewer than it was given.
 -- The functions keep 0035's planner settings.
 
 -- The five checks as one. Each rule as its constraint had it (NULL
@@ -159,6 +155,12 @@ DECLARE
 		RETURNING t.id, t.job_id
 	), dl AS (
 		DELETE FROM crawltop.leases l USING u WHERE l.task_id = u.id
+	), dc AS (
+		INSERT INTO crawltop.count_deltas (job_id, n, old_status,
+			old_owner, new_status, completions, second)
+		SELECT u.job_id, count(*), 'running', p_worker, 'completed',
+		       count(*), date_trunc('second', clock_timestamp())
+		FROM u GROUP BY u.job_id
 	)$sql$;
 	-- one task: its UPDATE locks the one row (with several, mine locks
 	-- them in id order first, so that two completions cannot deadlock;
@@ -172,6 +174,12 @@ DECLARE
 		RETURNING t.id, t.job_id
 	), dl AS (
 		DELETE FROM crawltop.leases l USING u WHERE l.task_id = u.id
+	), dc AS (
+		INSERT INTO crawltop.count_deltas (job_id, n, old_status,
+			old_owner, new_status, completions, second)
+		SELECT u.job_id, count(*), 'running', p_worker, 'completed',
+		       count(*), date_trunc('second', clock_timestamp())
+		FROM u GROUP BY u.job_id
 	)$sql$;
 	-- the claiming statement; [pick] is the ARRAY(...) of the slots
 	-- claimed in SPEC.md's order, all jobs' or one job's
@@ -195,31 +203,15 @@ DECLARE
 		), dl AS (
 			INSERT INTO crawltop.leases (task_id, expires_at)
 			SELECT u.id, u.lease_expires_at FROM u
-		), m AS (
-			SELECT coalesce(cardinality(v_done_jobs), 0) = 1
-			       AND count(*) = 1 AND min(u.job_id) = v_done_jobs[1]
-			       AS merged
-			FROM u
 		), dc AS (
 			INSERT INTO crawltop.count_deltas (job_id, n, old_status,
-				old_owner, new_status, new_owner, class, depth,
-				discovery_method, type, job_priority, score, ranked_at,
-				priority_class, claims, completions, second)
-			SELECT u.job_id, 1, 'pending', NULL,
-			       CASE WHEN m.merged THEN 'completed' ELSE 'running' END,
-			       CASE WHEN m.merged THEN NULL ELSE p_worker END,
-			       u.class, u.depth, u.discovery_method, u.type,
-			       u.job_priority, u.score, u.ranked_at, u.priority_class, 1,
-			       CASE WHEN m.merged THEN 1 ELSE 0 END,
+				new_status, new_owner, class, depth, discovery_method, type,
+				job_priority, score, ranked_at, priority_class, claims, second)
+			SELECT u.job_id, 1, 'pending', 'running', p_worker, u.class,
+			       u.depth, u.discovery_method, u.type, u.job_priority, u.score,
+			       u.ranked_at, u.priority_class, 1,
 			       date_trunc('second', clock_timestamp())
-			FROM u, m
-			UNION ALL
-			SELECT c.job_id, count(*), 'running', p_worker, 'completed',
-			       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0,
-			       count(*), date_trunc('second', clock_timestamp())
-			FROM unnest(v_done_jobs) c(job_id), m
-			WHERE NOT m.merged
-			GROUP BY c.job_id
+			FROM u
 		)
 		SELECT u.id, u.job_id, u.page_id, u.job_priority, u.score, u.class,
 		       u.created_at, u.retry_count, u.depth, u.source_type,
@@ -261,7 +253,6 @@ DECLARE
 	v_ok boolean;
 	v_reap boolean;
 	v_done bigint[];
-	v_done_jobs bigint[] := '{}';
 	v_set text;
 BEGIN
 -- [the completion step]
@@ -306,13 +297,6 @@ BEGIN
 			RAISE EXCEPTION 'job % does not exist', p_job_id USING ERRCODE = 'P0002';
 		END IF;
 		IF v_status NOT IN ('pending', 'running') THEN
-			-- no claim: the completions' counter delta on its own
-			INSERT INTO crawltop.count_deltas (job_id, n, old_status,
-				old_owner, new_status, completions, second)
-			SELECT c.job_id, count(*), 'running', p_worker, 'completed',
-			       count(*), date_trunc('second', clock_timestamp())
-			FROM unnest(v_done_jobs) c(job_id)
-			GROUP BY c.job_id;
 			RETURN;
 		END IF;
 	END IF;
@@ -381,12 +365,10 @@ END $sql$;
 	claim_next_completion constant text := $sql$
 	IF cardinality(p_task_ids) = 1 THEN
 $sql$ || completion_one || $sql$
-		SELECT array_agg(u.id), array_agg(u.job_id) INTO v_done, v_done_jobs
-		FROM u;
+		SELECT array_agg(u.id) INTO v_done FROM u;
 	ELSIF cardinality(p_task_ids) > 1 THEN
 $sql$ || completion || $sql$
-		SELECT array_agg(u.id), array_agg(u.job_id) INTO v_done, v_done_jobs
-		FROM u;
+		SELECT array_agg(u.id) INTO v_done FROM u;
 	END IF;
 	IF coalesce(cardinality(v_done), 0) < cardinality(p_task_ids) THEN
 		IF EXISTS (SELECT 1 FROM unnest(p_task_ids) x
