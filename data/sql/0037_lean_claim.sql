@@ -30,19 +30,7 @@
 --     statement); claim_next completes one task by its UPDATE alone
 --     (several are first locked in id order, as before: that lock was a
 --     WAL record a task) and looks for tasks it could not complete only
---     when it completed fewer than it was given; and a claim locks the
---     queue row before the task's (FOR UPDATE OF q, c SKIP LOCKED). With
---     the task's row alone, a claim whose snapshot still saw a task
---     pending that another claim had just taken locked the task's newest
---     version (READ COMMITTED locks the newest version, then rechecks
---     status and rejects it) and held that lock to its commit: the
---     worker completing that task waited for it (4,500 such waits in a
---     drain of 40,000 tasks at 16 claimers, and a WAL record each). A
---     taken task's queue row is deleted, so its lock is refused at once
---     and the task's row is never touched. A claim still never waits:
---     both locks are SKIP LOCKED. A skipped row's queue lock is held to
---     the claim's commit, which an operator's change of that row waits
---     out.
+--     when it completed fewer than it was given.
 -- The functions keep 0035's planner settings.
 
 -- The five checks as one. Each rule as its constraint had it (NULL
@@ -54,7 +42,7 @@ CREATE FUNCTION crawltop.task_row_ok(p_status text, p_owner text,
 		p_base double precision, p_adjustment double precision)
 	RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 DECLARE
-	v_rule text;
+	v_rule pg_catalog.text;
 BEGIN
 	-- Every name qualified (OPERATOR(pg_catalog.=), pg_catalog.text): a
 	-- CHECK runs under the search path of whoever writes the row. The
@@ -181,7 +169,7 @@ DECLARE
 		UPDATE crawltop.tasks t
 		SET status = 'completed', completed_at = now(),
 		    lease_owner = NULL, lease_expires_at = NULL
-		WHERE t.id = p_task_ids[1] AND t.status = 'running'
+		WHERE t.id = ANY (p_task_ids) AND t.status = 'running'
 		  AND t.lease_owner = p_worker AND t.lease_expires_at > now()
 		RETURNING t.id, t.job_id
 	), dl AS (
@@ -240,7 +228,7 @@ $sql$;
 				  AND c.status = 'pending'
 				ORDER BY q.job_priority, q.score DESC, q.created_at, q.task_id
 				LIMIT p_n - cardinality(v_old)
-				FOR UPDATE OF q, c SKIP LOCKED)$sql$;
+				FOR UPDATE OF c SKIP LOCKED)$sql$;
 	pick_job constant text := $sql$ARRAY(
 				SELECT c.id FROM crawltop.queue q
 				JOIN crawltop.tasks c ON c.id = q.task_id
@@ -249,7 +237,7 @@ $sql$;
 				  AND c.status = 'pending'
 				ORDER BY q.score DESC, q.created_at, q.task_id
 				LIMIT p_n - cardinality(v_old)
-				FOR UPDATE OF q, c SKIP LOCKED)$sql$;
+				FOR UPDATE OF c SKIP LOCKED)$sql$;
 	claim_body constant text := $sql$
 #variable_conflict use_column
 DECLARE
@@ -336,7 +324,7 @@ BEGIN
 			  AND t.status = 'pending'
 			ORDER BY q.pending_since, q.task_id
 			LIMIT v_quota
-			FOR UPDATE OF q, t SKIP LOCKED
+			FOR UPDATE OF t SKIP LOCKED
 		) s;
 	ELSIF v_quota > 0 THEN
 		-- starving path of one job: oldest pending first
@@ -348,7 +336,7 @@ BEGIN
 			  AND t.status = 'pending'
 			ORDER BY q.pending_since, q.task_id
 			LIMIT v_quota
-			FOR UPDATE OF q, t SKIP LOCKED
+			FOR UPDATE OF t SKIP LOCKED
 		) s;
 	END IF;
 	-- One statement claims the other slots in SPEC.md's order and marks

@@ -256,6 +256,14 @@ static void lease_follows_settings(void **state)
 			fail_msg("step %zu: lease of %lld s", i, (long long)lease);
 		ct_claim_free(&k);
 	}
+	/* the claim reads the row, not the settings */
+	pgt_exec(s, "UPDATE crawltop.store_settings SET lease_seconds = 777");
+	struct ct_claim k = pgt_claim(s, "w1", job, 1, 0);
+	assert_int_equal(k.n, 1);
+	int64_t lease = k.tasks[0].lease_expires_us / 1000000 - (int64_t)time(NULL);
+	if (lease < 775 || lease > 778)
+		fail_msg("store_settings not read: lease of %lld s", (long long)lease);
+	ct_claim_free(&k);
 }
 
 static void lease_expiry_reclaim(void **state)

@@ -930,6 +930,36 @@ static void task_rules_hold(void **state)
 		 "job_priority, score, base_score) SELECT job_id, page_id, 5, 10, 20 "
 		 "FROM crawltop.tasks WHERE job_id = %" PRId64 " LIMIT 1", job);
 	direct_refused(s, sql, "23514", "tasks_score_derived");
+	/* the error's fields name the rule, the schema and the table */
+	char diag[900];
+	snprintf(diag, sizeof diag, "DO $$ DECLARE c text; t text; n text; BEGIN "
+		 "UPDATE crawltop.tasks SET lease_owner = 'w1' WHERE job_id = %"
+		 PRId64 "; EXCEPTION WHEN check_violation THEN GET STACKED "
+		 "DIAGNOSTICS c = CONSTRAINT_NAME, t = TABLE_NAME, n = SCHEMA_NAME; "
+		 "RAISE EXCEPTION 'fields: %% %% %%', c, n, t USING ERRCODE = "
+		 "'P0001'; END $$", job);
+	direct_refused(s, diag, "P0001",
+		       "fields: tasks_lease_only_running crawltop tasks");
+	/* a search path that shadows pg_catalog's operators changes nothing:
+	 * the function names every operator and type with its schema */
+	pgt_exec(s, "CREATE SCHEMA shadow");
+	pgt_exec(s, "CREATE FUNCTION shadow.yes(text, text) RETURNS boolean "
+		 "LANGUAGE sql IMMUTABLE AS 'SELECT true'");
+	pgt_exec(s, "CREATE FUNCTION shadow.no(text, text) RETURNS boolean "
+		 "LANGUAGE sql IMMUTABLE AS 'SELECT false'");
+	pgt_exec(s, "CREATE OPERATOR shadow.= (LEFTARG = text, RIGHTARG = text, "
+		 "FUNCTION = shadow.yes)");
+	pgt_exec(s, "CREATE OPERATOR shadow.<> (LEFTARG = text, RIGHTARG = text, "
+		 "FUNCTION = shadow.no)");
+	pgt_exec(s, "SET search_path = shadow, pg_catalog");
+	snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET status = 'paused' "
+		 "WHERE job_id = %" PRId64, job);
+	direct_refused(s, sql, "23514", "tasks_status_check");
+	snprintf(sql, sizeof sql, "UPDATE crawltop.tasks SET status = 'running' "
+		 "WHERE job_id = %" PRId64, job);
+	direct_refused(s, sql, "23514", "tasks_running_has_lease");
+	pgt_exec(s, "RESET search_path");
+	pgt_exec(s, "DROP SCHEMA shadow CASCADE");
 	const char *good[] = {
 		"status = 'running', lease_owner = 'w1', lease_expires_at = now() + interval '1 hour'",
 		"status = 'completed', lease_owner = NULL, lease_expires_at = NULL",

@@ -230,10 +230,10 @@ static void claim_and_complete_update_in_place(void **state)
 	check(s, "a committed claim and completion");
 }
 
-/* claim_next appends one counter delta for a completion and a claim of
- * the same job (0037: pending -> completed), two otherwise; the cells and
- * the claims and completions per second come out the same either way:
- * each case below, one after the other, then the totals. */
+/* claim_next's counter deltas (0037) come out exact per job in each case
+ * of what it completes and claims: the same job, another job, several,
+ * by all jobs' order, a paused job (nothing claimed), an empty queue;
+ * then the claims and completions per second add up. */
 static void claim_next_counts_each_case(void **state)
 {
 	struct ct_store *s = *state;
@@ -251,7 +251,7 @@ static void claim_next_counts_each_case(void **state)
 	claims += (long)k.n;
 	check(s, "a first claim");
 	static const struct { const char *what; int job; size_t n; } steps[] = {
-		{"one of the same job (one delta)", 'a', 1},
+		{"one of the same job", 'a', 1},
 		{"one of another job", 'b', 1},
 		{"two", 'a', 2},
 		{"two completed, one claimed by all jobs' order", 0, 1},
