@@ -141,17 +141,18 @@ SELECT crawltop.store_settings_refresh();
 -- claim and claim_next: 0022's texts but for the three changes above.
 DO $do$
 DECLARE
-	completion constant text := $sql$	WITH mine AS (
-		SELECT t.id FROM crawltop.tasks t
-		WHERE t.id = ANY (p_task_ids) AND t.status = 'running'
-		  AND t.lease_owner = p_worker AND t.lease_expires_at > now()
-		ORDER BY t.id
-		FOR NO KEY UPDATE
-	), u AS (
-		UPDATE crawltop.tasks t
+	-- the completion: the tasks this worker holds with a live lease
+	-- become completed, their leases go, the counters get one delta row
+	-- a job; its last CTE is u (the completed ids and their jobs). With
+	-- one task its UPDATE locks the one row; with several, mine locks them
+	-- in id order first, so that two completions cannot deadlock (that
+	-- lock was a WAL record a task).
+	held constant text := $sql$t.status = 'running'
+		  AND t.lease_owner = p_worker AND t.lease_expires_at > now()$sql$;
+	completed constant text := $sql$UPDATE crawltop.tasks t
 		SET status = 'completed', completed_at = now(),
-		    lease_owner = NULL, lease_expires_at = NULL
-		FROM mine WHERE t.id = mine.id
+		    lease_owner = NULL, lease_expires_at = NULL$sql$;
+	gone constant text := $sql$
 		RETURNING t.id, t.job_id
 	), dl AS (
 		DELETE FROM crawltop.leases l USING u WHERE l.task_id = u.id
@@ -162,25 +163,13 @@ DECLARE
 		       count(*), date_trunc('second', clock_timestamp())
 		FROM u GROUP BY u.job_id
 	)$sql$;
-	-- one task: its UPDATE locks the one row (with several, mine locks
-	-- them in id order first, so that two completions cannot deadlock;
-	-- the lock was a WAL record a task)
-	completion_one constant text := $sql$	WITH u AS (
-		UPDATE crawltop.tasks t
-		SET status = 'completed', completed_at = now(),
-		    lease_owner = NULL, lease_expires_at = NULL
-		WHERE t.id = ANY (p_task_ids) AND t.status = 'running'
-		  AND t.lease_owner = p_worker AND t.lease_expires_at > now()
-		RETURNING t.id, t.job_id
-	), dl AS (
-		DELETE FROM crawltop.leases l USING u WHERE l.task_id = u.id
-	), dc AS (
-		INSERT INTO crawltop.count_deltas (job_id, n, old_status,
-			old_owner, new_status, completions, second)
-		SELECT u.job_id, count(*), 'running', p_worker, 'completed',
-		       count(*), date_trunc('second', clock_timestamp())
-		FROM u GROUP BY u.job_id
-	)$sql$;
+	completion constant text := E'\tWITH mine AS (\n\t\tSELECT t.id '
+		|| E'FROM crawltop.tasks t\n\t\tWHERE t.id = ANY (p_task_ids) AND '
+		|| held || E'\n\t\tORDER BY t.id\n\t\tFOR NO KEY UPDATE\n'
+		|| E'\t), u AS (\n\t\t' || completed
+		|| E'\n\t\tFROM mine WHERE t.id = mine.id' || gone;
+	completion_one constant text := E'\tWITH u AS (\n\t\t' || completed
+		|| E'\n\t\tWHERE t.id = ANY (p_task_ids) AND ' || held || gone;
 	-- the claiming statement; [pick] is the ARRAY(...) of the slots
 	-- claimed in SPEC.md's order, all jobs' or one job's
 	claiming constant text := $sql$
