@@ -209,24 +209,31 @@ DECLARE
 		JOIN crawltop.pages p ON p.id = u.page_id
 		JOIN crawltop.domains d ON d.id = p.domain_id;
 $sql$;
-	pick_all constant text := $sql$ARRAY(
+	-- the slots claimed in SPEC.md's order: [which] picks all jobs or
+	-- one, [order] puts the job priority first for all jobs
+	pick constant text := $sql$ARRAY(
 				SELECT c.id FROM crawltop.queue q
 				JOIN crawltop.tasks c ON c.id = q.task_id
-				WHERE q.job_priority <= 10
+				WHERE [which]
 				  AND q.task_id <> ALL (v_old)
 				  AND c.status = 'pending'
-				ORDER BY q.job_priority, q.score DESC, q.created_at, q.task_id
+				ORDER BY [order]q.score DESC, q.created_at, q.task_id
 				LIMIT p_n - cardinality(v_old)
 				FOR UPDATE OF c SKIP LOCKED)$sql$;
-	pick_job constant text := $sql$ARRAY(
-				SELECT c.id FROM crawltop.queue q
-				JOIN crawltop.tasks c ON c.id = q.task_id
-				WHERE q.job_id = p_job_id
-				  AND q.task_id <> ALL (v_old)
-				  AND c.status = 'pending'
-				ORDER BY q.score DESC, q.created_at, q.task_id
-				LIMIT p_n - cardinality(v_old)
-				FOR UPDATE OF c SKIP LOCKED)$sql$;
+	-- the starving slots, oldest pending first, of all jobs or one
+	starving constant text := $sql$		SELECT coalesce(array_agg(s.id), '{}') INTO v_old FROM (
+			SELECT t.id FROM crawltop.queue q
+			JOIN crawltop.tasks t ON t.id = q.task_id
+			WHERE [which]
+			  AND q.pending_since < (SELECT v_cutoff)
+			  AND t.status = 'pending'
+			ORDER BY q.pending_since, q.task_id
+			LIMIT v_quota
+			FOR UPDATE OF t SKIP LOCKED
+		) s;
+$sql$;
+	all_jobs constant text := 'q.job_priority <= 10';
+	one_job constant text := 'q.job_id = p_job_id';
 	claim_body constant text := $sql$
 #variable_conflict use_column
 DECLARE
@@ -305,28 +312,10 @@ BEGIN
 	-- (SELECT v_cutoff), so that the planner keeps the ordered range scan
 	-- of queue_starve_* with LIMIT.
 	IF v_quota > 0 AND p_job_id IS NULL THEN
-		SELECT coalesce(array_agg(s.id), '{}') INTO v_old FROM (
-			SELECT t.id FROM crawltop.queue q
-			JOIN crawltop.tasks t ON t.id = q.task_id
-			WHERE q.job_priority <= 10
-			  AND q.pending_since < (SELECT v_cutoff)
-			  AND t.status = 'pending'
-			ORDER BY q.pending_since, q.task_id
-			LIMIT v_quota
-			FOR UPDATE OF t SKIP LOCKED
-		) s;
+[starve all]
 	ELSIF v_quota > 0 THEN
 		-- starving path of one job: oldest pending first
-		SELECT coalesce(array_agg(s.id), '{}') INTO v_old FROM (
-			SELECT t.id FROM crawltop.queue q
-			JOIN crawltop.tasks t ON t.id = q.task_id
-			WHERE q.job_id = p_job_id
-			  AND q.pending_since < (SELECT v_cutoff)
-			  AND t.status = 'pending'
-			ORDER BY q.pending_since, q.task_id
-			LIMIT v_quota
-			FOR UPDATE OF t SKIP LOCKED
-		) s;
+[starve job]
 	END IF;
 	-- One statement claims the other slots in SPEC.md's order and marks
 	-- them running: the ids come from an ARRAY(...) sub-select, an
@@ -380,9 +369,13 @@ $sql$;
 	SET search_path = pg_catalog, pg_temp
 	SET enable_seqscan = off SET enable_sort = off SET enable_material = off
 	SET enable_hashjoin = off SET enable_mergejoin = off SET jit = off AS $sql$;
-	body text := replace(replace(claim_body,
-		E'[claim all]\n', replace(claiming, '[pick]', pick_all)),
-		E'[claim job]\n', replace(claiming, '[pick]', pick_job));
+	body text := replace(replace(replace(replace(claim_body,
+		E'[starve all]\n', replace(starving, '[which]', all_jobs)),
+		E'[starve job]\n', replace(starving, '[which]', one_job)),
+		E'[claim all]\n', replace(claiming, '[pick]', replace(replace(pick,
+			'[which]', all_jobs), '[order]', 'q.job_priority, '))),
+		E'[claim job]\n', replace(claiming, '[pick]', replace(replace(pick,
+			'[which]', one_job), '[order]', '')));
 BEGIN
 	EXECUTE 'CREATE OR REPLACE FUNCTION crawltop.claim(p_worker text, '
 		'p_n integer DEFAULT 1, p_job_id bigint DEFAULT NULL, '
