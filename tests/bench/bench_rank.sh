@@ -9,11 +9,8 @@
 # counts compared side by side in each run (default "1 2").
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-build=$1
+run_in_cluster "$0" "$@"
 root=$(cd "$(dirname "$0")/../.." && pwd)
-if [ "${1:-}" != "--inside" ]; then
-	exec "$root/tests/store/pg-cluster.sh" run "$0" --inside "$build"
-fi
 build=$2
 CT="$build/src/cli/crawltop"
 n=${RANK_N:-1000000}

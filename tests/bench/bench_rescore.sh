@@ -9,10 +9,8 @@
 # per connection count (issue 22's target: 10 s for 1,000,000).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+run_in_cluster "$0" "$@"
 root=$(cd "$(dirname "$0")/../.." && pwd)
-if [ "${1:-}" != "--inside" ]; then
-	exec "$root/tests/store/pg-cluster.sh" run "$0" --inside "$1"
-fi
 build=$2
 CT="$build/src/cli/crawltop"
 n=${RESCORE_N:-1000000}

@@ -21,6 +21,17 @@ bench_db() {
 }
 q() { psql -qAtd "$BENCH_DB" -c "$1"; }
 
+# run_in_cluster "$0" "$@": outside a throwaway cluster, runs the script
+# again inside one (tests/store/pg-cluster.sh run) as SCRIPT --inside
+# ARGS, and never returns; inside, returns at once.
+run_in_cluster() {
+	local script=$1
+	shift
+	[ "${1:-}" = --inside ] && return 0
+	exec "$(cd "$(dirname "$script")/../.." && pwd)/tests/store/pg-cluster.sh" \
+		run "$script" --inside "$@"
+}
+
 # median V...: the middle of the values (the lower middle of an even
 # count).
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
