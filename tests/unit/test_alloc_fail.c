@@ -160,6 +160,19 @@ struct queue_run {
 	size_t accepted, refused_nomem, heatmaps, pulled, pull_nomem, size_at_end;
 };
 
+/* One pull; a pull refused for memory (the item's block) hands nothing
+ * out and loses nothing: the next pull takes the item. */
+static ct_status pull_checked(struct ct_fq *q, struct ct_fq_pull_result *pr)
+{
+	size_t before = ct_fq_size(q);
+	ct_status st = ct_fq_pull(q, 0, pr);
+	if (st == CT_ENOMEM) {
+		assert_false(pr->has_item);
+		assert_int_equal(ct_fq_size(q), before);
+	}
+	return st;
+}
+
 /* Create a queue, enqueue N_URLS URLs (some duplicates, types, methods
  * and depths), read its heatmap twice, pull everything, destroy it. */
 static struct queue_run queue_scenario(void)
@@ -226,13 +239,8 @@ static struct queue_run queue_scenario(void)
 	r.size_at_end = ct_fq_size(q);
 	for (;;) {
 		struct ct_fq_pull_result pr;
-		size_t before = ct_fq_size(q);
-		ct_status st = ct_fq_pull(q, 0, &pr);
+		ct_status st = pull_checked(q, &pr);
 		if (st == CT_ENOMEM) {
-			/* the item's block: nothing handed out, nothing
-			 * lost; the next pull takes it */
-			assert_false(pr.has_item);
-			assert_int_equal(ct_fq_size(q), before);
 			r.pull_nomem++;
 			continue;
 		}
@@ -334,11 +342,8 @@ static void churn_pull(struct ct_fq *q, size_t n, char *url,
 {
 	for (size_t got = 0; got < n;) {
 		struct ct_fq_pull_result pr;
-		size_t before = ct_fq_size(q);
-		ct_status st = ct_fq_pull(q, 0, &pr);
+		ct_status st = pull_checked(q, &pr);
 		if (st == CT_ENOMEM) {
-			assert_false(pr.has_item);
-			assert_int_equal(ct_fq_size(q), before);
 			r->visible++;
 			continue;
 		}
