@@ -14,8 +14,11 @@
  *   bench_frontier N M Q U
  *
  * Prints one line a workload: "NAME OPS ms" and "bytes-per-item B (URL
- * L)". The URLs are made before the clock starts. FQ_SPLIT set in the
- * environment also prints push-pop's push phase to stderr ("push ms"). */
+ * L)". The URLs, the random priorities and the mixed workload's coin
+ * flips are made before the clock starts (frontier_baseline.mjs draws the
+ * same numbers the same way), so neither side times its random number
+ * generator. FQ_SPLIT set in the environment also prints push-pop's push
+ * phase to stderr ("push ms"). */
 #include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -109,11 +112,28 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < most; i++)
 		urls[i] = url_of(i);
 
+	/* the random draws, in the order the workloads use them: push-pop's
+	 * n priorities, the mixed workload's qn, then a coin a step and a
+	 * priority a push */
+	double *bias = malloc((n + qn + m) * sizeof *bias);
+	unsigned char *coin = malloc(m ? m : 1);
+	if (!bias || !coin) {
+		fprintf(stderr, "bench_frontier: out of memory\n");
+		return 1;
+	}
+	for (size_t i = 0; i < n + qn; i++)
+		bias[i] = rand_bias();
+	for (size_t k = 0, b = n + qn; k < m; k++) {
+		coin[k] = next_rand() & 1;
+		if (!coin[k])
+			bias[b++] = rand_bias();
+	}
+
 	/* push-pop */
 	struct ct_fq *q = queue();
 	double t0 = now_ms();
 	for (size_t i = 0; i < n; i++)
-		push(q, urls[i], rand_bias(), (int64_t)i);
+		push(q, urls[i], bias[i], (int64_t)i);
 	size_t popped = 0;
 	if (getenv("FQ_SPLIT"))
 		fprintf(stderr, "push %.1f\n", now_ms() - t0);
@@ -128,13 +148,14 @@ int main(int argc, char **argv)
 	q = queue();
 	size_t next = 0;
 	for (; next < qn; next++)
-		push(q, urls[next], rand_bias(), (int64_t)next);
+		push(q, urls[next], bias[n + next], (int64_t)next);
+	double *draw = bias + n + qn;
 	t0 = now_ms();
 	for (size_t k = 0; k < m; k++) {
-		if (next_rand() & 1)
+		if (coin[k])
 			pop(q);
 		else {
-			push(q, urls[next], rand_bias(), (int64_t)next);
+			push(q, urls[next], *draw++, (int64_t)next);
 			next++;
 		}
 	}
@@ -143,6 +164,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < most; i++)
 		free(urls[i]);
 	free(urls);
+	free(bias);
+	free(coin);
 
 	/* enqueue through every check: 4 in 5 new, 1 in 5 an earlier one
 	 * written otherwise */
