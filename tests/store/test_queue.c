@@ -185,9 +185,26 @@ static void session_setting_skips_nothing(void **state)
 		 "'w3', '{%lld,%lld}')", (long long)k.tasks[0].id,
 		 (long long)k.tasks[1].id);
 	assert_int_equal(pgt_int(s, sql), 2);
+	/* enqueue keeps the queue and the counters of its new tasks in its
+	 * own INSERT (0038), and its raise through the trigger */
+	const char *more[] = {"/y", "/z1", "/z2"};
+	double sc[] = {0, 0, 0};
+	pgt_enqueue(s, j, more, 3, sc);
 	pgt_exec(s, "RESET crawltop.inline");
-	check(s, "release under SET crawltop.inline = on");
+	check(s, "release and enqueue under SET crawltop.inline = on");
+	pgt_assert_counts_exact(s, "enqueue under SET crawltop.inline = on");
 	ct_claim_free(&k);
+	/* the setting enqueue makes for its INSERT ends with it: the rest of
+	 * the caller's transaction runs every trigger */
+	pgt_exec(s, "BEGIN");
+	const char *last[] = {"/z3"};
+	pgt_enqueue(s, j, last, 1, NULL);
+	char *v = pgt_text(s, "SELECT coalesce(current_setting('crawltop.inline', "
+			   "true), '')", 0, NULL);
+	assert_string_equal(v, "");
+	free(v);
+	pgt_exec(s, "COMMIT");
+	check(s, "enqueue in a transaction");
 	/* and every writer of tasks but the two hot ones pins it */
 	char *t = pgt_text(s,
 		"SELECT coalesce(string_agg(p.proname, ',' ORDER BY p.proname), '') "
