@@ -289,6 +289,52 @@ static void queue_survives_each_allocation_failing(void **state)
 	print_message("# queue: %ld allocations, each failed in turn\n", total);
 }
 
+/* A frontier queue without a host callback sorts a large heap into a run
+ * at a pull (frontier_queue.c): a pull whose item block is refused, the
+ * first (which made the run) or one later, hands nothing out and moves
+ * nothing, and every item still comes out once, in score order. */
+#define RUN_ITEMS 6000
+
+static void run_pull_refused_for_memory(void **state)
+{
+	(void)state;
+	struct ct_frontier_params p;
+	struct ct_fq *q = NULL;
+	struct ct_error err = {{0}};
+	ct_frontier_params_default(&p);
+	p.max_queue = RUN_ITEMS;
+	assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
+	for (int i = 0; i < RUN_ITEMS; i++) {
+		char url[64];
+		struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+		snprintf(url, sizeof url, "https://r%d.example/%d", i % 13, i);
+		in.url = url;
+		in.type = "article";
+		in.bias = (double)((i * 7919) % 101);
+		assert_int_equal(ct_fq_enqueue(q, &in, i, NULL, NULL), CT_OK);
+	}
+	double last = 101;
+	size_t pulled = 0;
+	while (ct_fq_size(q) > 0) {
+		struct ct_fq_pull_result pr;
+		if (pulled == 0 || pulled == RUN_ITEMS / 2) {
+			start(0); /* this pull's first allocation fails */
+			ct_status st = pull_checked(q, &pr);
+			stop();
+			assert_int_equal(st, CT_ENOMEM);
+			assert_true(failed);
+		}
+		assert_int_equal(ct_fq_pull(q, 0, &pr), CT_OK);
+		assert_true(pr.has_item);
+		assert_true(pr.item.score <= last);
+		last = pr.item.score;
+		ct_fq_item_release(&pr.item);
+		pulled++;
+	}
+	assert_int_equal(pulled, RUN_ITEMS);
+	ct_fq_destroy(q);
+}
+
 /* ---- the frontier queue's string arena ------------------------------- */
 
 #define BIG_URL 20000  /* bytes: 52 items fill a 1 MiB block */
@@ -514,6 +560,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(queue_survives_each_allocation_failing,
 					  stopped),
+		cmocka_unit_test_teardown(run_pull_refused_for_memory, stopped),
 		cmocka_unit_test_teardown(arena_survives_each_allocation_failing,
 					  stopped),
 		cmocka_unit_test_setup_teardown(config_survives_each_allocation_failing,

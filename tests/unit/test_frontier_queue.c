@@ -1310,28 +1310,30 @@ struct ref_item {
 	int depth;
 };
 
-/* 20,000 enqueues and pulls at random, with ties in score and discovery
- * time, forty types, URLs whose key differs from them (host case,
- * default port, userinfo, IPv6): each pull must give the item the
- * reference picks by ct_task_key_cmp (the store's order), with its URL,
- * key, host, type and sequence; records freed by pulls are reused. */
-static void interleaved_against_reference(void **state)
+/* ops enqueues and pulls at random, at most cap queued, with ties in
+ * score and discovery time, forty types, URLs whose key differs from them
+ * (host case, default port, userinfo, IPv6): each pull must give the item
+ * the reference picks by ct_task_key_cmp (the store's order), with its
+ * URL, key, host, type and sequence; records freed by pulls are reused.
+ * phased: the odds of a pull move between 0 and 9 in 10 every 2,000
+ * operations (the queue fills past RUN_MIN, is sorted into a run, drains,
+ * fills again while the run lasts, is merged into it, ...); else 4 in
+ * 10. Returns the pulls. */
+static size_t against_reference(struct ct_fq *q, size_t cap, int ops,
+				bool phased)
 {
-	(void)state;
-	struct ct_frontier_params p;
-	ct_frontier_params_default(&p);
-	p.max_depth = 10;
-	struct cb_state s = {0};
-	struct ct_fq *q = make_queue(&p, &s);
-	static struct ref_item ref[4000];
+	struct ref_item *ref = calloc(cap, sizeof(*ref));
 	size_t n = 0, made = 0, pulled = 0;
 	uint64_t seq = 0;
 	unsigned x = 12345;
+	static const unsigned odds[] = {0, 0, 0, 9, 9, 9, 0, 0, 5, 9, 9, 9,
+						0, 0, 0, 9, 9, 3};
 
-	for (int op = 0; op < 20000; op++) {
+	assert_non_null(ref);
+	for (int op = 0; op < ops; op++) {
 		x = x * 1103515245u + 12345u;
-		unsigned r = x >> 8;
-		if ((r % 10 < 6 || n == 0) && n < 4000) {
+		unsigned r = x >> 8, pull = phased ? odds[op / 2000 % 18] : 4;
+		if ((r % 10 >= pull || n == 0) && n < cap) {
 			struct ref_item *it = &ref[n];
 			unsigned id = (unsigned)made++;
 			snprintf(it->type, sizeof(it->type), "t%u", r % 40);
@@ -1393,8 +1395,78 @@ static void interleaved_against_reference(void **state)
 		}
 		assert_int_equal(ct_fq_size(q), n);
 	}
-	assert_true(pulled > 5000);
+	free(ref);
+	return pulled;
+}
+
+/* The queue with every callback (deferral possible: its heaps only). */
+static void interleaved_against_reference(void **state)
+{
+	(void)state;
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	p.max_depth = 10;
+	struct cb_state s = {0};
+	struct ct_fq *q = make_queue(&p, &s);
+	assert_true(against_reference(q, 4000, 20000, false) > 5000);
 	ct_fq_destroy(q);
+}
+
+/* A frontier queue without a host callback sorts a large heap into a run
+ * when pulled (frontier_queue.c, "sorted runs"): the same order, through
+ * runs made, drained by pulls and passed by new items that pop first. */
+static void runs_against_reference(void **state)
+{
+	(void)state;
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	p.max_depth = 10;
+	p.max_queue = 100000;
+	struct ct_fq *q = NULL;
+	struct ct_error err = {{0}};
+	assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
+	assert_true(against_reference(q, 12000, 36000, true) > 15000);
+	ct_fq_destroy(q);
+}
+
+/* Runs of inputs a quicksort can stumble on: every score equal (the
+ * discovery time, then the sequence decides), scores already in pop
+ * order, in the reverse order, and two values alternating; each queue
+ * of 10,000 items (a run at the first pull) comes out whole in the
+ * store's order. */
+static void runs_of_awkward_inputs(void **state)
+{
+	(void)state;
+	for (int shape = 0; shape < 4; shape++) {
+		struct ct_frontier_params p;
+		ct_frontier_params_default(&p);
+		struct ct_fq *q = NULL;
+		struct ct_error err = {{0}};
+		assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
+		for (int i = 0; i < 10000; i++) {
+			char url[64];
+			struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+			snprintf(url, sizeof(url), "https://a%d.example/%d", i % 11, i);
+			in.url = url;
+			in.type = "article";
+			in.bias = shape == 0 ? 0 : shape == 1 ? i : shape == 2 ? -i : i % 2;
+			int64_t disc = shape == 0 ? (10000 - i) / 3 : 0;
+			assert_int_equal(ct_fq_enqueue(q, &in, disc, NULL, NULL), CT_OK);
+		}
+		struct ct_task_key prev = {0};
+		for (int n = 0; n < 10000; n++) {
+			struct ct_fq_item it = pull_item(q, 0);
+			struct ct_task_key k = {0, it.score, it.discovered_ms,
+						(int64_t)it.seq};
+			if (n > 0 && ct_task_key_cmp(&prev, &k) >= 0)
+				fail_msg("shape %d, pull %d: seq %llu after %lld", shape,
+					 n, (unsigned long long)it.seq, (long long)prev.id);
+			prev = k;
+			ct_fq_item_release(&it);
+		}
+		assert_int_equal(ct_fq_size(q), 0);
+		ct_fq_destroy(q);
+	}
 }
 
 /* The dedup set against a reference through growth and many deletions:
@@ -1810,6 +1882,8 @@ int main(void)
 		cmocka_unit_test(importance_raise_past_checks),
 		cmocka_unit_test(importance_mode_rules),
 		cmocka_unit_test(interleaved_against_reference),
+		cmocka_unit_test(runs_against_reference),
+		cmocka_unit_test(runs_of_awkward_inputs),
 		cmocka_unit_test(dedup_against_reference),
 		cmocka_unit_test(name_limit_and_long_host),
 		cmocka_unit_test(arena_churn),
