@@ -31,6 +31,9 @@
  *            the store's claim order, ct_task_key_cmp, with the sequence
  *            as the id). Deferred items are parked in the slots just past
  *            the heap while a pull scans.
+ *   runs     a large heap of a frontier queue without a host callback is
+ *            sorted into a run when pulled ("sorted runs" below): pulls
+ *            then read it in order, a few items ahead.
  *   set      open addressing with linear probing and backward-shift
  *            deletion (Knuth, TAOCP vol. 3, 6.4 Algorithm R): 8-byte
  *            slots of a 32-bit hash of the key and index + 1, load at
@@ -987,11 +990,13 @@ static inline size_t heap_len(const struct fq_heap *h)
  * record, its string and its set slot: four cache misses a pull when the
  * queue is large, one after the other. When a frontier queue without a
  * host callback (no deferral: its pulls always take the first item) is
- * pulled with its run empty and at least RUN_MIN entries in its heap, the
- * heap array is sorted once, in place, into the run (introsort on the
- * pop order; about as many comparisons as the pulls' sifts would make,
+ * pulled with at least RUN_MIN entries in its heap and its run empty,
+ * the heap array is sorted once, in place, into the run (quicksort on the
+ * pop order: about as many comparisons as the pulls' sifts would make,
  * but over memory read in order), and the heap starts again empty in the
- * run's old arrays. A pull then takes the run's head or the heap's root,
+ * run's old arrays; with a run left, the sorted heap is merged into the
+ * room the run's pulls left before its head, once the heap holds a
+ * quarter of what the run does (run_due). A pull then takes the run's head or the heap's root,
  * whichever pops first, and the run tells which items come next, so their
  * records and strings are fetched a few pulls ahead. New items go to the
  * heap as before, so the order is exactly the heap's. Importance mode
