@@ -17,15 +17,19 @@
 -- priority, so its counter cells are those of a few groups.
 --
 -- So the INSERT of enqueue_batch (0002's body otherwise) runs with
--- crawltop.inline set for that statement, which the three triggers skip
--- (the queue and counter triggers by 0020's WHEN, tasks_refs by its new
--- one), and writes in the same statement the queue rows (a CTE over its
+-- crawltop.inline set for that statement, for which the three trigger
+-- functions are not called (the queue and counter triggers by 0020's
+-- WHEN, tasks_refs by its new one; PostgreSQL still fills their
+-- transition table, which a WHEN does not stop), and writes in the same
+-- statement the queue rows (a CTE over its
 -- RETURNING) and the counter deltas (the new rows grouped by every column
 -- a cell depends on, the score by its bucket, then expanded by
 -- crawltop.task_cells: the same cells the trigger gives). The function
 -- still pins crawltop.inline empty for every other statement (0020), so
 -- its raise UPDATE keeps its sync, and a session that sets it changes
--- nothing. Anyone else's INSERT into tasks runs every trigger as before.
+-- nothing. Anyone else's INSERT into tasks runs every trigger as before,
+-- unless it sets crawltop.inline itself: only the owner may write tasks
+-- (0013), and the owner can as well drop a trigger.
 --
 -- The new text replaces one statement of the function's current body,
 -- and the migration fails unless it finds that statement exactly once.

@@ -139,6 +139,7 @@ struct fq_heap {
 	uint64_t *rk;
 	uint32_t *rix;
 	size_t rhead, rn, rcap;
+	size_t merge_at;        /* a merge waits for this many heap entries */
 	/* the key hashes of run entries a few pulls ahead, by position (a
 	 * position of SIZE_MAX: none) */
 	struct { size_t pos; uint32_t tag; } ahead[4];
@@ -994,9 +995,10 @@ static inline size_t heap_len(const struct fq_heap *h)
  * the heap array is sorted once, in place, into the run (quicksort on the
  * pop order: about as many comparisons as the pulls' sifts would make,
  * but over memory read in order), and the heap starts again empty in the
- * run's old arrays; with a run left, the sorted heap is merged into the
- * room the run's pulls left before its head, once the heap holds a
- * quarter of what the run does (run_due). A pull then takes the run's head or the heap's root,
+ * run's old arrays; with a run left, the sorted heap and the run are
+ * merged into new arrays once the heap holds a quarter of what the run
+ * does (run_due), and a run mostly pulled gives its room back (run_trim).
+ * A pull then takes the run's head or the heap's root,
  * whichever pops first, and the run tells which items come next, so their
  * records and strings are fetched a few pulls ahead. New items go to the
  * heap as before, so the order is exactly the heap's. Importance mode
@@ -1080,54 +1082,103 @@ static void sort_run(const struct ct_fq *q, struct fq_heap *h, size_t lo,
 }
 
 /* Sorts the heap array into the run, and empties the heap. With the run
- * empty, the sorted array becomes the run and the heap takes the run's
- * old arrays; else the two are merged into the run's arrays, in the
- * room its pulls left before its head (the caller checked rhead >= n:
- * the merge writes at most where it has read). No allocation. */
+ * empty (it never holds arrays then), the sorted array becomes the run
+ * and the heap grows new ones; else the two are merged into new arrays
+ * of their joint size, the old ones freed. When those cannot be had, the
+ * merge waits until the heap has doubled (the sorted heap array is still
+ * a heap: each entry pops before its children). */
 static void run_make(struct ct_fq *q, struct fq_heap *h)
 {
 	sort_run(q, h, 0, h->n, &q->rng);
 	for (int a = 0; a < 4; a++)
 		h->ahead[a].pos = SIZE_MAX;
-	if (h->rhead < h->rn) {
-		size_t w = h->rhead - h->n, a = h->rhead, b = 0;
-		h->rhead = w;
-		while (b < h->n) {
-			if (a < h->rn && before(q, h->rk[a], h->rix[a], h->k[b],
-						h->ix[b])) {
-				h->rk[w] = h->rk[a];
-				h->rix[w++] = h->rix[a++];
+	if (h->rhead == h->rn) {
+		free(h->rk);            /* NULL: run_trim freed them */
+		free(h->rix);
+		h->rk = h->k;
+		h->rix = h->ix;
+		h->rcap = h->cap;
+		h->rhead = 0;
+		h->rn = h->n;
+	} else {
+		size_t left = h->rn - h->rhead, m = left + h->n;
+		uint64_t *k = malloc(m * sizeof(*k));
+		uint32_t *ix = malloc(m * sizeof(*ix));
+		if (!k || !ix) {
+			free(k);
+			free(ix);
+			h->merge_at = 2 * h->n;
+			return;
+		}
+		size_t w = 0, a = h->rhead, b = 0;
+		while (w < m) {
+			if (b == h->n || (a < h->rn &&
+			    before(q, h->rk[a], h->rix[a], h->k[b], h->ix[b]))) {
+				k[w] = h->rk[a];
+				ix[w++] = h->rix[a++];
 			} else {
-				h->rk[w] = h->k[b];
-				h->rix[w++] = h->ix[b++];
+				k[w] = h->k[b];
+				ix[w++] = h->ix[b++];
 			}
 		}
-		h->n = 0;
-		return;
+		free(h->rk);
+		free(h->rix);
+		free(h->k);
+		free(h->ix);
+		h->rk = k;
+		h->rix = ix;
+		h->rcap = m;
+		h->rhead = 0;
+		h->rn = m;
 	}
-	uint64_t *k = h->rk;
-	uint32_t *ix = h->rix;
-	size_t cap = h->rcap;
-	h->rk = h->k;
-	h->rix = h->ix;
-	h->rcap = h->cap;
-	h->rhead = 0;
-	h->rn = h->n;
-	h->k = k;
-	h->ix = ix;
-	h->cap = cap;
+	h->k = NULL;
+	h->ix = NULL;
+	h->cap = 0;
 	h->n = 0;
+	h->merge_at = 0;
 }
 
 /* Whether a pull should sort the heap into the run first: the heap holds
- * RUN_MIN entries, and the run is empty or its pulls left room for the
- * heap before its head and the heap holds a quarter of what the run
- * does (each merge moves the run's entries once). */
+ * RUN_MIN entries and a quarter of what the run holds (each merge copies
+ * the run's entries once), and has doubled since a merge found no
+ * memory. */
 static bool run_due(const struct fq_heap *h)
 {
+	return h->n >= RUN_MIN && h->n >= (h->rn - h->rhead) / 4 &&
+	       h->n >= h->merge_at;
+}
+
+/* After a pull from the run: a drained run frees its arrays; one whose
+ * pulls have left three quarters of its room behind moves its entries to
+ * the front and gives the rest back (realloc; kept when that fails). */
+static void run_trim(struct fq_heap *h)
+{
 	size_t left = h->rn - h->rhead;
-	return h->n >= RUN_MIN &&
-	       (left == 0 || (h->rhead >= h->n && h->n >= left / 4));
+
+	if (left == 0) {
+		free(h->rk);
+		free(h->rix);
+		h->rk = NULL;
+		h->rix = NULL;
+		h->rhead = h->rn = h->rcap = 0;
+		return;
+	}
+	if (h->rhead < RUN_MIN || h->rhead < h->rcap / 4 * 3)
+		return;
+	memmove(h->rk, h->rk + h->rhead, left * sizeof(*h->rk));
+	memmove(h->rix, h->rix + h->rhead, left * sizeof(*h->rix));
+	h->rhead = 0;
+	h->rn = left;
+	for (int a = 0; a < 4; a++)
+		h->ahead[a].pos = SIZE_MAX;
+	uint64_t *k = realloc(h->rk, left * sizeof(*k));
+	if (k)
+		h->rk = k;
+	uint32_t *ix = realloc(h->rix, left * sizeof(*ix));
+	if (ix)
+		h->rix = ix;
+	if (k && ix)
+		h->rcap = left;
 }
 
 /* Makes room for one more entry (growth by an eighth). On CT_ENOMEM the
@@ -2078,6 +2129,7 @@ static ct_status run_take(struct ct_fq *q, struct fq_heap *h,
 		h->ahead[next & 3].tag = t;
 		__builtin_prefetch(&q->set.slots[home_of(t, q->set.cap)]);
 	}
+	run_trim(h);
 	*got = i;
 	return CT_OK;
 }

@@ -185,26 +185,39 @@ static void session_setting_skips_nothing(void **state)
 		 "'w3', '{%lld,%lld}')", (long long)k.tasks[0].id,
 		 (long long)k.tasks[1].id);
 	assert_int_equal(pgt_int(s, sql), 2);
-	/* enqueue keeps the queue and the counters of its new tasks in its
-	 * own INSERT (0038), and its raise through the trigger */
-	const char *more[] = {"/y", "/z1", "/z2"};
-	double sc[] = {0, 0, 0};
-	pgt_enqueue(s, j, more, 3, sc);
 	pgt_exec(s, "RESET crawltop.inline");
-	check(s, "release and enqueue under SET crawltop.inline = on");
-	pgt_assert_counts_exact(s, "enqueue under SET crawltop.inline = on");
+	check(s, "release under SET crawltop.inline = on");
 	ct_claim_free(&k);
-	/* the setting enqueue makes for its INSERT ends with it: the rest of
-	 * the caller's transaction runs every trigger */
-	pgt_exec(s, "BEGIN");
-	const char *last[] = {"/z3"};
-	pgt_enqueue(s, j, last, 1, NULL);
-	char *v = pgt_text(s, "SELECT coalesce(current_setting('crawltop.inline', "
-			   "true), '')", 0, NULL);
-	assert_string_equal(v, "");
-	free(v);
-	pgt_exec(s, "COMMIT");
-	check(s, "enqueue in a transaction");
+	/* enqueue writes the queue rows and counters of its new tasks in its
+	 * own INSERT (0038), with crawltop.inline on for that statement only:
+	 * a raise later in the same call (a frontier job takes the scores it
+	 * is given) keeps its sync through the trigger, with or without the
+	 * session's setting; the new tasks fall in several counter cells */
+	int64_t f = pgt_job(s, "qf", "qf.example", 5, "frontier");
+	const char *first[] = {"/r1", "/r2"};
+	double first_sc[] = {10, 20};
+	pgt_enqueue(s, f, first, 2, first_sc);
+	const char *more[] = {"/r3", "/r4", "/r1", "/r5"};
+	double more_sc[] = {35, 75, 90, 99};
+	const char *again[] = {"/r2", "/r6", "/r7"};
+	double again_sc[] = {55, 5, 45};
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 0)
+			pgt_exec(s, "SET crawltop.inline = 'on'");
+		struct ct_enqueue_result r = pass == 0 ?
+			pgt_enqueue(s, f, more, 4, more_sc) :
+			pgt_enqueue(s, f, again, 3, again_sc);
+		assert_int_equal(r.raised, 1);
+		pgt_exec(s, "RESET crawltop.inline");
+		check(s, pass == 0 ? "new tasks and a raise in one enqueue "
+		      "under SET crawltop.inline = on" :
+		      "new tasks and a raise in one enqueue");
+		pgt_assert_counts_exact(s, "enqueue with a raise");
+	}
+	assert_int_equal(pgt_int(s, "SELECT round(q.score)::int FROM crawltop.queue q "
+				 "JOIN crawltop.tasks t ON t.id = q.task_id JOIN "
+				 "crawltop.pages p ON p.id = t.page_id WHERE p.path = '/r1'"),
+			 90);
 	/* and every writer of tasks but the two hot ones pins it */
 	char *t = pgt_text(s,
 		"SELECT coalesce(string_agg(p.proname, ',' ORDER BY p.proname), '') "

@@ -292,19 +292,16 @@ static void queue_survives_each_allocation_failing(void **state)
 /* A frontier queue without a host callback sorts a large heap into a run
  * at a pull (frontier_queue.c): a pull whose item block is refused, the
  * first (which made the run) or one later, hands nothing out and moves
- * nothing, and every item still comes out once, in score order. */
+ * nothing; a merge of the heap into the run refused its arrays is left
+ * for later and the pull goes on; every item still comes out once, in
+ * score order. */
 #define RUN_ITEMS 6000
+#define RUN_MORE 5000
 
-static void run_pull_refused_for_memory(void **state)
+/* Enqueues items from..to of run_pull_refused_for_memory. */
+static void run_items(struct ct_fq *q, int from, int to)
 {
-	(void)state;
-	struct ct_frontier_params p;
-	struct ct_fq *q = NULL;
-	struct ct_error err = {{0}};
-	ct_frontier_params_default(&p);
-	p.max_queue = RUN_ITEMS;
-	assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
-	for (int i = 0; i < RUN_ITEMS; i++) {
+	for (int i = from; i < to; i++) {
 		char url[64];
 		struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
 		snprintf(url, sizeof url, "https://r%d.example/%d", i % 13, i);
@@ -313,11 +310,38 @@ static void run_pull_refused_for_memory(void **state)
 		in.bias = (double)((i * 7919) % 101);
 		assert_int_equal(ct_fq_enqueue(q, &in, i, NULL, NULL), CT_OK);
 	}
-	double last = 101;
+}
+
+static void run_pull_refused_for_memory(void **state)
+{
+	(void)state;
+	struct ct_frontier_params p;
+	struct ct_fq *q = NULL;
+	struct ct_error err = {{0}};
+	ct_frontier_params_default(&p);
+	p.max_queue = RUN_ITEMS + RUN_MORE;
+	assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
+	run_items(q, 0, RUN_ITEMS);
+	double last;
 	size_t pulled = 0;
+	/* a first pull makes the run; 3,000 more items then wait in the heap
+	 * (a quarter of the run and more: the next pull merges them) */
+	struct ct_fq_pull_result pr;
+	assert_int_equal(ct_fq_pull(q, 0, &pr), CT_OK);
+	assert_true(pr.has_item);
+	ct_fq_item_release(&pr.item);
+	pulled++;
+	run_items(q, RUN_ITEMS, RUN_ITEMS + RUN_MORE);
+	start(0); /* the merge's first array */
+	assert_int_equal(pull_checked(q, &pr), CT_OK);
+	stop();
+	assert_true(failed);
+	assert_true(pr.has_item);
+	ct_fq_item_release(&pr.item);
+	pulled++;
+	last = 101; /* the new items may pop before the first's */
 	while (ct_fq_size(q) > 0) {
-		struct ct_fq_pull_result pr;
-		if (pulled == 0 || pulled == RUN_ITEMS / 2) {
+		if (pulled == 2 || pulled == RUN_ITEMS / 2) {
 			start(0); /* this pull's first allocation fails */
 			ct_status st = pull_checked(q, &pr);
 			stop();
@@ -331,7 +355,7 @@ static void run_pull_refused_for_memory(void **state)
 		ct_fq_item_release(&pr.item);
 		pulled++;
 	}
-	assert_int_equal(pulled, RUN_ITEMS);
+	assert_int_equal(pulled, RUN_ITEMS + RUN_MORE);
 	ct_fq_destroy(q);
 }
 
