@@ -997,7 +997,8 @@ static inline size_t heap_len(const struct fq_heap *h)
  * but over memory read in order), and the heap starts again empty in the
  * run's old arrays; with a run left, the sorted heap and the run are
  * merged into new arrays once the heap holds a quarter of what the run
- * does (run_due), and a run mostly pulled gives its room back (run_trim).
+ * does (run_due), and a run gives back the room its pulls leave
+ * (run_trim).
  * A pull then takes the run's head or the heap's root,
  * whichever pops first, and the run tells which items come next, so their
  * records and strings are fetched a few pulls ahead. New items go to the
@@ -1149,8 +1150,10 @@ static bool run_due(const struct fq_heap *h)
 }
 
 /* After a pull from the run: a drained run frees its arrays; one whose
- * pulls have left three quarters of its room behind moves its entries to
- * the front and gives the rest back (realloc; kept when that fails). */
+ * pulls have left a quarter of its room behind moves its entries to the
+ * front and gives the rest back (realloc; kept when that fails), so its
+ * arrays hold at most a third more than its entries (4 bytes an item;
+ * each pull moves three entries on the whole). */
 static void run_trim(struct fq_heap *h)
 {
 	size_t left = h->rn - h->rhead;
@@ -1163,7 +1166,7 @@ static void run_trim(struct fq_heap *h)
 		h->rhead = h->rn = h->rcap = 0;
 		return;
 	}
-	if (h->rhead < RUN_MIN || h->rhead < h->rcap / 4 * 3)
+	if (h->rhead < RUN_MIN || h->rhead < h->rcap / 4)
 		return;
 	memmove(h->rk, h->rk + h->rhead, left * sizeof(*h->rk));
 	memmove(h->rix, h->rix + h->rhead, left * sizeof(*h->rix));
