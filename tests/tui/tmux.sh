@@ -118,12 +118,22 @@ golden_mask() {
 }
 
 ok_golden() { # NAME FILE
-	local got
+	local got want n=0
 	got=$(printf '%s\n' "$SCREEN" | golden_mask)
+	want=$(cat "$2" 2>/dev/null)
+	# the capture that found the frame's first line may have caught
+	# tmux half-way through the frame: the screen again, for up to 2 s,
+	# until it is the golden one
+	while [ -z "${CRAWLTOP_GOLDEN_UPDATE:-}" ] && [ "$got" != "$want" ] &&
+		[ $((n += 1)) -le 40 ]; do
+		nap
+		SCREEN=$(tm capture-pane -p -t "${TM_T:-ct}" 2>/dev/null)
+		got=$(printf '%s\n' "$SCREEN" | golden_mask)
+	done
 	if [ -n "${CRAWLTOP_GOLDEN_UPDATE:-}" ]; then
 		printf '%s\n' "$got" >"$2"
 		tap_result 1 "$1 (golden file written: $2)"
-	elif [ "$got" = "$(cat "$2" 2>/dev/null)" ]; then
+	elif [ "$got" = "$want" ]; then
 		tap_result 1 "$1"
 	else
 		local IFS=$'\n'
