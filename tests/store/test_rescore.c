@@ -855,6 +855,32 @@ static void bad_input_refused(void **state)
 
 /* A rescore's note says why; it cannot write over what the audit row
  * says the rescore was (its mode, its batch's size). */
+/* A task without score inputs reads as one whose inputs are an empty
+ * object (0040 answers it from a branch of its own), and inputs that are
+ * there are unpacked as before. */
+static void no_inputs_read_as_empty(void **state)
+{
+	struct ct_store *s = *state;
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM (VALUES (NULL::jsonb), "
+		"('{}'), ('{\"bias\": 2.5, \"visits\": 3, \"meta\": "
+		"{\"knowledgeReuse\": 0.5}, \"gap\": {\"lift\": 0.2}}'), "
+		"('{\"subscores\": {\"freshness\": 0.3}}'), "
+		"('{\"signals\": {\"ns_changes\": 2, \"source\": \"ct\"}}')) v(j) "
+		"WHERE (SELECT row(x.*)::text FROM crawltop.score_input_columns(v.j) x) "
+		"IS DISTINCT FROM (SELECT row(x.*)::text FROM "
+		"crawltop.score_input_columns(coalesce(v.j, '{}')) x)"), 0);
+	char *t = pgt_text(s, "SELECT row(x.*)::text FROM "
+			   "crawltop.score_input_columns('{\"bias\": 2.5, \"gap\": "
+			   "{\"lift\": 0.2}, \"signals\": {\"ns_changes\": 2}}') x",
+			   0, NULL);
+	assert_string_equal(t, "(2.5,,,,,,0.2,f,,,,,,,,,t,,2,,,,,,,,,,,,,,,,,,,,,,,)");
+	free(t);
+	t = pgt_text(s, "SELECT row(x.*)::text FROM crawltop.score_input_columns(NULL) x",
+		     0, NULL);
+	assert_string_equal(t, "(,,,,,,,f,,,,,,,,,f,,,,,,,,,,,,,,,,,,,,,,,,,)");
+	free(t);
+}
+
 static void rescore_note_cannot_override(void **state)
 {
 	struct ct_store *s = *state;
@@ -1212,6 +1238,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(bad_input_refused, fresh, close_store),
 		cmocka_unit_test_setup_teardown(bad_inputs_refused, fresh, close_store),
 		cmocka_unit_test_setup_teardown(rescore_note_cannot_override, fresh, close_store),
+		cmocka_unit_test_setup_teardown(no_inputs_read_as_empty, fresh, close_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
