@@ -170,6 +170,10 @@ struct fq_names {
 	struct fq_index ix;
 	char **names;
 	size_t vcap;            /* names' room */
+	/* the ids last found for a few callers' pointers (a crawler passes
+	 * the same literals again and again), each checked against the
+	 * name it stands for before it is used */
+	struct { const char *ptr; uint16_t id; } memo[8];
 };
 
 /* Interned (type, method) pairs of name ids: pairs[id - 1]. */
@@ -773,11 +777,22 @@ static ct_status name_id(struct fq_names *t, const char *name, uint16_t *id)
 	*id = 0;
 	if (!name || !name[0])
 		return CT_OK;
+	/* a pointer seen before, its name the same (a rolled back or
+	 * rewritten one is not) */
+	size_t m = ((uintptr_t)name >> 3) & 7;
+	uint16_t was = t->memo[m].ptr == name ? t->memo[m].id : 0;
+	if (was && was <= t->ix.n && strcmp(t->names[was - 1], name) == 0) {
+		*id = was;
+		return CT_OK;
+	}
 	size_t len = strlen(name), at;
 	uint64_t h = hash_bytes(name, len);
 	struct name_probe probe = {t, name};
-	if ((*id = index_find(&t->ix, h, same_name, &probe, &at)))
+	if ((*id = index_find(&t->ix, h, same_name, &probe, &at))) {
+		t->memo[m].ptr = name;
+		t->memo[m].id = *id;
 		return CT_OK;
+	}
 	ct_status st = index_reserve(&t->ix, MAX_NAMES);
 	if (st != CT_OK)
 		return st;
@@ -792,6 +807,8 @@ static ct_status name_id(struct fq_names *t, const char *name, uint16_t *id)
 	memcpy(copy, name, len + 1);
 	*id = index_add(&t->ix, h);
 	t->names[*id - 1] = copy;
+	t->memo[m].ptr = name;
+	t->memo[m].id = *id;
 	return CT_OK;
 }
 

@@ -1469,6 +1469,65 @@ static void runs_of_awkward_inputs(void **state)
 	}
 }
 
+/* The queue remembers the ids of the names it was last given at each
+ * pointer: a caller's buffer that holds another name the next time gets
+ * that name, and the id of a name interned by a refused enqueue (rolled
+ * back, then given to another name) is not taken for the buffer's. */
+static void names_follow_the_buffer(void **state)
+{
+	(void)state;
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	struct ct_fq *q = NULL;
+	struct ct_error err = {{0}};
+	assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
+	char type[16], method[16];
+	size_t n = 600 * 1024;
+	char *big = malloc(n + 1);
+	assert_non_null(big);
+	memcpy(big, "https://BIG.example/", 20);
+	memset(big + 20, 'x', n - 20);
+	big[n] = '\0';
+	static const char *const want[][2] = {
+		{"alpha", "m1"}, {"beta", "m1"}, {"alpha", "m2"}, {"gamma", "m3"},
+	};
+	for (int i = 0; i < 4; i++) {
+		char url[64];
+		snprintf(url, sizeof(url), "https://n.example/%d", i);
+		snprintf(type, sizeof(type), "%s", want[i][0]);
+		snprintf(method, sizeof(method), "%s", want[i][1]);
+		struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
+		in.url = url;
+		in.type = type;
+		in.discovery_method = method;
+		in.depth = i; /* the first pops first: same type weight order */
+		assert_int_equal(ct_fq_enqueue(q, &in, i, NULL, NULL), CT_OK);
+		/* a URL refused after its names were interned (its URL and
+		 * key, 1.2 MB, do not fit the arena's block): they are rolled
+		 * back, and the buffer's next name is not taken for them */
+		snprintf(type, sizeof(type), "refused%d", i);
+		in.type = type;
+		in.url = big;
+		struct ct_fq_enqueue_result r;
+		assert_int_equal(ct_fq_enqueue(q, &in, i, &r, NULL), CT_ERANGE);
+		assert_false(r.enqueued);
+	}
+	free(big);
+	int seen[4] = {0};
+	for (int i = 0; i < 4; i++) {
+		struct ct_fq_item it = pull_item(q, 0);
+		int k = it.url[strlen(it.url) - 1] - '0';
+		assert_true(k >= 0 && k < 4);
+		assert_string_equal(it.type, want[k][0]);
+		assert_string_equal(it.discovery_method, want[k][1]);
+		seen[k]++;
+		ct_fq_item_release(&it);
+	}
+	for (int k = 0; k < 4; k++)
+		assert_int_equal(seen[k], 1);
+	ct_fq_destroy(q);
+}
+
 /* The dedup set against a reference through growth and many deletions:
  * 60,000 enqueues and pulls at random over 6,000 URLs (so most enqueues
  * meet a URL seen before, queued or pulled), each answered "duplicate"
@@ -1884,6 +1943,7 @@ int main(void)
 		cmocka_unit_test(interleaved_against_reference),
 		cmocka_unit_test(runs_against_reference),
 		cmocka_unit_test(runs_of_awkward_inputs),
+		cmocka_unit_test(names_follow_the_buffer),
 		cmocka_unit_test(dedup_against_reference),
 		cmocka_unit_test(name_limit_and_long_host),
 		cmocka_unit_test(arena_churn),
