@@ -105,6 +105,20 @@ static struct ct_fq *make_queue(const struct ct_frontier_params *p,
 	return q;
 }
 
+/* A queue without callbacks, default parameters but these two. */
+static struct ct_fq *bare_queue(size_t max_queue, int max_depth)
+{
+	struct ct_frontier_params p;
+	ct_frontier_params_default(&p);
+	p.max_queue = max_queue;
+	p.max_depth = max_depth;
+	struct ct_fq *q = NULL;
+	struct ct_error err = {{0}};
+	if (ct_fq_create(&p, NULL, NULL, &q, &err) != CT_OK)
+		fail_msg("ct_fq_create: %s", err.msg);
+	return q;
+}
+
 /* Enqueues url with type, depth, method; returns the decision's reason
  * (NULL when enqueued) and asserts CT_OK. */
 static const char *enq(struct ct_fq *q, const char *url, const char *type,
@@ -1418,13 +1432,7 @@ static void interleaved_against_reference(void **state)
 static void runs_against_reference(void **state)
 {
 	(void)state;
-	struct ct_frontier_params p;
-	ct_frontier_params_default(&p);
-	p.max_depth = 10;
-	p.max_queue = 100000;
-	struct ct_fq *q = NULL;
-	struct ct_error err = {{0}};
-	assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
+	struct ct_fq *q = bare_queue(100000, 10);
 	assert_true(against_reference(q, 12000, 36000, true) > 15000);
 	ct_fq_destroy(q);
 }
@@ -1438,11 +1446,7 @@ static void runs_of_awkward_inputs(void **state)
 {
 	(void)state;
 	for (int shape = 0; shape < 4; shape++) {
-		struct ct_frontier_params p;
-		ct_frontier_params_default(&p);
-		struct ct_fq *q = NULL;
-		struct ct_error err = {{0}};
-		assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
+		struct ct_fq *q = bare_queue(100000, 10);
 		for (int i = 0; i < 10000; i++) {
 			char url[64];
 			struct ct_frontier_input in = CT_FRONTIER_INPUT_INIT;
@@ -1476,11 +1480,7 @@ static void runs_of_awkward_inputs(void **state)
 static void names_follow_the_buffer(void **state)
 {
 	(void)state;
-	struct ct_frontier_params p;
-	ct_frontier_params_default(&p);
-	struct ct_fq *q = NULL;
-	struct ct_error err = {{0}};
-	assert_int_equal(ct_fq_create(&p, NULL, NULL, &q, &err), CT_OK);
+	struct ct_fq *q = bare_queue(1000, 10);
 	char type[16], method[16];
 	size_t n = 600 * 1024;
 	char *big = malloc(n + 1);
@@ -1650,20 +1650,6 @@ static void name_limit_and_long_host(void **state)
 }
 
 /* ---- the string arena -------------------------------------------------- */
-
-/* A queue without callbacks, default parameters but these two. */
-static struct ct_fq *bare_queue(size_t max_queue, int max_depth)
-{
-	struct ct_frontier_params p;
-	ct_frontier_params_default(&p);
-	p.max_queue = max_queue;
-	p.max_depth = max_depth;
-	struct ct_fq *q = NULL;
-	struct ct_error err = {{0}};
-	if (ct_fq_create(&p, NULL, NULL, &q, &err) != CT_OK)
-		fail_msg("ct_fq_create: %s", err.msg);
-	return q;
-}
 
 /* The URL of churn item k: its host written in capitals for one in three
  * (so its key differs), a path of 30 to 400 bytes. */
