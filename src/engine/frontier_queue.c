@@ -1157,20 +1157,22 @@ static void run_make(struct ct_fq *q, struct fq_heap *h)
 }
 
 /* Whether a pull should sort the heap into the run first: the heap holds
- * RUN_MIN entries and a quarter of what the run holds (each merge copies
- * the run's entries once), and has doubled since a merge found no
- * memory. */
+ * RUN_MIN entries, and the run is empty (that takes no memory) or the
+ * heap holds a quarter of what the run holds (each merge copies the
+ * run's entries once) and has doubled since a merge found no memory. */
 static bool run_due(const struct fq_heap *h)
 {
-	return h->n >= RUN_MIN && h->n >= (h->rn - h->rhead) / 4 &&
-	       h->n >= h->merge_at;
+	size_t left = h->rn - h->rhead;
+	return h->n >= RUN_MIN &&
+	       (left == 0 || (h->n >= left / 4 && h->n >= h->merge_at));
 }
 
 /* After a pull from the run: a drained run frees its arrays; one whose
- * pulls have left a quarter of its room behind moves its entries to the
- * front and gives the rest back (realloc; kept when that fails), so its
- * arrays hold at most a third more than its entries (4 bytes an item;
- * each pull moves three entries on the whole). */
+ * pulls have left a quarter of its room behind, and at least RUN_MIN
+ * places, moves its entries to the front and gives the rest back
+ * (realloc; kept when that fails), so its arrays hold at most a third
+ * more than its entries, or RUN_MIN places more (48 KiB) for a small
+ * run (each pull moves three entries on the whole). */
 static void run_trim(struct fq_heap *h)
 {
 	size_t left = h->rn - h->rhead;
@@ -1181,6 +1183,7 @@ static void run_trim(struct fq_heap *h)
 		h->rk = NULL;
 		h->rix = NULL;
 		h->rhead = h->rn = h->rcap = 0;
+		h->merge_at = 0;
 		return;
 	}
 	if (h->rhead < RUN_MIN || h->rhead < h->rcap / 4)

@@ -290,11 +290,10 @@ static void queue_survives_each_allocation_failing(void **state)
 }
 
 /* A frontier queue without a host callback sorts a large heap into a run
- * at a pull (frontier_queue.c): a pull whose item block is refused, the
- * first (which made the run) or one later, hands nothing out and moves
- * nothing; a merge of the heap into the run refused its arrays is left
- * for later and the pull goes on; every item still comes out once, in
- * score order. */
+ * at a pull (frontier_queue.c): a merge of a later heap into the run
+ * refused its arrays is left for later and the pull goes on; a pull from
+ * the run or the heap whose item block is refused hands nothing out and
+ * moves nothing; every item comes out once, in score order. */
 #define RUN_ITEMS 6000
 #define RUN_MORE 5000
 
@@ -324,8 +323,9 @@ static void run_pull_refused_for_memory(void **state)
 	run_items(q, 0, RUN_ITEMS);
 	double last;
 	size_t pulled = 0;
-	/* a first pull makes the run; 3,000 more items then wait in the heap
-	 * (a quarter of the run and more: the next pull merges them) */
+	/* a first pull makes the run; RUN_MORE more items then wait in the
+	 * heap (4,096 and more, a quarter of the run and more: the next pull
+	 * merges them) */
 	struct ct_fq_pull_result pr;
 	assert_int_equal(ct_fq_pull(q, 0, &pr), CT_OK);
 	assert_true(pr.has_item);
