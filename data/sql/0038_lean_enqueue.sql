@@ -65,7 +65,9 @@ $tail$;
 	PERFORM pg_catalog.set_config('crawltop.inline', 'on', true);
 	WITH n AS ($pre$ || replace(v_old, v_tail, $post$
 	ORDER BY u.i
-	RETURNING *
+	RETURNING id, job_id, job_priority, score, created_at, pending_since,
+		  status, lease_owner, class, depth, discovery_method, type,
+		  ranked_at, priority_class
 	), q AS (
 		INSERT INTO crawltop.queue (task_id, job_id, job_priority, score,
 			created_at, pending_since)
