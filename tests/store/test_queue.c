@@ -482,6 +482,39 @@ static void rescores_and_rankings_keep_queue(void **state)
 	ct_claim_free(&k);
 }
 
+/* A fold groups the counter deltas by what their cells depend on before
+ * it expands them (0041): P3 tasks of one job, depth, method and type but
+ * of two score buckets (0-20 and 20-40), claimed by two workers and
+ * completed, their deltas folded together, keep each bucket's count; and
+ * the deltas are gone after the fold. */
+static void fold_keeps_score_buckets_apart(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t j = pgt_job(s, "fb", "fb.example", 5, "frontier");
+	const char *p[] = {"/a", "/b", "/c", "/d", "/e", "/f"};
+	const double sc[] = {10, 30, 15, 35, 5, 25};
+	pgt_enqueue(s, j, p, 6, sc);
+	assert_int_equal(pgt_int(s, "SELECT count(DISTINCT crawltop.score_bucket("
+				 "score)) FROM crawltop.tasks WHERE class = 3"), 2);
+	pgt_exec(s, "SELECT crawltop.fold_counts()");
+	struct ct_claim k1 = pgt_claim(s, "w1", j, 3, 60);
+	struct ct_claim k2 = pgt_claim(s, "w2", j, 2, 60);
+	assert_int_equal(k1.n + k2.n, 5);
+	struct ct_error err = {{0}};
+	size_t done = 0;
+	int64_t *ids = ids_of(&k1);
+	assert_int_equal(ct_store_complete(s, "w1", ids, k1.n, &done, &err), CT_OK);
+	free(ids);
+	check(s, "claims and a completion, not folded");
+	assert_true(pgt_int(s, "SELECT count(*) FROM crawltop.count_deltas") > 1);
+	pgt_exec(s, "SELECT crawltop.fold_counts()");
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.count_deltas"), 0);
+	check(s, "one fold of every delta");
+	pgt_assert_counts_exact(s, "one fold of every delta");
+	ct_claim_free(&k1);
+	ct_claim_free(&k2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -496,6 +529,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(claim_and_complete_update_in_place,
 						fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(rescores_and_rankings_keep_queue,
+						fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(fold_keeps_score_buckets_apart,
 						fresh, pgt_close),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
