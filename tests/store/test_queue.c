@@ -9,7 +9,8 @@
  * tasks other than claim and complete pins crawltop.inline; claim and
  * complete update the task's row in place (HOT); the counters read with
  * the deltas not folded yet equal a count over tasks, before and after
- * fold_counts(), also after rescores and rankings. */
+ * fold_counts(), also after rescores and rankings; a fold groups the deltas
+ * (0041); the queue is vacuumed after a few thousand claims (0042). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -515,6 +516,24 @@ static void fold_keeps_score_buckets_apart(void **state)
 	ct_claim_free(&k2);
 }
 
+/* 0042: the queue is vacuumed after 2,000 dead rows whatever its size
+ * (autovacuum's default waits for a fifth of the table), without the
+ * cost-based delay; the other tables keep the server's defaults. */
+static void queue_vacuumed_after_a_few_claims(void **state)
+{
+	struct ct_store *s = *state;
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM pg_class c, "
+				 "unnest(c.reloptions) o WHERE c.oid = "
+				 "'crawltop.queue'::regclass AND o IN ("
+				 "'autovacuum_vacuum_scale_factor=0', "
+				 "'autovacuum_vacuum_threshold=2000', "
+				 "'autovacuum_vacuum_cost_delay=0')"), 3);
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM pg_class c, "
+				 "unnest(c.reloptions) o WHERE c.relnamespace = "
+				 "'crawltop'::regnamespace AND o LIKE 'autovacuum%' "
+				 "AND c.oid <> 'crawltop.queue'::regclass"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +550,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(rescores_and_rankings_keep_queue,
 						fresh, pgt_close),
 		cmocka_unit_test_setup_teardown(fold_keeps_score_buckets_apart,
+						fresh, pgt_close),
+		cmocka_unit_test_setup_teardown(queue_vacuumed_after_a_few_claims,
 						fresh, pgt_close),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
