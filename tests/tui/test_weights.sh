@@ -63,8 +63,10 @@ ok_golden "golden: the help, 100x30" "$GOLDEN/help_100x30.txt"
 tm_keys Escape
 ok_screen "any key: back to the panel" '^─ Weights'
 tm_keys PageDown PageDown
-ok_screen "discovery bonuses" 'frontier\.bonuses'
-ok_match "... each method's" "$SCREEN" 'adaptive-seed +20'
+# waits for a row the second PageDown brings (the detail panel's title
+# names frontier.bonuses after the first one already)
+ok_screen "discovery bonuses: each method's" 'adaptive-seed +20'
+ok_match "... under their heading" "$SCREEN" '^ +frontier\.bonuses( |$)'
 tm_keys G
 ok_screen "the freshness table at the end" 'deep_depth +3'
 ok_match "ranking weights, with their sum" "$SCREEN" \
