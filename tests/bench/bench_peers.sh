@@ -28,7 +28,12 @@
 # Environment: REPS (3), N_ENQ (200000), N_ONE (40000), N_BATCH (200000),
 # CLAIMERS ("4 16"), PEERS ("graphile pgboss"; empty: crawltop alone, as
 # the test suite's smoke run does), PEER_DIR (where npm installs the peers
-# and Node.js 22; default .state/peers in the source tree), CT_PG_CONF.
+# and Node.js 22; default .state/peers in the source tree), CT_PG_CONF,
+# CT_BOUNDS (SQL files, e.g. tests/bench/bounds/*.sql: each replaces
+# claim_next in a fresh crawltop database and is measured at one/C as
+# "bound:NAME" beside the others; an upper bound of a design, not
+# crawltop: its file says what it leaves out. Its exactly-once check is
+# the claimers' own count and an empty queue and lease table).
 set -euo pipefail
 build=$(cd "$1" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -53,6 +58,14 @@ if [ "${2:-}" != --inner ]; then
 		echo "== installing ${PEER_PACKAGES[*]} into $PEER_DIR" >&2
 		npm install --prefix "$PEER_DIR" --no-audit --no-fund --silent "${PEER_PACKAGES[@]}" >&2
 	fi
+	# the bounds' files by absolute path (the cluster's runner may change
+	# the directory)
+	bounds=
+	for f in ${CT_BOUNDS:-}; do
+		[ -f "$f" ] || { echo "bench_peers: CT_BOUNDS: no file $f" >&2; exit 1; }
+		bounds+="$(cd "$(dirname "$f")" && pwd)/${f##*/} "
+	done
+	export CT_BOUNDS=$bounds
 	exec "$root/tests/store/pg-cluster.sh" run "$0" "$build" --inner
 fi
 
@@ -89,6 +102,9 @@ ct_load() { # N
 	"${PSQL[@]}" -d "$DSN" -c "VACUUM ANALYZE crawltop.tasks" -c "VACUUM ANALYZE crawltop.pages"
 }
 ct_left() { "${PSQL[@]}" -d "$DSN" -c "SELECT count(*) FROM crawltop.tasks WHERE status <> 'completed'"; }
+# a bound leaves the task rows as it likes: what is left is in the queue
+# or leased
+bound_left() { "${PSQL[@]}" -d "$DSN" -c "SELECT (SELECT count(*) FROM crawltop.queue) + (SELECT count(*) FROM crawltop.leases)"; }
 gw_left() { "${PSQL[@]}" -d "$DSN" -c "SELECT count(*) FROM graphile_worker._private_jobs"; }
 pb_left() { "${PSQL[@]}" -d "$DSN" -c "SELECT count(*) FROM pgboss.job WHERE state <> 'completed'"; }
 
@@ -131,6 +147,7 @@ echo "server: $("${PSQL[@]}" -d "$base" -c 'SHOW server_version'), fsync=$("${PS
 echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown); $REPS rounds; enqueue $N_ENQ, one at a time $N_ONE, batches $N_BATCH"
 
 peer() { [[ " $PEERS " == *" $1 "* ]]; }
+bound_name() { local f=${1##*/}; echo "bound:${f%.sql}"; }
 for rep in $(seq 1 "$REPS"); do
 	echo "== round $rep" >&2
 	# enqueue
@@ -167,6 +184,13 @@ for rep in $(seq 1 "$REPS"); do
 			ct_load "$n"
 			measure "$w crawltop-next" ct_next "$c"
 			exactly_once "$w crawltop-next" "$n" "$(ct_left)"
+			for f in $CT_BOUNDS; do
+				ct_fresh
+				"${PSQL[@]}" -d "$DSN" -f "$f" >/dev/null
+				ct_load "$n"
+				measure "$w $(bound_name "$f")" ct_next "$c"
+				exactly_once "$w $(bound_name "$f")" "$n" "$(bound_left)"
+			done
 		fi
 		if peer graphile; then
 			fresh gw
@@ -190,13 +214,16 @@ printf '%-8s %-15s %8s %8s %9s %9s %9s %9s\n' work system "tasks/s" "us/task" \
 	"rate/gw" "cpu/gw" "rate/pgb" "cpu/pgb"
 for w in enqueue $(for c in $CLAIMERS; do echo "one/$c"; done) batch; do
 	systems="crawltop"
-	[[ $w == one/* ]] && systems+=" crawltop-next"
+	if [[ $w == one/* ]]; then
+		systems+=" crawltop-next"
+		for f in $CT_BOUNDS; do systems+=" $(bound_name "$f")"; done
+	fi
 	peer graphile && systems+=" graphile"
 	peer pgboss && systems+=" pg-boss"
 	for sys in $systems; do
 		r=$(med <<<"${RATE["$w $sys"]}") c=$(med <<<"${CPU["$w $sys"]}")
 		line=$(printf '%-8s %-15s %8s %8s' "$w" "$sys" "$r" "$c")
-		if [[ $sys == crawltop* ]]; then
+		if [[ $sys == crawltop* || $sys == bound:* ]]; then
 			for p in graphile pg-boss; do
 				if peer "${p/-/}"; then
 					pr=$(med <<<"${RATE["$w $p"]}") pc=$(med <<<"${CPU["$w $p"]}")
