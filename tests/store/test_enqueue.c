@@ -897,10 +897,10 @@ static void column_types_hold(void **state)
 	assert_int_equal(pgt_int(s, sql), 2);
 }
 
-/* The rules a task row keeps across its columns (one CHECK since 0037,
- * tasks_row_ok, whose function names the rule that broke): each broken by
- * a direct UPDATE is refused with 23514 and the rule's name, nothing
- * changed; writes that keep them pass. */
+/* The rules a task row keeps across its columns (checked once a
+ * statement since 0043, by task_row_ok, which names the rule that broke):
+ * each broken by a direct UPDATE is refused with 23514 and the rule's
+ * name, nothing changed; writes that keep them pass. */
 static void task_rules_hold(void **state)
 {
 	struct ct_store *s = *state;
@@ -926,9 +926,14 @@ static void task_rules_hold(void **state)
 			 "job_id = %" PRId64, bad[i].set, job);
 		direct_refused(s, sql, i == 1 ? "23502" : "23514", bad[i].rule);
 	}
+	/* a new task of a page the job has not (another job's, same site)
+	 * whose score is not its base's */
+	int64_t other = pgt_job(s, "rules-other", "rules.example", 5, "hierarchy");
+	const char *other_paths[] = {"/b"};
+	pgt_enqueue(s, other, other_paths, 1, NULL);
 	snprintf(sql, sizeof sql, "INSERT INTO crawltop.tasks (job_id, page_id, "
-		 "job_priority, score, base_score) SELECT job_id, page_id, 5, 10, 20 "
-		 "FROM crawltop.tasks WHERE job_id = %" PRId64 " LIMIT 1", job);
+		 "job_priority, score, base_score) SELECT %" PRId64 ", page_id, 5, "
+		 "10, 20 FROM crawltop.tasks WHERE job_id = %" PRId64, job, other);
 	direct_refused(s, sql, "23514", "tasks_score_derived");
 	/* the error's fields name the rule, the schema and the table */
 	char diag[900];

@@ -444,8 +444,8 @@ static void grants_are_complete_and_public_has_none(void **state)
 		"'tasks_refs_check', 'jobs_delete_tasks', 'jobs_truncate_tasks', "
 		"'jobs_keep_id', 'jobs_name_not_number', 'lock_job', 'lock_task', "
 		"'enqueue_batch', 'enqueue_modes', 'create_job_in', 'give_to_owner', "
-		"'task_links_gone', 'task_row_ok', 'store_settings_refresh', "
-		"'store_settings_sync') AND NOT (has_function_privilege("
+		"'task_links_gone', 'task_row_ok', 'tasks_rows_check', "
+		"'store_settings_refresh', 'store_settings_sync') AND NOT (has_function_privilege("
 		"'crawltop_viewer', p.oid, 'EXECUTE') OR has_function_privilege("
 		"'crawltop_operator', p.oid, 'EXECUTE') OR has_function_privilege("
 		"'crawltop_worker', p.oid, 'EXECUTE'))", 0, NULL);
@@ -482,10 +482,10 @@ static void grants_are_complete_and_public_has_none(void **state)
 	free(t);
 	/* every definer and every PL/pgSQL function (the trigger functions
 	 * run for whoever writes a table) resolves names in pg_catalog only
-	 * (0013, 0015); SQL functions stay inlinable; task_row_ok, tasks'
-	 * CHECK (0037), runs once a written row and qualifies every name
-	 * instead (test_enqueue's task_rules_hold runs it under a search
-	 * path that puts pg_catalog last) */
+	 * (0013, 0015); SQL functions stay inlinable; task_row_ok, which
+	 * raises for a row that breaks tasks' rules (0037, 0043), qualifies
+	 * every name instead (test_enqueue's task_rules_hold runs it under a
+	 * search path that puts pg_catalog last) */
 	t = pgt_text(su, "SELECT string_agg(p.proname, ',' ORDER BY p.proname) "
 		     "FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
 		     "JOIN pg_language l ON l.oid = p.prolang "
