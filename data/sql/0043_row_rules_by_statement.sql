@@ -22,12 +22,17 @@
 -- for the first of them what it raised as the CHECK (SQLSTATE 23514, the
 -- rule's name as the constraint, the schema, the table and the values).
 -- The trigger fires before the queue and counter triggers (by name), and
--- a refused statement is rolled back whole, as before; it runs once the
--- rows are written, so a statement that breaks a rule and a unique key
--- is refused for the key. A session that
+-- a refused statement is rolled back whole, as before. It runs once the
+-- statement's rows are written: a statement that also breaks a unique
+-- key, or moves a task to a job or page that does not exist (the row
+-- trigger tasks_refs_update fires before any statement trigger), is
+-- refused for that (23505, 23503); a row INSERT ... ON CONFLICT does not
+-- write is not checked; a bad statement writes, and waits for the locks
+-- of, all its rows before it is rolled back. A session that
 -- sets crawltop.inline itself skips the check as it skips the queue and
--- counter triggers: only the owner may write tasks (0013), and the owner
--- may as well drop a constraint.
+-- counter triggers (as does session_replication_role = replica): only the
+-- owner may write tasks (0013), and the owner may as well drop a
+-- constraint.
 CREATE FUNCTION crawltop.tasks_rows_check() RETURNS trigger
 	LANGUAGE plpgsql
 	SET search_path = pg_catalog, pg_temp AS $$

@@ -935,6 +935,13 @@ static void task_rules_hold(void **state)
 		 "job_priority, score, base_score) SELECT %" PRId64 ", page_id, 5, "
 		 "10, 20 FROM crawltop.tasks WHERE job_id = %" PRId64, job, other);
 	direct_refused(s, sql, "23514", "tasks_score_derived");
+	/* the rules are checked once the statement's rows are written (0043):
+	 * a row that breaks one and the job's unique page is refused for the
+	 * page */
+	snprintf(sql, sizeof sql, "INSERT INTO crawltop.tasks (job_id, page_id, "
+		 "job_priority, score, base_score) SELECT job_id, page_id, 5, 10, 20 "
+		 "FROM crawltop.tasks WHERE job_id = %" PRId64 " LIMIT 1", job);
+	direct_refused(s, sql, "23505", "tasks_job_id_page_id_key");
 	/* the error's fields name the rule, the schema and the table */
 	char diag[900];
 	snprintf(diag, sizeof diag, "DO $$ DECLARE c text; t text; n text; BEGIN "
@@ -946,7 +953,8 @@ static void task_rules_hold(void **state)
 	direct_refused(s, diag, "P0001",
 		       "fields: tasks_lease_only_running crawltop tasks");
 	/* a search path that shadows pg_catalog's operators changes nothing:
-	 * the function names every operator and type with its schema */
+	 * the check runs under its own pinned path, and task_row_ok names
+	 * every operator and type with its schema */
 	pgt_exec(s, "CREATE SCHEMA shadow");
 	pgt_exec(s, "CREATE FUNCTION shadow.yes(text, text) RETURNS boolean "
 		 "LANGUAGE sql IMMUTABLE AS 'SELECT true'");

@@ -483,9 +483,9 @@ static void grants_are_complete_and_public_has_none(void **state)
 	/* every definer and every PL/pgSQL function (the trigger functions
 	 * run for whoever writes a table) resolves names in pg_catalog only
 	 * (0013, 0015); SQL functions stay inlinable; task_row_ok, which
-	 * raises for a row that breaks tasks' rules (0037, 0043), qualifies
-	 * every name instead (test_enqueue's task_rules_hold runs it under a
-	 * search path that puts pg_catalog last) */
+	 * raises for a row that breaks tasks' rules (0037; since 0043 called
+	 * by tasks_rows_check, whose pinned path it runs under), qualifies
+	 * every name instead */
 	t = pgt_text(su, "SELECT string_agg(p.proname, ',' ORDER BY p.proname) "
 		     "FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
 		     "JOIN pg_language l ON l.oid = p.prolang "
