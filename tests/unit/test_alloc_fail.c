@@ -323,16 +323,20 @@ static void run_pull_refused_for_memory(void **state)
 	run_items(q, 0, RUN_ITEMS);
 	double last;
 	size_t pulled = 0;
-	/* a first pull makes the run; RUN_MORE more items then wait in the
-	 * heap (4,096 and more, a quarter of the run and more: the next pull
-	 * merges them) */
+	/* a first pull makes the run, its radix sort's scratch refused: the
+	 * quicksort sorts it instead (the pulls' order is checked below);
+	 * RUN_MORE more items then wait in the heap (4,096 and more, a
+	 * quarter of the run and more: the next pull merges them) */
 	struct ct_fq_pull_result pr;
-	assert_int_equal(ct_fq_pull(q, 0, &pr), CT_OK);
+	start(0); /* the radix sort's first scratch array */
+	assert_int_equal(pull_checked(q, &pr), CT_OK);
+	stop();
+	assert_true(failed);
 	assert_true(pr.has_item);
 	ct_fq_item_release(&pr.item);
 	pulled++;
 	run_items(q, RUN_ITEMS, RUN_ITEMS + RUN_MORE);
-	start(0); /* the merge's first array */
+	start(3); /* the merge's first array, after the sort's three */
 	assert_int_equal(pull_checked(q, &pr), CT_OK);
 	stop();
 	assert_true(failed);
