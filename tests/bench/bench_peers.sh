@@ -210,7 +210,7 @@ done
 
 med() { tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-printf '%-8s %-15s %8s %8s %9s %9s %9s %9s\n' work system "tasks/s" "us/task" \
+printf '%-8s %-17s %8s %8s %9s %9s %9s %9s\n' work system "tasks/s" "us/task" \
 	"rate/gw" "cpu/gw" "rate/pgb" "cpu/pgb"
 for w in enqueue $(for c in $CLAIMERS; do echo "one/$c"; done) batch; do
 	systems="crawltop"
@@ -222,7 +222,7 @@ for w in enqueue $(for c in $CLAIMERS; do echo "one/$c"; done) batch; do
 	peer pgboss && systems+=" pg-boss"
 	for sys in $systems; do
 		r=$(med <<<"${RATE["$w $sys"]}") c=$(med <<<"${CPU["$w $sys"]}")
-		line=$(printf '%-8s %-15s %8s %8s' "$w" "$sys" "$r" "$c")
+		line=$(printf '%-8s %-17s %8s %8s' "$w" "$sys" "$r" "$c")
 		if [[ $sys == crawltop* || $sys == bound:* ]]; then
 			for p in graphile pg-boss; do
 				if peer "${p/-/}"; then

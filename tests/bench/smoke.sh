@@ -62,7 +62,7 @@ done
 # crawltop's side of ./dev bench peers (the peers stay out of the tests:
 # only the benchmark installs them)
 out=$(PEERS= REPS=1 N_ENQ=1000 N_ONE=1000 N_BATCH=1000 CLAIMERS=2 \
-	CT_BOUNDS="$here/bounds/floor.sql $here/bounds/narrow.sql" \
+	CT_BOUNDS="$here/bounds/floor.sql $here/bounds/narrow.sql $here/bounds/narrow_kept.sql" \
 	"$here/bench_peers.sh" "$build" 2>&1)
 ok_eq "bench_peers: exit status" "$?" 0
 for w in enqueue one/2 batch; do
@@ -71,7 +71,7 @@ for w in enqueue one/2 batch; do
 done
 ok_match "bench_peers: one/2: claim_next's tasks/s and busy CPU per task" \
 	"$out" "^one/2 +crawltop-next +$num +$num +- +- +- +-\$"
-for b in floor narrow; do
+for b in floor narrow narrow_kept; do
 	ok_match "bench_peers: one/2: the $b bound's tasks/s and busy CPU per task" \
 		"$out" "^one/2 +bound:$b +$num +$num +- +- +- +-\$"
 done
