@@ -1125,11 +1125,11 @@ static bool radix_run(const struct ct_fq *q, struct fq_heap *h, size_t n,
 		for (int b = 0; b < 8; b++)
 			count[b][(x >> (8 * b)) & 255]++;
 	}
-	uint64_t *ks = h->k, *kd = k2;
+	uint64_t *ks = h->k, *kd = k2, any = h->k[0];
 	uint32_t *is = h->ix, *id = i2;
 	for (int b = 0; b < 8; b++) {
-		if (count[b][(h->k[0] >> (8 * b)) & 255] == n)
-			continue;
+		if (count[b][(any >> (8 * b)) & 255] == n)
+			continue; /* every key has any's byte b */
 		size_t at[256], sum = 0;
 		for (int d = 0; d < 256; d++) {
 			at[d] = sum;

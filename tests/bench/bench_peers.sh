@@ -103,8 +103,14 @@ ct_load() { # N
 }
 ct_left() { "${PSQL[@]}" -d "$DSN" -c "SELECT count(*) FROM crawltop.tasks WHERE status <> 'completed'"; }
 # a bound leaves the task rows as it likes: what is left is in the queue
-# or leased
-bound_left() { "${PSQL[@]}" -d "$DSN" -c "SELECT (SELECT count(*) FROM crawltop.queue) + (SELECT count(*) FROM crawltop.leases)"; }
+# or leased, in crawltop.leases or in a bound's own lease table
+# (narrow_kept.sql's crawltop.bound_leases, which holds the owner)
+bound_left() {
+	local own
+	own=$("${PSQL[@]}" -d "$DSN" -c "SELECT to_regclass('crawltop.bound_leases') IS NOT NULL")
+	"${PSQL[@]}" -d "$DSN" -c "SELECT (SELECT count(*) FROM crawltop.queue) + (SELECT count(*) FROM crawltop.leases)$(
+		[ "$own" = t ] && echo " + (SELECT count(*) FROM crawltop.bound_leases)")"
+}
 gw_left() { "${PSQL[@]}" -d "$DSN" -c "SELECT count(*) FROM graphile_worker._private_jobs"; }
 pb_left() { "${PSQL[@]}" -d "$DSN" -c "SELECT count(*) FROM pgboss.job WHERE state <> 'completed'"; }
 
