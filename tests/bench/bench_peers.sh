@@ -14,9 +14,12 @@
 #             the task the claimer holds and claims its next in one
 #             transaction; graphile-worker's default mode (one transaction
 #             to take a job, one to complete it); pg-boss fetch + complete
-#   batch     N_BATCH tasks, 100 per claim at 4 connections (crawltop;
-#             pg-boss fetch({batchSize: 100})) beside graphile's local
-#             queue of 500 with batched completions at concurrency 4
+#   batch     N_BATCH tasks, 100 per claim at 4 connections (crawltop
+#             claim then complete, and crawltop-next: claim_next, which
+#             completes the 100 held and claims the next 100 in one
+#             transaction; pg-boss fetch({batchSize: 100})) beside
+#             graphile's local queue of 500 with batched completions at
+#             concurrency 4
 # Every queue holds the same spread of ten priorities. Each line gives
 # tasks/s and the machine's busy CPU per task (server and client: all of
 # /proc/stat's busy time over the run, on a machine doing nothing else);
@@ -142,9 +145,9 @@ ct_one() { # CONNS BATCH
 	"$B" drain "$DSN" "$1" "SELECT task_id FROM crawltop.claim(\$1, $2, NULL, 600)" \
 		"SELECT count(*) FROM crawltop.complete(\$1, \$2::bigint[])"
 }
-ct_next() { # CONNS
+ct_next() { # CONNS BATCH
 	"$B" drain "$DSN" "$1" \
-		"SELECT task_id FROM crawltop.claim_next(\$1, \$2::bigint[], 1, NULL, 600)" -
+		"SELECT task_id FROM crawltop.claim_next(\$1, \$2::bigint[], $2, NULL, 600)" -
 }
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load at start: $(uptime | sed 's/.*load average: //')"
@@ -185,16 +188,16 @@ for rep in $(seq 1 "$REPS"); do
 		ct_load "$n"
 		measure "$w crawltop" ct_one "$c" "$k"
 		exactly_once "$w crawltop" "$n" "$(ct_left)"
+		ct_fresh
+		ct_load "$n"
+		measure "$w crawltop-next" ct_next "$c" "$k"
+		exactly_once "$w crawltop-next" "$n" "$(ct_left)"
 		if [ "$w" != batch ]; then
-			ct_fresh
-			ct_load "$n"
-			measure "$w crawltop-next" ct_next "$c"
-			exactly_once "$w crawltop-next" "$n" "$(ct_left)"
 			for f in $CT_BOUNDS; do
 				ct_fresh
 				"${PSQL[@]}" -d "$DSN" -f "$f" >/dev/null
 				ct_load "$n"
-				measure "$w $(bound_name "$f")" ct_next "$c"
+				measure "$w $(bound_name "$f")" ct_next "$c" 1
 				exactly_once "$w $(bound_name "$f")" "$n" "$(bound_left)"
 			done
 		fi
@@ -220,8 +223,8 @@ printf '%-8s %-17s %8s %8s %9s %9s %9s %9s\n' work system "tasks/s" "us/task" \
 	"rate/gw" "cpu/gw" "rate/pgb" "cpu/pgb"
 for w in enqueue $(for c in $CLAIMERS; do echo "one/$c"; done) batch; do
 	systems="crawltop"
+	[ "$w" = enqueue ] || systems+=" crawltop-next"
 	if [[ $w == one/* ]]; then
-		systems+=" crawltop-next"
 		for f in $CT_BOUNDS; do systems+=" $(bound_name "$f")"; done
 	fi
 	peer graphile && systems+=" graphile"

@@ -69,8 +69,10 @@ for w in enqueue one/2 batch; do
 	ok_match "bench_peers: $w: tasks/s and busy CPU per task" "$out" \
 		"^$w +crawltop +$num +$num +- +- +- +-\$"
 done
-ok_match "bench_peers: one/2: claim_next's tasks/s and busy CPU per task" \
-	"$out" "^one/2 +crawltop-next +$num +$num +- +- +- +-\$"
+for w in one/2 batch; do
+	ok_match "bench_peers: $w: claim_next's tasks/s and busy CPU per task" \
+		"$out" "^$w +crawltop-next +$num +$num +- +- +- +-\$"
+done
 for b in floor narrow narrow_kept; do
 	ok_match "bench_peers: one/2: the $b bound's tasks/s and busy CPU per task" \
 		"$out" "^one/2 +bound:$b +$num +$num +- +- +- +-\$"
