@@ -62,7 +62,7 @@ done
 # crawltop's side of ./dev bench peers (the peers stay out of the tests:
 # only the benchmark installs them)
 out=$(PEERS= REPS=1 N_ENQ=1000 N_ONE=1000 N_BATCH=1000 CLAIMERS=2 \
-	CT_BOUNDS="$here/bounds/floor.sql $here/bounds/narrow.sql $here/bounds/narrow_kept.sql" \
+	CT_BOUNDS="$here/bounds/floor.sql $here/bounds/narrow.sql $here/bounds/narrow_kept.sql $here/bounds/narrow_lean.sql" \
 	"$here/bench_peers.sh" "$build" 2>&1)
 ok_eq "bench_peers: exit status" "$?" 0
 for w in enqueue one/2 batch; do
@@ -73,7 +73,7 @@ for w in one/2 batch; do
 	ok_match "bench_peers: $w: claim_next's tasks/s and busy CPU per task" \
 		"$out" "^$w +crawltop-next +$num +$num +- +- +- +-\$"
 done
-for b in floor narrow narrow_kept; do
+for b in floor narrow narrow_kept narrow_lean; do
 	ok_match "bench_peers: one/2: the $b bound's tasks/s and busy CPU per task" \
 		"$out" "^one/2 +bound:$b +$num +$num +- +- +- +-\$"
 done
