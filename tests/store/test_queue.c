@@ -484,7 +484,8 @@ static void rescores_and_rankings_keep_queue(void **state)
 }
 
 /* A fold groups the counter deltas by what their cells depend on before
- * it expands them (0041): P3 tasks of one job, depth, method and type but
+ * it expands them (0041), and so does a claim before it appends them
+ * (0044): P3 tasks of one job, depth, method and type but
  * of two score buckets (0-20 and 20-40), claimed by two workers and
  * completed, their deltas folded together, keep each bucket's count; and
  * the deltas are gone after the fold. A second session holds the fold's
@@ -515,11 +516,15 @@ static void fold_keeps_score_buckets_apart(void **state)
 	free(ids);
 	assert_int_equal(pgt_int(s, "SELECT crawltop.fold_counts()"), 0);
 	check(s, "claims and a completion, not folded");
-	/* two claim statements (one delta a task) and one completion */
-	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.count_deltas"), 6);
+	/* two claim statements, one delta a group of tasks that share their
+	 * cells (0044: w1's three the 20-40 bucket, w2's two the 0-20), and
+	 * one completion */
+	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.count_deltas"), 3);
+	assert_int_equal(pgt_int(s, "SELECT sum(n) FROM crawltop.count_deltas "
+				 "WHERE claims > 0"), 5);
 	pgt_exec(h, "COMMIT");
 	ct_store_close(h);
-	assert_int_equal(pgt_int(s, "SELECT crawltop.fold_counts()"), 6);
+	assert_int_equal(pgt_int(s, "SELECT crawltop.fold_counts()"), 3);
 	assert_int_equal(pgt_int(s, "SELECT count(*) FROM crawltop.count_deltas"), 0);
 	check(s, "one fold of every delta");
 	pgt_assert_counts_exact(s, "one fold of every delta");
