@@ -487,7 +487,7 @@ static void rescores_and_rankings_keep_queue(void **state)
  * it expands them (0041), and so does a claim before it appends them
  * (0044): P3 tasks of one job, depth, method and type but
  * of two score buckets (0-20 and 20-40), claimed by two workers and
- * completed, their deltas folded together, keep each bucket's count; and
+ * the first one's completed, their deltas folded together, keep each bucket's count; and
  * the deltas are gone after the fold. A second session holds the fold's
  * slot meanwhile, so the claims' and the completion's own folds (one call
  * in 32) return at once and every delta waits for the one fold. */
