@@ -221,15 +221,19 @@ med() { tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { print a[int((
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 printf '%-8s %-17s %8s %8s %9s %9s %9s %9s\n' work system "tasks/s" "us/task" \
 	"rate/gw" "cpu/gw" "rate/pgb" "cpu/pgb"
-for w in enqueue $(for c in $CLAIMERS; do echo "one/$c"; done) batch; do
-	systems="crawltop"
-	[ "$w" = enqueue ] || systems+=" crawltop-next"
-	if [[ $w == one/* ]]; then
+works() { echo enqueue $(for c in $CLAIMERS; do echo "one/$c"; done) batch; }
+systems_of() { # WORK: the systems measured at it
+	local systems="crawltop"
+	[ "$1" = enqueue ] || systems+=" crawltop-next"
+	if [[ $1 == one/* ]]; then
 		for f in $CT_BOUNDS; do systems+=" $(bound_name "$f")"; done
 	fi
 	peer graphile && systems+=" graphile"
 	peer pgboss && systems+=" pg-boss"
-	for sys in $systems; do
+	echo "$systems"
+}
+for w in $(works); do
+	for sys in $(systems_of "$w"); do
 		r=$(med <<<"${RATE["$w $sys"]}") c=$(med <<<"${CPU["$w $sys"]}")
 		line=$(printf '%-8s %-17s %8s %8s' "$w" "$sys" "$r" "$c")
 		if [[ $sys == crawltop* || $sys == bound:* ]]; then
@@ -243,6 +247,14 @@ for w in enqueue $(for c in $CLAIMERS; do echo "one/$c"; done) batch; do
 			done
 		fi
 		echo "$line"
+	done
+done
+# each round's rate, in the order run: a median of three hides a round
+# that stalled
+echo "tasks/s by round:"
+for w in $(works); do
+	for sys in $(systems_of "$w"); do
+		printf '%-8s %-17s %s\n' "$w" "$sys" "$(echo ${RATE["$w $sys"]} | tr ' ' '\n' | awk '{ printf "%s%.0f", (NR > 1 ? ", " : ""), $1 }')"
 	done
 done
 if [ "$FAILED" = 1 ]; then

@@ -77,6 +77,8 @@ for b in floor narrow narrow_kept narrow_lean; do
 	ok_match "bench_peers: one/2: the $b bound's tasks/s and busy CPU per task" \
 		"$out" "^one/2 +bound:$b +$num +$num +- +- +- +-\$"
 done
+ok_match "bench_peers: each round's rate, one round" "$out" \
+	"^batch +crawltop-next +$num\$"
 ok_match "bench_peers: every task handed out once" "$out" \
 	"^exactly once: every system handed out every task once"
 
