@@ -25,7 +25,8 @@
 # /proc/stat's busy time over the run, on a machine doing nothing else);
 # crawltop's lines add its rate / the peer's and its CPU / the peer's
 # (the targets: rate at least 1.2 at one/16, CPU at most 1.0); the
-# figures are medians of REPS rounds. Every
+# figures are medians of REPS rounds, each round's rate listed after
+# them. Every
 # system must hand out each task exactly once and leave nothing queued,
 # or the benchmark fails.
 # Environment: REPS (3), N_ENQ (200000), N_ONE (40000), N_BATCH (200000),
