@@ -464,7 +464,8 @@ static char *child_path(struct sm *m, const char *ipath, const struct child *k)
 			     "of its own host", why);
 			return NULL;
 		}
-		const char *p = strchr(name + 8, '/');
+		/* past the scheme's "//" (name may be "http://" and no more) */
+		const char *p = strchr(name + (name[4] == 's' ? 8 : 7), '/');
 		if (!p) {
 			fail(m, k->line, "<loc> %s names no file", k->file);
 			return NULL;

@@ -117,23 +117,6 @@ static void trimmed(char *dst, size_t n, const char *src)
 		dst[--l] = '\0';
 }
 
-/* SQLSTATE -> ct_status, the mapping store.h documents. */
-static ct_status status_of(const char *state)
-{
-	if (!state || strlen(state) != 5)
-		return CT_EIO;
-	if (strcmp(state, "P0002") == 0)
-		return CT_ENOENT;
-	if (strcmp(state, "22003") == 0)
-		return CT_ERANGE;
-	if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0 ||
-	    strcmp(state, "42501") == 0 || strcmp(state, "55000") == 0)
-		return CT_EINVAL;
-	if (strncmp(state, "53", 2) == 0)
-		return CT_ENOMEM;
-	return CT_EIO;
-}
-
 const char *ct_arows_get(const struct ct_arows *r, int row, int col)
 {
 	if (!r || row < 0 || col < 0 || row >= r->nrows || col >= r->ncols)
@@ -603,7 +586,7 @@ static void finish_head(struct ct_aconn *c)
 				PG_DIAG_MESSAGE_PRIMARY) ?
 				PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) :
 				PQerrorMessage(c->conn));
-			r->st = status_of(state);
+			r->st = st_status_of(state);
 			if (state) {
 				snprintf(r->sqlstate, sizeof r->sqlstate, "%s",
 					 state);

@@ -261,11 +261,12 @@ static ct_status rank_row(const PGresult *r, int i, const struct ct_rank_opts *o
 		return CT_OK;
 	}
 	struct ct_discovery_result dr;
+	struct ct_error why = {{0}};
 	st = ct_discovery_score(&o->settings->discovery, &o->settings->classes,
-				sub, &dr, err);
+				sub, &dr, &why);
 	if (st != CT_OK)
 		return ct_error_set(err, st, "rank: task %s: %s",
-				    PQgetvalue(r, i, 0), err ? err->msg : "");
+				    PQgetvalue(r, i, 0), why.msg);
 	int step;
 	bool keep, has;
 	double hours;

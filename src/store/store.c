@@ -223,7 +223,7 @@ void ct_store_set_notice_hook(struct ct_store *s, ct_store_notice_fn *fn,
 }
 
 /* SQLSTATE -> ct_status, as documented in store.h. */
-static ct_status status_of(const char *state)
+ct_status st_status_of(const char *state)
 {
 	if (!state || strlen(state) != 5)
 		return CT_EIO;
@@ -322,7 +322,7 @@ ct_status st_exec(struct ct_store *s, const char *what, const char *sql,
 		snprintf(msg + strlen(msg), sizeof msg - strlen(msg),
 			 " (connection lost)");
 	} else {
-		st = status_of(state);
+		st = st_status_of(state);
 	}
 	if (state)
 		snprintf(s->sqlstate, sizeof s->sqlstate, "%s", state);

@@ -33,6 +33,10 @@
 /* app: the fallback application_name, NULL for "crawltop". */
 PGconn *st_connect(const char *dsn, const char *app);
 
+/* SQLSTATE -> ct_status, the mapping store.h documents (NULL or not five
+ * characters: CT_EIO). */
+ct_status st_status_of(const char *state);
+
 struct ct_store {
 	PGconn *conn;
 	char sqlstate[6];          /* of the last failure, "" if none */

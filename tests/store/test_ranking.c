@@ -561,6 +561,33 @@ static void rank_classes_every_score_with_the_runs_bounds(void **state)
 	}
 }
 
+/* A sub-score out of 0..1 that reached a task's inputs past
+ * set_score_inputs (the owner's own UPDATE) stops the run with the task
+ * and the engine's reason, both in the message (the message was written
+ * over itself before: vsnprintf from err->msg into err->msg). */
+static void rank_names_a_bad_stored_subscore(void **state)
+{
+	struct ct_store *s = *state;
+	int64_t job = pgt_job(s, "rx", "rx.example", 5, "discovery");
+	const char *p[] = {"/x"};
+	const double sc[] = {40};
+	enq(s, job, p, 1, sc);
+	set_subs(s, job, "/x", "0.5");
+	pgt_exec(s, "UPDATE crawltop.tasks SET score_inputs = jsonb_set("
+		 "score_inputs, '{subscores,host_novelty}', '1.5')");
+	long long id = pgt_int(s, "SELECT id FROM crawltop.tasks");
+	struct ct_settings set;
+	ct_settings_default(&set);
+	struct ct_rank_opts o = {.settings = &set, .job_id = job};
+	struct ct_rank_result res;
+	struct ct_error err = {{0}};
+	assert_int_equal(ct_store_rank(s, &o, &res, &err), CT_ERANGE);
+	char want[128];
+	snprintf(want, sizeof want, "rank: task %lld: sub-score host_novelty = 1.5: "
+		 "must be a number in 0..1", id);
+	assert_string_equal(err.msg, want);
+}
+
 /* A ranking batch locks unfinished tasks of discovery jobs only, the
  * tasks rank_apply may write: a batch held open (by an operator, say)
  * that names a fifo job locks none of its tasks, so that job's workers
@@ -616,6 +643,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(backoff_follows_the_rechecks, fresh, close_store),
 		cmocka_unit_test_setup_teardown(rank_classes_every_score_with_the_runs_bounds, fresh, close_store),
 		cmocka_unit_test_setup_teardown(rank_lock_takes_discovery_tasks_only, fresh, close_store),
+		cmocka_unit_test_setup_teardown(rank_names_a_bad_stored_subscore, fresh, close_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
