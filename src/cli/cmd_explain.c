@@ -47,24 +47,33 @@ static const char *grouped(long long n, char *buf, size_t len)
 	return buf;
 }
 
-/* The host of an absolute http(s) URL, lower-cased (with its port), in
- * host; -1 when text is no such URL. */
-static int url_host(const char *text, char *host, size_t len)
+/* The host of an absolute http(s) URL, lower-cased, with its port unless
+ * that is the scheme's default (urlpath_of takes "host:443" and "host" as
+ * one host), in host; the default port (":80" or ":443") in port. -1 when
+ * text is no such URL. */
+static int url_host(const char *text, char *host, size_t len,
+		    const char **port)
 {
 	/* the scheme in any case, as urlpath_of takes it */
 	const char *p;
-	if (strncasecmp(text, "http://", 7) == 0)
+	if (strncasecmp(text, "http://", 7) == 0) {
 		p = text + 7;
-	else if (strncasecmp(text, "https://", 8) == 0)
+		*port = ":80";
+	} else if (strncasecmp(text, "https://", 8) == 0) {
 		p = text + 8;
-	else
+		*port = ":443";
+	} else {
 		return -1;
+	}
 	size_t n = strcspn(p, "/?#");
 	if (n == 0 || n >= len)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		host[i] = (char)tolower((unsigned char)p[i]);
 	host[n] = '\0';
+	size_t pl = strlen(*port);
+	if (n > pl && strcmp(host + n - pl, *port) == 0)
+		host[n - pl] = '\0';
 	return 0;
 }
 
@@ -444,7 +453,8 @@ static int run(int argc, char **argv)
 	const char *url = argv[optind];
 	char shown[URLPATH_SHOWN], host[300], path[8192], why[300];
 	urlpath_shown(url, strlen(url), shown);
-	if (!job && url_host(url, host, sizeof host) != 0) {
+	const char *port = "";
+	if (!job && url_host(url, host, sizeof host, &port) != 0) {
 		cli_error("explain", "'%s' is not an http(s) URL (a path needs "
 			  "--job)", shown);
 		return DB_EXIT_USAGE;
@@ -480,6 +490,14 @@ static int run(int argc, char **argv)
 		int64_t ids[8];
 		size_t n;
 		if (ct_store_task_jobs(s, host, path, ids, 8, &n, &err) != CT_OK) {
+			cli_error("explain", "%s", err.msg);
+			goto out;
+		}
+		/* a job may name its domain with the scheme's default port */
+		char alt[sizeof host + 8];
+		snprintf(alt, sizeof alt, "%s%s", host, port);
+		if (n == 0 && ct_store_task_jobs(s, alt, path, ids, 8, &n,
+						 &err) != CT_OK) {
 			cli_error("explain", "%s", err.msg);
 			goto out;
 		}

@@ -279,6 +279,18 @@ ok_match "explain: recomputed from the stored sub-scores" "$OUT" 'Recomputed: +7
 ok_match "explain: the reasons" "$(flat)" '- Unseen likelihood 0\.80 x 0\.28.*- P1: list on daily discovery page'
 ok_match "explain: the queue position" "$OUT" \
 	'Queue: +3 pending tasks ahead of it \(all jobs\), 2 in job disc'
+# the scheme's default port names the same host (urlpath_of's rule), both
+# ways: in the URL, or in the job's domain
+run explain https://D.example:443/d
+ok_eq "explain a URL with the default port: exit 0" "$RC" 0
+ok_match "explain a URL with the default port: the task" "$(flat)" 'Score: +79\.99.*Class: +P1'
+"$CT" job create port443 --domain p.example:443 --mode fifo >/dev/null
+q "SELECT crawltop.enqueue((SELECT id FROM crawltop.jobs WHERE name = 'port443'), ARRAY['/p'])" >/dev/null
+run explain https://p.example/p
+ok_eq "explain a URL whose job names the default port: exit 0" "$RC" 0
+ok_match "explain a URL whose job names the default port: its job" "$OUT" 'port443'
+run explain http://d.example:443/d
+ok_eq "explain: port 443 over http is another host: exit 1" "$RC" 1
 run explain https://h.example/x
 ok_match "explain (hierarchy): page score and source" "$(flat)" 'Page score: +0\.100.*Source manual: floor 0\.100'
 ok_match "explain (hierarchy): the class is a score band, not seed 003's action" \
