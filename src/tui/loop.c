@@ -207,8 +207,11 @@ int tui_run(const struct tui_opts *o)
 			status = t->quit_status;
 			break;
 		}
-		if (hup)
+		if (hup) {
+			/* as if hung up: 129, never a normal quit's 0 */
+			status = 128 + SIGHUP;
 			break;
+		}
 		if (n > 0 && pfd[2].fd >= 0 && (pfd[2].revents & POLLIN))
 			flags |= tui_work_poll(t);
 		flags |= tf_step(t, n > 0 && pfd[3].fd >= 0 ? pfd[3].revents : 0,

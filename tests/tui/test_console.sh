@@ -515,7 +515,9 @@ ok_eq "SIGHUP: the alternate screen is off" "$(tm display -p -t ct '#{alternate_
 # A hung-up tty then polls readable with POLLHUP for ever: the console must end, not spin.
 hup_pid="${TMPDIR:-/tmp}/ct-hup.$$"
 tm_session hup 100 32
-TM_T=hup tm_run "exec setsid -w sh -c 'echo \$\$ > $hup_pid; exec \"$CT\" -d \"$DSN\"'"
+hup_status="${TMPDIR:-/tmp}/ct-hup-status.$$"
+rm -f "$hup_status"
+TM_T=hup tm_run "exec setsid -w sh -c 'echo \$\$ > $hup_pid; \"$CT\" -d \"$DSN\"; echo \$? > $hup_status'"
 TM_T=hup ok_screen "no SIGHUP: the console runs" 'Jobs 3 of 3'
 pid=$(cat "$hup_pid" 2>/dev/null || echo 0)
 tm kill-session -t hup
@@ -526,6 +528,8 @@ for _ in $(seq 1 100); do
 done
 ok_eq "no SIGHUP: the console ends when its terminal closes" "$gone" 1
 [ "$gone" = 1 ] || kill -KILL "$pid" 2>/dev/null
-rm -f "$hup_pid"
+ok_eq "no SIGHUP: the exit status says the terminal hung up (129), not a quit" \
+	"$(cat "$hup_status" 2>/dev/null)" 129
+rm -f "$hup_pid" "$hup_status"
 
 done_testing
