@@ -856,22 +856,28 @@ static void line_reset(struct tui *t)
 	t->line.note_err = 0;
 }
 
-/* Enter on a lost line: it closes and applies nothing (the filter is
- * cleared rather than kept cut; a prompt's change is dropped). */
+/* Enter on a lost line: it closes and applies nothing (a filter or a
+ * search is cleared rather than kept cut, its view kept; a prompt's
+ * change is dropped). */
 static int line_refuse(struct tui *t)
 {
 	char why[sizeof t->line.lost];
+	int flags = TUI_REDRAW;
 	tx_copy(why, sizeof why, t->line.lost);
 	if (t->mode == TUI_FILTER) {
 		t->filter[0] = '\0';
 		tui_view_jobs(t);
 		t->mode = TUI_NORMAL;
+	} else if (t->mode == TUI_QSEARCH) {
+		flags = k_qsearch_done(t, TK_ESC);
+	} else if (t->mode == TUI_AFILTER) {
+		flags = k_afilter_done(t, TK_ESC);
 	} else {
 		leave(t);
 		t->pending = TUI_ACT_NONE;
 	}
 	tui_msg(t, 1, "nothing applied: %s", why);
-	return TUI_REDRAW;
+	return flags;
 }
 
 /* Whether key is the '/' that starts a path typed (or pasted) into the

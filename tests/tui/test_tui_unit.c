@@ -788,6 +788,30 @@ static void keys_line_too_long_applies_nothing(void **state)
 	assert_int_equal(t->mode, TUI_NORMAL);
 	assert_string_equal(t->filter, "");
 
+	/* the queue's path search and the audit's role filter: cleared, the
+	 * view kept (a cut text was kept and sent by the next refresh) */
+	t->mode = TUI_QUEUE;
+	tui_key(t, '/');
+	assert_int_equal(t->mode, TUI_QSEARCH);
+	for (int i = 0; i < 300; i++)
+		tui_key(t, 'q');
+	assert_non_null(strstr(t->line.lost, "input too long"));
+	tui_key(t, TK_ENTER);
+	assert_int_equal(t->mode, TUI_QUEUE);
+	assert_string_equal(t->queue_search, "");
+	assert_non_null(strstr(t->message, "nothing applied: input too long"));
+	t->mode = TUI_AUDIT;
+	tui_key(t, '/');
+	assert_int_equal(t->mode, TUI_AFILTER);
+	for (int i = 0; i < 100; i++)
+		tui_key(t, 'r');
+	assert_non_null(strstr(t->line.lost, "input too long"));
+	tui_key(t, TK_ENTER);
+	assert_int_equal(t->mode, TUI_AUDIT);
+	assert_string_equal(t->audit_role, "");
+	t->mode = TUI_NORMAL;
+	t->back_mode = TUI_NORMAL;
+
 	/* the value editor: back to the panel, the draft untouched */
 	t->input[0] = '\0';
 	t->mode = TUI_WEDIT;
