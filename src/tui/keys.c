@@ -1186,15 +1186,17 @@ static int k_w_edit(struct tui *t, int key)
 	return TUI_REDRAW;
 }
 
-/* Check the typed value; refused values leave the draft as it was. */
+/* Check the typed value. A refused value leaves the draft as it was and
+ * the line open with what was typed, to correct or abandon (Esc). */
 static int k_wedit_submit(struct tui *t, int key)
 {
 	char why[600];
-	leave(t);
-	if (tws_edit(t, t->w.sel, t->input, why, sizeof why) != 0)
+	if (tws_edit(t, t->w.sel, t->input, why, sizeof why) != 0) {
 		edit_refused(t, t->w.sel, why);
-	else
-		edit_done(t, t->w.sel);
+		return TUI_REDRAW;
+	}
+	leave(t);
+	edit_done(t, t->w.sel);
 	return TUI_REDRAW;
 }
 

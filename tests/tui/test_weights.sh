@@ -89,17 +89,25 @@ ok_screen "Enter: the value to edit" '^ classes\.p0 = 80_'
 tm_keys BSpace BSpace
 tm_keys -l 150
 tm_keys Enter
-ok_screen "out of range: refused with the range rule" \
-	'refused: classes\.p0 = 150: must be >= 0 and <= 100 \(nothing changed\)'
+ok_screen "out of range: refused with the range rule, in the panel" \
+	'Refused: classes\.p0 = 150: must be >= 0 and'
+ok_match "... the rule's end" "$SCREEN" '^ .* {3}<= 100$'
 ok_match "the row keeps its value" "$SCREEN" '▶  p0 +80 '
+ok_match "the line stays open with what was typed" "$SCREEN" '^ classes\.p0 = 150_'
 ok_sql "the database is unchanged" "SELECT max(version) FROM crawltop.settings" 3
+tm_keys Escape
+ok_screen "Esc abandons the line" 'edit abandoned'
 tm_keys j Enter BSpace BSpace
 tm_keys -l 90
 tm_keys Enter
 ok_screen "a rule between keys: refused with the config layer's message" \
-	'refused: classes\.p0 = 80 \(crawltop\.settings:3\) must be > classes\.p1 = 90 \(weights panel:3\)'
+	'Refused: classes\.p0 = 80$'
+ok_match "... both keys and where each value comes from" "$SCREEN" \
+	'\(crawltop\.settings:3\) must be > classes\.p1 =$'
+ok_match "... the line stays open with what was typed" "$SCREEN" '^ classes\.p1 = 90_'
 ok_match "the panel shows the whole rule" "$SCREEN" 'strictly'
 ok_match "still no edit" "$SCREEN" '· 0 edits'
+tm_keys Escape
 
 # ---- a valid value: the draft and its preview -------------------------------------
 tm_keys Enter BSpace BSpace
