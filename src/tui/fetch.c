@@ -20,7 +20,7 @@
 enum {
 	Q_ROLE = 1, Q_JOBS, Q_CELLS, Q_RATE, Q_NEXT, Q_AUDIT, Q_SETTINGS,
 	Q_LEASES = 9, Q_COUNT = 10, Q_QUEUE = 11, Q_CARD = 12, Q_AROW = 13, Q_REAP = 100,
-	Q_ACT = 1000, /* + act_seq % 8 */
+	Q_ACT = 1000, /* + the change's slot, 0..7 */
 };
 
 /* Before each refresh of a session that may change jobs: expired leases
@@ -792,7 +792,18 @@ void tf_act(struct tui *t, enum tui_action a, int64_t job, int arg,
 				"made; press again when it is done", name);
 			return;
 		}
-	int slot = t->act_seq++ % 8;
+	/* a slot whose change is answered; answers come in order, so a
+	 * slow one (a job row locked) holds the rest behind it */
+	int slot = -1;
+	for (int i = 0; i < 8 && slot < 0; i++)
+		if (!t->act_job[i])
+			slot = i;
+	if (slot < 0) {
+		tui_msg(t, 1, "job %s: 8 changes are still being made; press "
+			"again when one is done", name);
+		return;
+	}
+	t->act_seq++;
 	char *desc = t->act_desc[slot];
 	t->act_priority[slot] = 0;
 	t->act_status[slot][0] = '\0';

@@ -467,6 +467,26 @@ static struct tui *new_tui(void)
 	return t;
 }
 
+/* A change takes one of eight slots until its answer comes; with all
+ * eight waiting (a job row locked holds the answers behind it) the next
+ * is refused, not sent in a busy slot, where the waiting change's answer
+ * was reported as the new one's. */
+static void change_refused_while_eight_wait(void **state)
+{
+	(void)state;
+	struct tui *t = new_tui();
+	t->connected = 1;
+	for (int i = 0; i < 8; i++)
+		t->act_job[i] = 100 + i;
+	tf_act(t, TUI_ACT_PRIORITY, 1, 2, NULL, 0);
+	assert_int_equal(t->act_seq, 0);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(t->act_job[i], 100 + i);
+	assert_string_equal(t->message, "job alpha: 8 changes are still being "
+			    "made; press again when one is done");
+	free(t);
+}
+
 /* A terminal smaller than 80x24 shows only "too small": no key may act
  * unseen (a change, a hidden confirmation), and q and Ctrl-C quit in
  * every mode, a prompt included. */
@@ -1529,6 +1549,7 @@ int main(void)
 		cmocka_unit_test(prefs_round_trip_atomic),
 		cmocka_unit_test(aconn_display_hides_password),
 		cmocka_unit_test(settings_json_round_trip),
+		cmocka_unit_test(change_refused_while_eight_wait),
 		cmocka_unit_test(settings_json_refusals),
 		cmocka_unit_test(tune_panel_edits),
 		cmocka_unit_test(tune_undo_of_an_unreadable_version),
