@@ -267,6 +267,23 @@ int tx_width(const char *src, int utf8)
 	return cols;
 }
 
+size_t tx_prefix(const char *src, int cols, int utf8)
+{
+	const unsigned char *s = (const unsigned char *)(src ? src : "");
+	size_t at = 0;
+	int w = 0, as_is;
+	while (s[at]) {
+		long cp;
+		int n = utf8_decode(s + at, &cp);
+		int cw = char_cols(cp, utf8, &as_is);
+		if (w + cw > cols)
+			break;
+		w += cw;
+		at += (size_t)n;
+	}
+	return at;
+}
+
 char *tx_fit(char *buf, size_t len, const char *src, int cols, int utf8,
 	     int *used)
 {

@@ -68,6 +68,9 @@ char *tx_fit_tail(char *buf, size_t len, const char *src, int cols,
 		  int utf8, int *used);
 /* Columns src takes on screen, with the same rules as tx_fit. */
 int tx_width(const char *src, int utf8);
+/* The bytes of src's longest start of whole characters that takes at most
+ * cols columns, with the same rules as tx_fit. */
+size_t tx_prefix(const char *src, int cols, int utf8);
 /* Which of n segments of a line (their widths in w, in the order they
  * are drawn) fit in avail columns: those of the lowest prio (ties: the
  * later one) are dropped whole until the rest fit, never cut. keep[i] is

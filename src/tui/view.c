@@ -974,23 +974,27 @@ static void draw_arow(struct tui *t, int y, int h, double now)
 /* ---- weights ---------------------------------------------------------------------- */
 
 /* s word-wrapped into at most maxl lines of w columns (the last line cut
- * with an ellipsis). Returns the lines used. */
+ * with an ellipsis), counted in columns and cut between characters.
+ * Returns the lines used. */
 static int wrap(int y, int x, int w, int maxl, attr_t a, const char *s)
 {
 	int lines = 0;
 	while (*s && lines < maxl && w > 0) {
-		size_t n = strlen(s);
-		if ((int)n <= w || lines == maxl - 1) {
+		if (tx_width(s, U8) <= w || lines == maxl - 1) {
 			put(y + lines++, x, w, a, s);
 			break;
 		}
-		int cut = w;
+		/* the last space within the line's w columns, or the
+		 * character just past them; else cut at w */
+		size_t fit = tx_prefix(s, w, U8), cut = fit;
 		while (cut > 0 && s[cut] != ' ')
 			cut--;
 		if (cut == 0)
-			cut = w;
+			cut = fit ? fit : tx_prefix(s, 2, U8);
+		if (cut == 0)
+			cut = 1;
 		char buf[512];
-		snprintf(buf, sizeof buf, "%.*s", cut, s);
+		snprintf(buf, sizeof buf, "%.*s", (int)cut, s);
 		put(y + lines++, x, w, a, buf);
 		s += cut;
 		while (*s == ' ')

@@ -158,6 +158,14 @@ static void text_fit_utf8_and_ascii(void **state)
 	assert_int_equal(used, 7);
 	/* wide characters count two columns */
 	assert_int_equal(tx_width("\u6f22\u5b57", 1), 4);
+	/* the start of a text that fits in so many columns ends between
+	 * characters (the weights panel wraps its notes with it: a
+	 * Cyrillic message was cut inside a character) */
+	assert_int_equal(tx_prefix("\u043f\u0440\u0438 x", 2, 1), 4);
+	assert_int_equal(tx_prefix("\u043f\u0440\u0438 x", 3, 1), 6);
+	assert_int_equal(tx_prefix("\u6f22\u5b57", 3, 1), 3);
+	assert_int_equal(tx_prefix("abc", 10, 1), 3);
+	assert_int_equal(tx_prefix("\u00e9t\u00e9", 2, 0), 3);
 	tx_pad(b, sizeof b, "ab", 4, 1, 1);
 	assert_string_equal(b, "  ab");
 	tx_copy(b, 4, "\u00e9\u00e9");
