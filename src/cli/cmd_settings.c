@@ -571,16 +571,30 @@ static int run(int argc, char **argv)
 	char *args[64];
 	int nargs = 0;
 	for (int i = 1; i < npos; i++) {
-		if ((strcmp(pos[i], "-d") == 0 || strcmp(pos[i], "--dsn") == 0 ||
-		     strcmp(pos[i], "--note") == 0) && i + 1 < npos) {
-			int opt = pos[i][2] == 'n' ? 'n' : 'd';
+		/* -d V, --dsn V, --note V, --dsn=V, --note=V */
+		const char *a = pos[i], *eq = NULL;
+		int opt = 0;
+		if (strcmp(a, "-d") == 0 || strcmp(a, "--dsn") == 0)
+			opt = 'd';
+		else if (strcmp(a, "--note") == 0)
+			opt = 'n';
+		else if (strncmp(a, "--dsn=", 6) == 0)
+			opt = 'd', eq = a + 6;
+		else if (strncmp(a, "--note=", 7) == 0)
+			opt = 'n', eq = a + 7;
+		if (opt && !eq && i + 1 >= npos) {
+			cli_error("settings", "%s needs a value (crawltop settings "
+				  "--help)", a);
+			return DB_EXIT_USAGE;
+		}
+		if (opt) {
 			if (cli_getopt_once(&go, opt) != 0)
 				return DB_EXIT_USAGE;
+			const char *v = eq ? eq : pos[++i];
 			if (opt == 'n')
-				note = pos[i + 1];
+				note = v;
 			else
-				dsn = pos[i + 1];
-			i++;
+				dsn = v;
 		} else if (nargs == 0 && cli_is_help(pos[i])) {
 			/* where an option may stand: not as a KEY's VALUE */
 			cli_help("settings");
@@ -610,6 +624,11 @@ static int run(int argc, char **argv)
 	if (nargs > max) {
 		cli_error("settings", "%s: too many arguments (crawltop settings "
 			  "--help)", sub);
+		return DB_EXIT_USAGE;
+	}
+	if (note && (strcmp(sub, "get") == 0 || strcmp(sub, "history") == 0)) {
+		cli_error("settings", "%s: --note is for set and undo (the note "
+			  "goes with the version they write)", sub);
 		return DB_EXIT_USAGE;
 	}
 	struct ct_store *s;

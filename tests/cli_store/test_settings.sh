@@ -83,6 +83,18 @@ psql -qc "CREATE ROLE set_ro LOGIN IN ROLE crawltop_viewer" >/dev/null
 RO="$CT_TEST_DSN dbname=$DB user=set_ro"
 run settings get classes.p0 -d "$RO"
 ok_eq "read-only role: get works" "$OUT" "classes.p0 = 80"
+run settings get classes.p0 --dsn="$RO"
+ok_eq "--dsn=DSN after the subcommand" "$OUT" "classes.p0 = 80"
+for a in "set classes.p0 85 --note" "history -d" "undo --dsn"; do
+	# shellcheck disable=SC2086
+	run settings $a
+	ok_eq "settings $a: exit 2" "$RC" 2
+	ok_match "settings $a: names the option without its value" "$OUT" \
+		"${a##* } needs a value"
+done
+run settings history --note x
+ok_eq "history --note: exit 2" "$RC" 2
+ok_match "history --note: says what --note is for" "$OUT" 'history: --note is for set and undo'
 run settings set classes.p0 85 -d "$RO"
 ok_eq "read-only role: set exits 1" "$RC" 1
 ok_match "read-only role: permission denied" "$OUT" 'permission denied.*SQLSTATE 42501'
