@@ -843,7 +843,7 @@ static void line_lose(struct tui *t, const char *why)
 static void line_too_long(struct tui *t, size_t len)
 {
 	char why[64];
-	snprintf(why, sizeof why, "input too long: %zu characters at most",
+	snprintf(why, sizeof why, "input too long: %zu bytes at most (UTF-8)",
 		 len - 1);
 	line_lose(t, why);
 }

@@ -124,21 +124,21 @@ tm_keys g b
 ok_screen "b: the boost prompt again" 'Boost pending tasks of alpha.*: /_'
 paste_text "$long"
 ok_screen "too long: the line below says so" \
-	'input too long: 255 characters at most: Enter applies nothing' 5
+	'input too long: 255 bytes at most \(UTF-8\): Enter applies nothing' 5
 ok_screen "too long: the prompt as it was before the paste" \
 	'\[points, default 10\]: /_' 1
 tm_keys Enter
 ok_screen "too long: Enter applies nothing and says why" \
-	'nothing applied: input too long: 255 characters at most'
+	'nothing applied: input too long: 255 bytes at most \(UTF-8\)'
 ok_unchanged "too long: no score changed, no audit row"
 # typed (no paste) past the end of the filter: the same
 tm_keys /
 tm_keys -l "$(printf 'y%.0s' $(seq 70))"
 ok_screen "typed too long: the line below says so" \
-	'input too long: 63 characters at most'
+	'input too long: 63 bytes at most \(UTF-8\)'
 tm_keys Enter
 ok_screen "typed too long: Enter applies nothing" \
-	'nothing applied: input too long: 63 characters at most'
+	'nothing applied: input too long: 63 bytes at most \(UTF-8\)'
 ok_screen "typed too long: no filter kept" 'Jobs 3 of 3' 1
 
 # ---- a paste where no line is open runs no key -----------------------------------

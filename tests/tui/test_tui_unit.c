@@ -785,14 +785,14 @@ static void keys_line_too_long_applies_nothing(void **state)
 		tui_key(t, i < 5 ? "/blog"[i] : ' ');
 	assert_int_equal(strlen(t->input), sizeof t->input - 1);
 	assert_non_null(strstr(t->line.note,
-			       "input too long: 255 characters at most"));
+			       "input too long: 255 bytes at most (UTF-8)"));
 	assert_int_equal(t->line.note_err, 1);
 	tui_key(t, TK_BACKSPACE); /* erasing does not make it whole again */
 	tui_key(t, TK_ENTER);
 	assert_int_equal(t->mode, TUI_NORMAL);
 	assert_int_equal(t->act_seq, 0);
 	assert_string_equal(t->message, "nothing applied: input too long: "
-			    "255 characters at most");
+			    "255 bytes at most (UTF-8)");
 
 	/* pasted: the line keeps what it had before the paste */
 	tui_key(t, 'd');
@@ -802,7 +802,7 @@ static void keys_line_too_long_applies_nothing(void **state)
 		tui_key(t, 'a');
 	tui_key(t, TK_PASTE_END);
 	assert_string_equal(t->input, "/");
-	assert_string_equal(t->line.lost, "input too long: 255 characters at most");
+	assert_string_equal(t->line.lost, "input too long: 255 bytes at most (UTF-8)");
 	tui_key(t, TK_ENTER);
 	assert_int_equal(t->mode, TUI_NORMAL);
 	assert_int_equal(t->act_seq, 0);
@@ -811,7 +811,7 @@ static void keys_line_too_long_applies_nothing(void **state)
 	tui_key(t, '/');
 	for (int i = 0; i < 70; i++)
 		tui_key(t, 'z');
-	assert_string_equal(t->line.lost, "input too long: 63 characters at most");
+	assert_string_equal(t->line.lost, "input too long: 63 bytes at most (UTF-8)");
 	tui_key(t, TK_ENTER);
 	assert_int_equal(t->mode, TUI_NORMAL);
 	assert_string_equal(t->filter, "");
