@@ -308,9 +308,10 @@ static void start_refresh(struct tui *t, double now)
 	snprintf(secs, sizeof secs, "%d", TM_SERIES_SECONDS);
 	const char *p2[] = {jobp, secs};
 	send_q(t, Q_RATE, "rate series", SQL_RATE, 2, p2);
-	snprintf(lim, sizeof lim, "%d",
-		 t->next_limit > 0 && t->next_limit <= TM_MAX_NEXT ?
-		 t->next_limit : 20);
+	/* as many as "Next up" shows, at most the model's (a tall
+	 * terminal shows more rows than that; 20 before the first frame) */
+	snprintf(lim, sizeof lim, "%d", t->next_limit <= 0 ? 20 :
+		 t->next_limit < TM_MAX_NEXT ? t->next_limit : TM_MAX_NEXT);
 	const char *p3[] = {jobp, lim};
 	send_q(t, Q_NEXT, "next tasks", SQL_NEXT, 2, p3);
 	enum tui_mode shown = shown_mode(t);

@@ -68,6 +68,19 @@ ok_match "100x30: the totals line: retrying (0) left out whole, skipped shown" "
 
 tm resize-window -t ct -x 200 -y 30
 ok_screen "200x30: the whole name" ' 4 archive-crawl-2024-q3 +big\.example\.org '
+# a tall terminal: "Next up" asks for as many tasks as the model keeps
+# (64); it asked for 20 once it had more rows than that
+tm resize-window -t ct -x 200 -y 110
+rows=0
+for _ in $(seq 1 60); do
+	SCREEN=$(tm capture-pane -p -t ct)
+	rows=$(printf '%s\n' "$SCREEN" | grep -cE '/[pq][0-9]+ ')
+	[ "$rows" -ge 64 ] && break
+	nap
+done
+ok_eq "200x110: Next up shows the model's 64 tasks" "$rows" 64
+[ "$rows" = 64 ] || screen_diag
+tm resize-window -t ct -x 200 -y 30
 
 tm_keys q
 ok_screen "q: exit 0" '^exit=0$'
