@@ -98,6 +98,8 @@ struct ct_aconn {
 	PGresult *cur;       /* the result kept for the running query */
 	char display[256];
 	char last_error[CT_ERROR_LEN];
+	unsigned held_ev;    /* events of a loss in ct_aconn_send, for the
+			      * next ct_aconn_step to report */
 };
 
 /* Monotonic clock in seconds. */
@@ -744,6 +746,10 @@ static int silent(const struct ct_aconn *c, double *waited)
 
 unsigned ct_aconn_step(struct ct_aconn *c, unsigned ready)
 {
+	unsigned held = c->held_ev;
+	c->held_ev = 0;
+	if (held)
+		return held; /* the connection went in ct_aconn_send */
 	if (c->opener)
 		return step_connect(c);
 	if (!c->conn)
@@ -792,8 +798,10 @@ ct_status ct_aconn_send(struct ct_aconn *c, int tag, const char *what,
 	else
 		c->head = q;
 	c->tail = q;
+	/* the queries are answered with CT_EIO; the next ct_aconn_step
+	 * reports the loss */
 	if (send_next(c) < 0)
-		lose(c, NULL); /* reported as results with CT_EIO */
+		c->held_ev |= lose(c, NULL);
 	return CT_OK;
 }
 
