@@ -5,6 +5,7 @@
  * open map it belongs to) and hands it to config_value.c, which checks the
  * type and the range, stores the value and records the file and line it
  * came from. Anything not in the tables is an unknown key. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -124,7 +125,8 @@ static const char *value_str(const void *node, char *buf, size_t len)
 	case CONFIG_TYPE_FLOAT:
 		/* a decimal stays one: 5.0, not 5 */
 		snprintf(buf, len, "%.15g", config_setting_get_float(s));
-		if (!buf[strspn(buf, "-0123456789")])
+		if (isfinite(config_setting_get_float(s)) &&
+		    !buf[strspn(buf, "-0123456789")])
 			snprintf(buf + strlen(buf), len - strlen(buf), ".0");
 		break;
 	case CONFIG_TYPE_STRING: {
@@ -247,7 +249,7 @@ static ct_status join_path(const struct reader *r, const config_setting_t *s,
 		return ct_error_set(r->v.err, CT_ERANGE,
 				    "%s:%u: key %.64s...: name too long",
 				    setting_file(r, s),
-				    config_setting_source_line(s), group);
+				    config_setting_source_line(s), buf);
 	return CT_OK;
 }
 

@@ -332,8 +332,11 @@ static void lex_next(struct lexer *lx, struct tok *t)
 		while (is_name_char((unsigned char)*p))
 			p++;
 		t->e = lx->p = p;
-	} else if (isdigit((unsigned char)*p) ||
-		   ((*p == '-' || *p == '+') && isdigit((unsigned char)p[1]))) {
+	} else if (isdigit((unsigned char)*p) || *p == '.' ||
+		   ((*p == '-' || *p == '+') &&
+		    (isdigit((unsigned char)p[1]) || p[1] == '.'))) {
+		/* libconfig's floats may start with the point (".5", and
+		 * ".", "-." or ".e5", which it reads as 0) */
 		lex_number(lx, t);
 	} else {
 		t->kind = TK_PUNCT;
@@ -538,16 +541,32 @@ static const char *literal_problem(const char *s, const char *e,
  * the range of every key refuses with its own words. */
 static const char *float_problem(const char *s, const char *e, double *got)
 {
-	char tmp[96];
+	char small[96], *tmp = small;
 	const char *p = *s == '+' ? s + 1 : s;
+	size_t n = (size_t)(e - p);
 
-	if (e - p >= (ptrdiff_t)sizeof(tmp))
-		return NULL;  /* not a number this long: libconfig's syntax */
-	memcpy(tmp, p, (size_t)(e - p));
-	tmp[e - p] = '\0';
-	if (ct_number_read(tmp, true, got) != CT_ERANGE || isinf(*got))
+	/* a literal of any length: 0.000...1 written out rounds to 0 as
+	 * 1e-331 does */
+	if (n >= sizeof(small) && !(tmp = malloc(n + 1)))
+		return NULL;  /* libconfig reads it; the key's rule checks it */
+	memcpy(tmp, p, n);
+	tmp[n] = '\0';
+	ct_status st = ct_number_read(tmp, true, got);
+	if (tmp != small)
+		free(tmp);
+	if (st != CT_ERANGE || isinf(*got))
 		return NULL;
 	return "too small for a double";
+}
+
+/* Whether the float literal [s, e) has a digit before its exponent:
+ * libconfig reads ".", "-." and ".e5" as 0. */
+static bool has_digit(const char *s, const char *e)
+{
+	for (; s < e && *s != 'e' && *s != 'E'; s++)
+		if (isdigit((unsigned char)*s))
+			return true;
+	return false;
 }
 
 ct_status ct_config_scan_literals(const char *file, struct ct_error *err)
@@ -565,6 +584,14 @@ ct_status ct_config_scan_literals(const char *file, struct ct_error *err)
 		long long got;
 		double d;
 
+		if (w.t.kind == TK_FLOAT && !has_digit(w.t.s, w.t.e)) {
+			st = ct_error_set(err, CT_EINVAL,
+					  "%s:%u: %s = %.*s: not a number: it has no digit (libconfig would read it as 0)",
+					  file, w.t.line,
+					  walk_path(&w, key, sizeof(key)),
+					  (int)(w.t.e - w.t.s), w.t.s);
+			break;
+		}
 		if (w.t.kind == TK_FLOAT &&
 		    (why = float_problem(w.t.s, w.t.e, &d)) != NULL) {
 			st = ct_error_set(err, CT_ERANGE,

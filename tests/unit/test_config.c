@@ -945,6 +945,40 @@ static void test_float_underflow_refused(void **state)
 	assert_true(s.freshness.topic_high == 2.2250738585072014e-308);
 }
 
+/* libconfig reads ".", "-." and ".e5" as the float 0, and any literal
+ * however long: a point with no digit is refused, a long literal that
+ * rounds to 0 too, an overflow shows as inf (not "inf.0"), and a name too
+ * long is named. */
+static void test_literal_edges_refused(void **state)
+{
+	struct ct_settings s;
+	struct ct_error e;
+	const char *p;
+	char text[512];
+
+	assert_refused("freshness = { recent = .; };\n", CT_EINVAL, 1,
+		       "freshness.recent = .: not a number: it has no digit (libconfig would read it as 0)");
+	assert_refused("\nfrontier = { types = { hub = -.; }; };\n", CT_EINVAL, 2,
+		       "frontier.types.hub = -.: not a number: it has no digit");
+	assert_refused("classes = { p2 = .e5; };\n", CT_EINVAL, 1,
+		       "classes.p2 = .e5: not a number");
+	assert_int_equal(load_text("classes = { p2 = .5e1; };\n", &p, &s, &e),
+			 CT_OK);
+	assert_true(s.classes.p2 == 5);
+	int n = snprintf(text, sizeof(text), "freshness = { deep = 0.");
+	for (int i = 0; i < 330; i++)
+		text[n++] = '0';
+	snprintf(text + n, sizeof(text) - (size_t)n, "1; };\n");
+	assert_refused(text, CT_ERANGE, 1, "too small for a double: it would read as 0");
+	assert_refused("classes = { p0 = 1e400; };\n", CT_ERANGE, 1,
+		       "classes.p0 = inf: must be");
+	n = snprintf(text, sizeof(text), "freshness = { ");
+	for (int i = 0; i < 130; i++)
+		text[n++] = 'k';
+	snprintf(text + n, sizeof(text) - (size_t)n, " = 1; };\n");
+	assert_refused(text, CT_ERANGE, 1, "key freshness.kkkkkkkkkk");
+}
+
 static void test_integer_wrap_refused(void **state)
 {
 	static const struct {
@@ -1712,6 +1746,7 @@ int main(void)
 		T(test_out_of_range),
 		T(test_integer_wrap_refused),
 		T(test_float_underflow_refused),
+		T(test_literal_edges_refused),
 		T(test_bounds_strictly_decreasing),
 		T(test_other_order_rules),
 		T(test_alias_and_tokens),
