@@ -1362,16 +1362,32 @@ static int recent_fit(const struct fq_arena *a, size_t n)
 	return -1;
 }
 
+/* Whether made block b holds nothing: no live byte, no pulled item's
+ * place. */
+static bool block_idle(const struct fq_arena *a, size_t b)
+{
+	if (a->live_in[b])
+		return false;
+	for (int k = 0; k < a->n_recent; k++)
+		if (a->recent[k].pos >> BLOCK_BITS == b)
+			return false;
+	return true;
+}
+
 /* The place of n bytes (at most a block) at the top: the rest of the
  * block at top when it is made and they fit, else the start of the
  * first block not made (one freed when it emptied, or the next past the
  * last): positions stay below the most blocks the arena ever held at
- * once, so the 32-bit positions run out only with 4 GiB of blocks. */
+ * once, so the 32-bit positions run out only with 4 GiB of blocks. A top
+ * at a block's start, where an item filled the block before exactly, is
+ * the top's only when that block holds nothing: a freed lower block made
+ * again leaves the top below blocks in use. */
 static uint64_t arena_top_for(const struct fq_arena *a, size_t n)
 {
 	size_t b = a->top >> BLOCK_BITS;
 
 	if (b < a->n_blocks && a->blocks[b] &&
+	    ((a->top & (BLOCK - 1)) || block_idle(a, b)) &&
 	    n <= BLOCK - (a->top & (BLOCK - 1)))
 		return a->top;
 	for (b = 0; b < a->n_blocks && a->blocks[b]; b++)

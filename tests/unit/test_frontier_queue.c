@@ -1759,6 +1759,52 @@ static void arena_churn(void **state)
 	ct_fq_destroy(q);
 }
 
+/* The i-th URL of exactly 1,023 bytes, in normal form (its own key): one
+ * item takes 1,024 bytes of the arena, a 1 MiB block holds 1,024. */
+static void kib_url(char *buf, int i)
+{
+	int n = snprintf(buf, 1024, "http://a.example/p%07d/", i);
+	memset(buf + n, 'x', (size_t)(1023 - n));
+	buf[1023] = '\0';
+}
+
+/* A block freed and made again, then filled exactly, leaves the arena's
+ * top at the start of the next block, which holds queued items: the next
+ * item went there, over a queued one (found by a review: that item lost,
+ * the new one handed out twice). Every item comes out once, intact. */
+static void arena_top_at_a_full_block(void **state)
+{
+	(void)state;
+	struct ct_fq *q = bare_queue(100000, 10);
+	char url[1024];
+	for (int i = 0; i < 3072; i++) {
+		kib_url(url, i);
+		assert_null(enq(q, url, "article", 0, NULL, i));
+	}
+	for (int i = 0; i < 1024; i++) {
+		struct ct_fq_item it = pull_item(q, 0);
+		kib_url(url, i);
+		assert_string_equal(it.url, url);
+		ct_fq_item_release(&it);
+	}
+	for (int i = 3072; i <= 4096; i++) {
+		kib_url(url, i);
+		assert_null(enq(q, url, "article", 0, NULL, i));
+	}
+	for (int i = 1024; i <= 4096; i++) {
+		kib_url(url, i);
+		assert_true(ct_fq_contains(q, url));
+	}
+	for (int i = 1024; i <= 4096; i++) {
+		struct ct_fq_item it = pull_item(q, 0);
+		kib_url(url, i);
+		assert_string_equal(it.url, url);
+		ct_fq_item_release(&it);
+	}
+	assert_int_equal(ct_fq_size(q), 0);
+	ct_fq_destroy(q);
+}
+
 /* A pulled item's place goes to the next item that fits: 20,000 pulls
  * and pushes, one at a time, around 5,000 queued items of one length
  * leave the memory where it was (the pushes went to the arena's top and
@@ -1933,6 +1979,7 @@ int main(void)
 		cmocka_unit_test(dedup_against_reference),
 		cmocka_unit_test(name_limit_and_long_host),
 		cmocka_unit_test(arena_churn),
+		cmocka_unit_test(arena_top_at_a_full_block),
 		cmocka_unit_test(recent_places_reused),
 		cmocka_unit_test(url_size_limit),
 		cmocka_unit_test(pair_limit),
