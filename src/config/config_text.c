@@ -725,7 +725,9 @@ static ct_status follow_include(const char *file, const char *dir, int depth,
 		return ct_error_set(err, st,
 				    "%s:%u: cannot open include file \"%s\" (%s): %s",
 				    file, t->line, esc, full, why);
-	if (depth + 1 < MAX_INCLUDE_DEPTH)
+	/* libconfig opens MAX_INCLUDE_DEPTH levels of @include below the
+	 * main file (depth 0), and refuses the next */
+	if (depth + 1 <= MAX_INCLUDE_DEPTH)
 		return scan_includes(full, dir, depth + 1, b, err);
 	return CT_OK;
 }

@@ -558,6 +558,24 @@ static void test_untrusted_file_refused(void **state)
 			 CT_OK);
 	assert_true(s.classes.p2 == 30.0);
 
+	/* at libconfig's deepest level too, the tenth @include below the
+	 * main file (the check stopped at the ninth) */
+	char name[32], text[64];
+	for (int i = 1; i <= 9; i++) {
+		snprintf(name, sizeof(name), "deep%d.conf", i);
+		snprintf(text, sizeof(text), "@include \"deep%d.conf\"\n", i + 1);
+		tmp_write(name, text);
+	}
+	const char *deep = tmp_write("deep10.conf", "classes = { p2 = 30.0; };\n");
+	assert_int_equal(chmod(deep, 0666), 0);
+	assert_int_equal(load_text("@include \"deep1.conf\"\n", &p, &s, &e),
+			 CT_EINVAL);
+	snprintf(want, sizeof(want), "%s/deep10.conf is writable by others (mode 0666)", tmp.dir);
+	assert_msg_has(e, want);
+	assert_int_equal(chmod(deep, 0644), 0);
+	assert_int_equal(load_text("@include \"deep1.conf\"\n", &p, &s, &e),
+			 CT_OK);
+
 	if (geteuid() != 0)
 		return;
 	/* root's private group "root" may write; nogroup may not */
