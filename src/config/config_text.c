@@ -569,6 +569,16 @@ static bool has_digit(const char *s, const char *e)
 	return false;
 }
 
+/* The key a literal belongs to, or "a value" for one alone (a file
+ * @included in the middle of a setting). */
+static const char *literal_key(const struct walker *w, char *buf, size_t len)
+{
+	walk_path(w, buf, len);
+	if (!buf[0])
+		snprintf(buf, len, "a value");
+	return buf;
+}
+
 ct_status ct_config_scan_literals(const char *file, struct ct_error *err)
 {
 	struct walker w;
@@ -588,7 +598,7 @@ ct_status ct_config_scan_literals(const char *file, struct ct_error *err)
 			st = ct_error_set(err, CT_EINVAL,
 					  "%s:%u: %s = %.*s: not a number: it has no digit (libconfig would read it as 0)",
 					  file, w.t.line,
-					  walk_path(&w, key, sizeof(key)),
+					  literal_key(&w, key, sizeof(key)),
 					  (int)(w.t.e - w.t.s), w.t.s);
 			break;
 		}
@@ -597,7 +607,7 @@ ct_status ct_config_scan_literals(const char *file, struct ct_error *err)
 			st = ct_error_set(err, CT_ERANGE,
 					  "%s:%u: %s = %.*s: %s: it would read as %s (a number other than 0 must be at least 2.2250738585072014e-308 in magnitude: write 0 or a larger number)",
 					  file, w.t.line,
-					  walk_path(&w, key, sizeof(key)),
+					  literal_key(&w, key, sizeof(key)),
 					  (int)(w.t.e - w.t.s), w.t.s, why,
 					  ct_number_format(d, num));
 			break;
@@ -608,7 +618,7 @@ ct_status ct_config_scan_literals(const char *file, struct ct_error *err)
 		st = ct_error_set(err, CT_ERANGE,
 				  "%s:%u: %s = %.*s: %s (libconfig would read it as %lld): %s",
 				  file, w.t.line,
-				  walk_path(&w, key, sizeof(key)),
+				  literal_key(&w, key, sizeof(key)),
 				  (int)(w.t.e - w.t.s), w.t.s, why, got, fix);
 		break;
 	}
@@ -769,6 +779,12 @@ static ct_status scan_includes(const char *file, const char *dir, int depth,
 				: spend_value(file, &w, b, err);
 	}
 	free(text);
+	/* an included file's numbers are checked here, whether or not a
+	 * setting's name is in it: an @include in the middle of a setting
+	 * ("p2 =" / @include / ";") brings a value alone, which the check
+	 * of the files that hold a setting (after libconfig) never saw */
+	if (st == CT_OK && depth > 0)
+		st = ct_config_scan_literals(file, err);
 	return st;
 }
 

@@ -990,6 +990,17 @@ static void test_literal_edges_refused(void **state)
 	assert_refused(text, CT_ERANGE, 1, "too small for a double: it would read as 0");
 	assert_refused("classes = { p0 = 1e400; };\n", CT_ERANGE, 1,
 		       "classes.p0 = inf: must be");
+	/* a value alone in a file @included in the middle of a setting:
+	 * libconfig reads 0x100000005 as 5 there too */
+	tmp_write("v.conf", "0x100000005\n");
+	assert_int_equal(load_text("tier = { default_priority =\n@include \"v.conf\"\n; };\n",
+				   &p, &s, &e), CT_ERANGE);
+	char want[CT_CONFIG_PATH_LEN + 64];
+	snprintf(want, sizeof(want), "%s/v.conf:1: a value = 0x100000005: above 0x7fffffff", tmp.dir);
+	assert_msg_has(e, want);
+	tmp_write("v.conf", "4\n");
+	assert_int_equal(load_text("tier = { default_priority =\n@include \"v.conf\"\n; };\n",
+				   &p, &s, &e), CT_OK);
 	n = snprintf(text, sizeof(text), "freshness = { ");
 	for (int i = 0; i < 130; i++)
 		text[n++] = 'k';
