@@ -20,7 +20,6 @@ struct reader {
 	const char *path;    /* the file named by the caller */
 	const char *dir;     /* its directory, where @include looks */
 	/* [CT_CONFIG_MAX_FILES], by index in c->files: */
-	bool *touched;       /* files of this read */
 	const char **raw;    /* the names libconfig gave them, or NULL */
 };
 
@@ -191,7 +190,6 @@ static ct_status file_index_of(const struct reader *r, const char *raw,
 	for (size_t i = 0; i < c->n_files; i++) {
 		if (strcmp(c->files[i], full) == 0) {
 			*idx = (unsigned)i;
-			r->touched[i] = true;
 			r->raw[i] = raw;
 			return CT_OK;
 		}
@@ -201,7 +199,6 @@ static ct_status file_index_of(const struct reader *r, const char *raw,
 				    "%s: more than %d configuration files (@include)",
 				    full, CT_CONFIG_MAX_FILES);
 	memcpy(c->files[c->n_files], full, (size_t)n + 1);
-	r->touched[c->n_files] = true;
 	r->raw[c->n_files] = raw;
 	*idx = (unsigned)c->n_files++;
 	return CT_OK;
@@ -421,10 +418,9 @@ static ct_status parse_error(const config_t *cf, const char *main_path,
 ct_status ct_config_read_file(struct ct_config *c, const char *path,
 			      struct ct_error *err)
 {
-	bool touched[CT_CONFIG_MAX_FILES] = { false };
 	const char *raw[CT_CONFIG_MAX_FILES] = { NULL };
 	char dir[CT_CONFIG_PATH_LEN];
-	struct reader r = { { &file_ops, c, err }, path, dir, touched, raw };
+	struct reader r = { { &file_ops, c, err }, path, dir, raw };
 	config_t cf;
 	unsigned idx;
 	ct_status st;
@@ -465,9 +461,11 @@ ct_status ct_config_read_file(struct ct_config *c, const char *path,
 	st = file_index_of(&r, path, &idx);
 	if (st == CT_OK)
 		st = scan_files(&r, config_root_setting(&cf));
-	for (size_t i = 0; st == CT_OK && i < c->n_files; i++)
-		if (touched[i])
-			st = ct_config_scan_literals(c->files[i], err);
+	/* the included files' numbers were checked before libconfig read
+	 * them (ct_config_scan_includes); the main file's are now, so that
+	 * its syntax errors come first */
+	if (st == CT_OK)
+		st = ct_config_scan_literals(path, err);
 	if (st == CT_OK)
 		st = read_group(&r, config_root_setting(&cf), "");
 	config_destroy(&cf);
